@@ -1,0 +1,31 @@
+# The two commands that do all set-up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## run: the bot (console mode when no DISCORD_TOKEN is configured)
+run: $(STAMP)
+	$(BIN)/pokerfloor
+
+## test: lint, types, architecture and the whole test suite (SQLite and PostgreSQL)
+test: $(STAMP)
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/mypy bot rulings storage tests
+	$(BIN)/lint-imports
+	$(BIN)/pytest -n 2 -q
+
+bench: $(STAMP)
+	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info

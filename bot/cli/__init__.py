@@ -1,0 +1,49 @@
+"""The `pokerfloor` command line: one sub-command module per topic.
+
+Each module in ``SUBCOMMANDS`` exposes ``register(subparsers)``, which adds its sub-commands
+and sets ``handler`` on them. A handler returns the process exit code. User mistakes exit 2
+with one line on stderr; nothing else is printed for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+log = logging.getLogger(__name__)
+
+SUBCOMMANDS = ("hand", "rule", "league", "console")
+
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser with every topic's sub-commands."""
+    parser = argparse.ArgumentParser(
+        prog="pokerfloor",
+        description="The floor person of a bar poker league: rules, hands, clock and standings.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        module = importlib.import_module(f"bot.cli.{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; with no command, start the bot (console mode without a token)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        args = parser.parse_args(["console" if "console" in SUBCOMMANDS else "--help"])
+        handler = args.handler
+    code: int = handler(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
