@@ -1,0 +1,63 @@
+"""Engines and sessions: SQLite by default, PostgreSQL when the URL says so."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Session, SQLModel, create_engine
+
+log = logging.getLogger(__name__)
+
+DEFAULT_URL = "sqlite:///pokerfloor.db"
+
+
+def make_engine(url: str = DEFAULT_URL, *, echo: bool = False) -> Engine:
+    """Create an engine for ``url``.
+
+    SQLite gets foreign keys and WAL journaling (file databases) and may be shared across
+    threads; an in-memory SQLite URL gets a single shared connection. Any other URL (for
+    example ``postgresql+psycopg://...``) is passed to SQLAlchemy as it is.
+    """
+    kwargs: dict[str, Any] = {"echo": echo}
+    is_sqlite = url.startswith("sqlite")
+    if is_sqlite:
+        kwargs["connect_args"] = {"check_same_thread": False}
+        if url in ("sqlite://", "sqlite:///:memory:"):
+            kwargs["poolclass"] = StaticPool
+    else:
+        kwargs["pool_pre_ping"] = True
+    engine = create_engine(url, **kwargs)
+    if is_sqlite:
+        is_file = url not in ("sqlite://", "sqlite:///:memory:")
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            if is_file:
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.execute("PRAGMA synchronous=NORMAL")
+                cursor.execute("PRAGMA busy_timeout=5000")
+            cursor.close()
+
+    return engine
+
+
+def create_schema(engine: Engine) -> None:
+    """Create every table that does not exist yet (tests and first runs)."""
+    import storage.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+
+    SQLModel.metadata.create_all(engine)
+
+
+@contextmanager
+def session_scope(engine: Engine) -> Iterator[Session]:
+    """One unit of work: everything inside commits together, or nothing does."""
+    with Session(engine, expire_on_commit=False) as session, session.begin():
+        yield session

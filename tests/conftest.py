@@ -1,0 +1,74 @@
+"""Shared fixtures: a database engine on SQLite and on PostgreSQL.
+
+Storage tests take ``engine`` (or ``session``) and run twice: on a fresh in-memory SQLite
+database and on PostgreSQL (``TEST_DATABASE_URL``, default the local ``test`` database), where
+each test gets a schema of its own that is dropped afterwards. CI has PostgreSQL; a machine
+without it fails these tests rather than skipping them, unless ``POKERFLOOR_SKIP_POSTGRES=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from urllib.parse import quote
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from storage.db import create_schema, make_engine, session_scope
+
+POSTGRES_URL = os.environ.get(
+    "TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+SKIP_POSTGRES = os.environ.get("POKERFLOOR_SKIP_POSTGRES") == "1"
+
+
+def _postgres_engine() -> Iterator[Engine]:
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = make_engine(POSTGRES_URL)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in POSTGRES_URL else "?"
+    engine = make_engine(f"{POSTGRES_URL}{sep}options={quote(f'-csearch_path={schema}')}")
+    try:
+        create_schema(engine)
+        yield engine
+    finally:
+        engine.dispose()
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param(
+            "postgres",
+            id="postgres",
+            marks=[
+                pytest.mark.postgres,
+                pytest.mark.skipif(SKIP_POSTGRES, reason="POKERFLOOR_SKIP_POSTGRES=1"),
+            ],
+        ),
+    ]
+)
+def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
+    """A fresh, empty database with every table, on SQLite and on PostgreSQL."""
+    if request.param == "sqlite":
+        eng = make_engine("sqlite://")
+        create_schema(eng)
+        yield eng
+        eng.dispose()
+    else:
+        yield from _postgres_engine()
+
+
+@pytest.fixture
+def session(engine: Engine) -> Iterator[Session]:
+    """One unit of work on ``engine``, committed at the end of the test."""
+    with session_scope(engine) as s:
+        yield s
