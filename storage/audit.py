@@ -1,0 +1,108 @@
+"""The audit log: every write records who did it, when, and the state before and after."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import insert
+from sqlmodel import Session, col, select
+
+from storage.league_models import AuditEntry
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One audit log entry as read back."""
+
+    id: int
+    actor: str
+    at: dt.datetime
+    action: str
+    target: str
+    before: Mapping[str, Any] | None
+    after: Mapping[str, Any] | None
+
+
+def utc_now(now: dt.datetime | None = None) -> dt.datetime:
+    """Return ``now`` (which must be timezone-aware) or the current UTC time."""
+    if now is None:
+        return dt.datetime.now(dt.UTC)
+    if now.tzinfo is None:
+        raise ValueError("audit times must be timezone-aware")
+    return now
+
+
+def add_audit_entry(
+    *,
+    session: Session,
+    league_id: int,
+    actor: str,
+    action: str,
+    target: str,
+    before: Mapping[str, Any] | None = None,
+    after: Mapping[str, Any] | None = None,
+    now: dt.datetime | None = None,
+) -> None:
+    """Record one write in the audit log (part of the caller's transaction)."""
+    add_audit_entries(
+        session=session,
+        league_id=league_id,
+        actor=actor,
+        entries=[(action, target, before, after)],
+        now=now,
+    )
+
+
+def add_audit_entries(
+    *,
+    session: Session,
+    league_id: int,
+    actor: str,
+    entries: Sequence[tuple[str, str, Mapping[str, Any] | None, Mapping[str, Any] | None]],
+    now: dt.datetime | None = None,
+) -> None:
+    """Record many writes at once: ``(action, target, before, after)`` each, one statement."""
+    if not entries:
+        return
+    at = utc_now(now)
+    rows = [
+        {
+            "league_id": league_id,
+            "actor": actor,
+            "at": at,
+            "action": action,
+            "target": target,
+            "before": dict(before) if before is not None else None,
+            "after": dict(after) if after is not None else None,
+        }
+        for action, target, before, after in entries
+    ]
+    session.execute(insert(AuditEntry), rows)
+
+
+def list_audit(
+    *, session: Session, league_id: int, target: str | None = None, limit: int = 50
+) -> list[AuditRecord]:
+    """Return the latest audit entries, newest first, optionally for one target only."""
+    query = select(AuditEntry).where(AuditEntry.league_id == league_id)
+    if target is not None:
+        query = query.where(AuditEntry.target == target)
+    query = query.order_by(col(AuditEntry.id).desc()).limit(limit)
+    return [
+        AuditRecord(
+            id=e.id or 0,
+            actor=e.actor,
+            at=e.at if e.at.tzinfo else e.at.replace(tzinfo=dt.UTC),
+            action=e.action,
+            target=e.target,
+            before=e.before,
+            after=e.after,
+        )
+        for e in session.exec(query)
+    ]

@@ -1,0 +1,54 @@
+"""User-facing storage errors: what a director asked for does not exist, or exists already.
+
+Each message is written for the person who typed the command and is shown to them as it is.
+They derive from ``RulingsError`` so the bot and the CLI treat every user mistake the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from rulings.errors import RulingsError
+
+log = logging.getLogger(__name__)
+
+
+class StorageError(RulingsError):
+    """Base class: a storage request refused with a readable message."""
+
+
+class NotFound(StorageError):
+    """A league, season, location, player or event that does not exist."""
+
+
+class AlreadyExists(StorageError):
+    """Something that may exist only once exists already."""
+
+
+class DuplicatePlayerError(StorageError):
+    """A new name is close to an existing player's: probably the same person.
+
+    Attributes:
+        name: the name as typed.
+        suggestion: the existing player's display name it resembles.
+    """
+
+    def __init__(self, name: str, suggestion: str) -> None:
+        self.name = name
+        self.suggestion = suggestion
+        super().__init__(
+            f"'{name}' looks like the existing player '{suggestion}'; use '{suggestion}', "
+            f"or confirm '{name}' is a new player"
+        )
+
+
+class DuplicateReceiptError(AlreadyExists):
+    """A receipt reference already counted at this location."""
+
+
+class EventConflictError(AlreadyExists):
+    """An event with the same season, location, date and kind but different content exists."""
+
+
+class MergeError(StorageError):
+    """Two players that cannot be merged (same player, or both played the same event)."""
