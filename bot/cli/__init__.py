@@ -39,8 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
-        args = parser.parse_args(["console" if "console" in SUBCOMMANDS else "--help"])
-        handler = args.handler
+        from bot.cli.console import run_default
+
+        handler = run_default
     code: int = handler(args)
     return code
 

@@ -1,10 +1,123 @@
-"""Placeholder: this topic's sub-commands are being built (see the open issues)."""
+"""``pokerfloor console`` (the commands in a terminal) and ``pokerfloor run`` (the Discord bot).
+
+``pokerfloor`` with no sub-command runs the bot when ``DISCORD_TOKEN`` is set and the console
+otherwise, so ``make run`` on a fresh machine opens the console on ``pokerfloor.db``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import sys
 from typing import Any
+
+from pydantic import ValidationError
+
+from bot.config import Settings
+
+log = logging.getLogger(__name__)
+
+EXIT_USAGE = 2
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Add this topic's sub-commands (none yet)."""
+    """Add ``console`` and ``run``."""
+    console = sub.add_parser(
+        "console",
+        help="type the bot's commands (/rule, /hand, /help) in a terminal or pipe them in",
+        description="Answer /rule, /hand, /help ... lines from a prompt or from stdin.",
+    )
+    console.add_argument("--database-url", help="override DATABASE_URL")
+    console.set_defaults(handler=run_console)
+    run = sub.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN)")
+    run.add_argument("--database-url", help="override DATABASE_URL")
+    run.set_defaults(handler=run_bot)
+
+
+def load_settings(args: argparse.Namespace) -> Settings:
+    """Settings from the environment and ``.env``, with command-line overrides."""
+    settings = Settings()
+    url = getattr(args, "database_url", None)
+    if url:
+        settings = settings.model_copy(update={"database_url": url})
+    return settings
+
+
+def _configure_logging(level: int) -> None:
+    logging.basicConfig(
+        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
+
+
+def run_console(args: argparse.Namespace) -> int:
+    """Read command lines from the prompt (a terminal) or stdin until EOF."""
+    _configure_logging(logging.WARNING)
+    try:
+        settings = load_settings(args)
+    except ValidationError as exc:
+        _say(f"pokerfloor: bad configuration: {_first_error(exc)}")
+        return EXIT_USAGE
+    from bot.console import Console, ConsoleContext
+    from storage.db import create_schema, make_engine
+
+    engine = make_engine(settings.database_url)
+    try:
+        create_schema(engine)
+        interactive = sys.stdin.isatty()
+        if interactive:
+            sys.stdout.write("pokerfloor console: type /help, or quit to leave.\n")
+        console = Console(ConsoleContext(settings=settings, engine=engine))
+        return console.run(sys.stdin, sys.stdout, sys.stderr, interactive=interactive)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        engine.dispose()
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    """Connect to Discord and serve every league until interrupted."""
+    _configure_logging(logging.INFO)
+    try:
+        settings = load_settings(args)
+    except ValidationError as exc:
+        _say(f"pokerfloor: bad configuration: {_first_error(exc)}")
+        return EXIT_USAGE
+    if settings.discord_token is None or not settings.has_token:
+        _say("pokerfloor: DISCORD_TOKEN is not set (see .env.example)")
+        return EXIT_USAGE
+    import discord
+
+    from bot.app import LeagueBot
+    from storage.db import make_engine
+
+    engine = make_engine(settings.database_url)
+    bot = LeagueBot(settings, engine)
+    try:
+        bot.run(settings.discord_token.get_secret_value(), log_handler=None)
+    except discord.LoginFailure:
+        _say("pokerfloor: Discord refused the token (DISCORD_TOKEN)")
+        return EXIT_USAGE
+    finally:
+        engine.dispose()
+    return 0
+
+
+def run_default(args: argparse.Namespace) -> int:
+    """No sub-command: the bot when a token is configured, the console otherwise."""
+    try:
+        has_token = Settings().has_token
+    except ValidationError as exc:
+        _say(f"pokerfloor: bad configuration: {_first_error(exc)}")
+        return EXIT_USAGE
+    return run_bot(args) if has_token else run_console(args)
+
+
+def _say(line: str) -> None:
+    """One line for the user on stderr (user mistakes: no traceback)."""
+    sys.stderr.write(line + "\n")
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(part) for part in err["loc"]).upper()
+    return f"{where}: {err['msg']}"

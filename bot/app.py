@@ -1,0 +1,199 @@
+"""LeagueBot: the Discord client. Loads the cogs, syncs commands only when they changed.
+
+Other topics add their cog module to ``EXTENSIONS`` (one line); a cog module exposes
+``async def setup(bot: LeagueBot)`` that calls ``bot.add_cog(...)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import discord
+import yarl
+from discord.ext import commands
+from sqlalchemy.engine import Engine
+
+from bot import render
+from bot.config import Settings
+from bot.database import Database
+from bot.reply import Reply
+from bot.tree import LeagueTree, respond
+from storage import bot_models
+from storage.db import create_schema
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+EXTENSIONS: tuple[str, ...] = (
+    "bot.cogs.help",
+    "bot.cogs.rulebook",
+    "bot.cogs.hands",
+    "bot.cogs.admin",
+)
+
+# A command that has not answered after this long defers ("is thinking…") so that the
+# interaction is acknowledged well inside Discord's 3 s, then answers with a follow-up.
+DEFER_AFTER_S = 0.8
+
+# CPU-heavy work (preflop equity) runs here, off the event loop. Two workers: more threads
+# would only contend for the GIL with the event loop and raise its lag.
+COMPUTE_WORKERS = 2
+
+
+def configure_endpoints(settings: Settings) -> None:
+    """Point discord.py at ``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` (process-wide)."""
+    discord.http.Route.BASE = settings.discord_api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
+
+
+def commands_digest(payload: Sequence[dict[str, Any]]) -> str:
+    """A stable hash of a command set as Discord receives it (order-independent)."""
+    ordered = sorted(payload, key=lambda c: (c.get("type", 1), c["name"]))
+    text = json.dumps(ordered, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class LeagueBot(commands.Bot):
+    """The pokerfloor bot: one process serves every league (one league per Discord server).
+
+    Attributes:
+        settings: the configuration it was built with.
+        db: runs storage calls off the event loop.
+        last_sync: after start-up, whether commands were pushed to Discord (False when the
+            stored digest matched).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        engine: Engine,
+        *,
+        extensions: Sequence[str] = EXTENSIONS,
+        **options: Any,
+    ) -> None:
+        configure_endpoints(settings)
+        options.setdefault("intents", discord.Intents.default())
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            tree_cls=LeagueTree,
+            allowed_mentions=render.NO_MENTIONS,
+            help_command=None,
+            **options,
+        )
+        self.settings = settings
+        self.engine = engine
+        self.db = Database(engine)
+        self.extension_names = tuple(extensions)
+        self.last_sync: bool | None = None
+        self._compute = ThreadPoolExecutor(COMPUTE_WORKERS, thread_name_prefix="compute")
+        self._rules: Any = None
+
+    # -- start-up and shutdown -------------------------------------------------------------
+
+    async def setup_hook(self) -> None:
+        """Create missing tables, load the rulebooks and the cogs, then sync if changed."""
+        await asyncio.to_thread(create_schema, self.engine)
+        await self.load_rules()
+        for name in self.extension_names:
+            await self.load_extension(name)
+        self.last_sync = await self.sync_commands()
+
+    async def close(self) -> None:
+        """Disconnect, then stop the compute workers."""
+        await super().close()
+        self._compute.shutdown(wait=False, cancel_futures=True)
+
+    # -- shared services for cogs ----------------------------------------------------------
+
+    @property
+    def rules(self) -> Any:
+        """The rulebook index (``rulings.RuleIndex``), loaded once at start-up."""
+        if self._rules is None:
+            self._rules = load_rule_index(self.settings)
+        return self._rules
+
+    async def load_rules(self) -> None:
+        """Load the rulebook index in a thread (parsing is not free)."""
+        if self._rules is None:
+            self._rules = await asyncio.to_thread(load_rule_index, self.settings)
+
+    async def compute(self, fn: Callable[..., T], /, *args: Any) -> T:
+        """Run CPU-heavy ``fn(*args)`` on the compute workers, never on the event loop."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._compute, fn, *args)
+
+    async def answer(
+        self,
+        interaction: discord.Interaction,
+        fn: Callable[..., Reply],
+        /,
+        *args: Any,
+        defer_after: float = DEFER_AFTER_S,
+    ) -> None:
+        """Compute a reply off the loop and send it, deferring first if it takes a while.
+
+        A quick answer goes out as the interaction response; a slow one (preflop equity, a big
+        import) is acknowledged with "thinking…" after ``defer_after`` seconds and then sent
+        as a follow-up, so the 3 s deadline always holds. Errors propagate to ``LeagueTree``.
+        """
+        task = asyncio.ensure_future(self.compute(fn, *args))
+        done, _ = await asyncio.wait({task}, timeout=defer_after)
+        if not done and not interaction.response.is_done():
+            await interaction.response.defer(thinking=True)
+        await respond(interaction, await task)
+
+    # -- command sync ----------------------------------------------------------------------
+
+    def sync_scope(self) -> tuple[str, discord.Object | None]:
+        """Where commands go: the dev guild when ``DISCORD_GUILD_ID`` is set, else global."""
+        guild_id = self.settings.discord_guild_id
+        guild = discord.Object(id=guild_id) if guild_id else None
+        where = f"guild:{guild_id}" if guild_id else "global"
+        return f"{self.application_id}:{where}", guild
+
+    async def sync_commands(self, *, force: bool = False) -> bool:
+        """Push the command set to Discord when it differs from the last one pushed.
+
+        Discord allows 200 command creates per day per guild; a restart with unchanged
+        commands makes no request. The digest of what was pushed is kept in the database.
+
+        Returns:
+            Whether a sync request was made.
+        """
+        scope, guild = self.sync_scope()
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        payload = [c.to_dict(self.tree) for c in self.tree.get_commands(guild=guild)]
+        digest = commands_digest(payload)
+        stored = await self.db.run(bot_models.get_command_digest, scope=scope)
+        if stored == digest and not force:
+            log.info("commands unchanged for %s; not syncing", scope)
+            return False
+        synced = await self.tree.sync(guild=guild)
+        await self.db.run(
+            bot_models.set_command_digest,
+            scope=scope,
+            digest=digest,
+            now=dt.datetime.now(dt.UTC),
+        )
+        log.info("synced %d commands to %s", len(synced), scope)
+        return True
+
+
+def load_rule_index(settings: Settings) -> Any:
+    """The bundled rulebooks plus those in ``RULEBOOK_DIR``, or None before search lands."""
+    import rulings
+
+    loader = getattr(rulings, "load_rulebooks", None)
+    if loader is None:
+        log.warning("rulebook search is not available yet")
+        return None
+    return loader(settings.rulebook_dir)
