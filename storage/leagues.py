@@ -1,0 +1,249 @@
+"""Leagues (one per Discord guild, plus the CLI's ``default``), their rules and locations."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import fuzz, process
+from sqlmodel import Session, col, select
+
+from rulings.league import LeagueRules, load_league_rules
+from storage.audit import add_audit_entry
+from storage.errors import AlreadyExists, NotFound, StorageError
+from storage.league_models import League, Location
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LEAGUE = "default"
+SIMILAR_NAME_SCORE = 88.0
+"""A new name scoring this much (rapidfuzz ``ratio``) against a known one is a likely duplicate."""
+
+
+@dataclass(frozen=True)
+class LeagueInfo:
+    """A league as stored: its rules are ``preset`` with ``overrides`` applied."""
+
+    id: int
+    name: str
+    guild_id: int | None
+    preset: str
+    overrides: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class LocationInfo:
+    """A host location."""
+
+    id: int
+    name: str
+
+
+def name_key(name: str) -> str:
+    """Return the comparison key of a name: inner spaces collapsed, case-folded.
+
+    >>> name_key("  John   SMITH ")
+    'john smith'
+    """
+    return " ".join(name.split()).casefold()
+
+
+def clean_name(name: str, what: str = "name") -> str:
+    """Return ``name`` with spaces collapsed; refuse an empty or over-long one."""
+    cleaned = " ".join(str(name).split())
+    if not cleaned:
+        raise StorageError(f"a {what} can't be empty")
+    if len(cleaned) > 100:
+        raise StorageError(f"the {what} '{cleaned[:20]}...' is longer than 100 characters")
+    return cleaned
+
+
+def similar_name(key: str, known: Mapping[str, str]) -> str | None:
+    """Return the display name in ``known`` (key -> display) closest to ``key``, if close."""
+    if not known:
+        return None
+    match = process.extractOne(key, list(known), scorer=fuzz.ratio, score_cutoff=SIMILAR_NAME_SCORE)
+    return known[match[0]] if match is not None else None
+
+
+def _info(league: League) -> LeagueInfo:
+    return LeagueInfo(
+        id=league.id or 0,
+        name=league.name,
+        guild_id=league.guild_id,
+        preset=league.preset,
+        overrides=dict(league.overrides or {}),
+    )
+
+
+def get_league(
+    *, session: Session, name: str | None = None, guild_id: int | None = None
+) -> LeagueInfo:
+    """Return the league of a guild, or by name (``default`` when neither is given).
+
+    Raises:
+        NotFound: no such league.
+    """
+    query = select(League)
+    if guild_id is not None:
+        query = query.where(League.guild_id == guild_id)
+    else:
+        query = query.where(League.name == (name or DEFAULT_LEAGUE))
+    league = session.exec(query).first()
+    if league is None:
+        what = f"guild {guild_id}" if guild_id is not None else f"'{name or DEFAULT_LEAGUE}'"
+        raise NotFound(f"there is no league for {what} yet")
+    return _info(league)
+
+
+def ensure_league(
+    *,
+    session: Session,
+    name: str | None = None,
+    guild_id: int | None = None,
+    preset: str = "btown",
+    actor: str = "system",
+    now: dt.datetime | None = None,
+) -> LeagueInfo:
+    """Return the league of a guild (or by name), creating it with ``preset`` rules if missing."""
+    try:
+        return get_league(session=session, name=name, guild_id=guild_id)
+    except NotFound:
+        pass
+    load_league_rules(preset)  # refuses an unknown preset before anything is written
+    league_name = name or (f"guild-{guild_id}" if guild_id is not None else DEFAULT_LEAGUE)
+    league = League(name=league_name, guild_id=guild_id, preset=preset, overrides={})
+    session.add(league)
+    session.flush()
+    info = _info(league)
+    add_audit_entry(
+        session=session,
+        league_id=info.id,
+        actor=actor,
+        action="league.create",
+        target=f"league:{info.name}",
+        after={"preset": preset, "guild_id": guild_id},
+        now=now,
+    )
+    return info
+
+
+def get_league_rules(*, session: Session, league_id: int) -> LeagueRules:
+    """Return the league's rules: its preset with its overrides applied."""
+    league = session.get(League, league_id)
+    if league is None:
+        raise NotFound(f"there is no league {league_id}")
+    return load_league_rules(league.preset, dict(league.overrides or {}))
+
+
+def update_league_rules(
+    *,
+    session: Session,
+    league_id: int,
+    preset: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    actor: str,
+    now: dt.datetime | None = None,
+) -> LeagueRules:
+    """Change the league's preset and/or replace its overrides; the new rules are validated first.
+
+    Points already stored are not recomputed (they were produced by the rules of their day).
+
+    Raises:
+        LeagueConfigError: an unknown preset or a bad override (nothing is changed).
+    """
+    league = session.get(League, league_id)
+    if league is None:
+        raise NotFound(f"there is no league {league_id}")
+    new_preset = preset or league.preset
+    new_overrides = dict(overrides) if overrides is not None else dict(league.overrides or {})
+    rules = load_league_rules(new_preset, new_overrides)
+    before = {"preset": league.preset, "overrides": dict(league.overrides or {})}
+    league.preset = new_preset
+    league.overrides = new_overrides
+    session.add(league)
+    session.flush()
+    add_audit_entry(
+        session=session,
+        league_id=league_id,
+        actor=actor,
+        action="league.rules",
+        target=f"league:{league.name}",
+        before=before,
+        after={"preset": new_preset, "overrides": new_overrides},
+        now=now,
+    )
+    return rules
+
+
+def list_locations(*, session: Session, league_id: int) -> list[LocationInfo]:
+    """Return the league's locations by name."""
+    query = select(Location).where(Location.league_id == league_id).order_by(col(Location.name_key))
+    return [LocationInfo(id=loc.id or 0, name=loc.name) for loc in session.exec(query)]
+
+
+def get_location(*, session: Session, league_id: int, name: str) -> LocationInfo:
+    """Return a location by name (case-insensitive).
+
+    Raises:
+        NotFound: no such location; the message suggests the closest one.
+    """
+    key = name_key(name)
+    loc = session.exec(
+        select(Location).where(Location.league_id == league_id, Location.name_key == key)
+    ).first()
+    if loc is None:
+        known = {x.name_key: x.name for x in list_locations_rows(session, league_id)}
+        hint = similar_name(key, known)
+        extra = f"; did you mean '{hint}'?" if hint else ""
+        raise NotFound(f"there is no location '{name}'{extra}")
+    return LocationInfo(id=loc.id or 0, name=loc.name)
+
+
+def list_locations_rows(session: Session, league_id: int) -> list[Location]:
+    """Return the league's location rows (storage-internal helper)."""
+    return list(session.exec(select(Location).where(Location.league_id == league_id)))
+
+
+def add_location(
+    *,
+    session: Session,
+    league_id: int,
+    name: str,
+    allow_similar: bool = False,
+    actor: str,
+    now: dt.datetime | None = None,
+) -> LocationInfo:
+    """Add a host location.
+
+    Raises:
+        AlreadyExists: the location exists, or (unless ``allow_similar``) one with a very
+            similar name does.
+    """
+    cleaned = clean_name(name, "location name")
+    key = name_key(cleaned)
+    known = {x.name_key: x.name for x in list_locations_rows(session, league_id)}
+    if key in known:
+        raise AlreadyExists(f"the location '{known[key]}' exists already")
+    hint = None if allow_similar else similar_name(key, known)
+    if hint is not None:
+        raise AlreadyExists(
+            f"the location '{cleaned}' looks like the existing '{hint}'; use '{hint}' "
+            f"or confirm it is a new location"
+        )
+    loc = Location(league_id=league_id, name=cleaned, name_key=key)
+    session.add(loc)
+    session.flush()
+    add_audit_entry(
+        session=session,
+        league_id=league_id,
+        actor=actor,
+        action="location.add",
+        target=f"location:{cleaned}",
+        after={"name": cleaned},
+        now=now,
+    )
+    return LocationInfo(id=loc.id or 0, name=loc.name)
