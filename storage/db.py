@@ -61,3 +61,25 @@ def session_scope(engine: Engine) -> Iterator[Session]:
     """One unit of work: everything inside commits together, or nothing does."""
     with Session(engine, expire_on_commit=False) as session, session.begin():
         yield session
+
+
+def upgrade_schema(engine: Engine, revision: str = "head") -> None:
+    """Bring the database to ``revision`` with the Alembic migrations in ``storage/migrations``.
+
+    A database made by ``create_schema`` before migrations were used is stamped at the first
+    revision (whose schema it has) and then upgraded.
+    """
+    from pathlib import Path
+
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import inspect
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        tables = set(inspect(conn).get_table_names())
+        if "league" in tables and "alembic_version" not in tables:
+            command.stamp(config, "0001")
+        command.upgrade(config, revision)
