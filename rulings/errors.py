@@ -41,3 +41,11 @@ class InvalidCardsError(RulingsError):
 
 class InvalidShowdownError(RulingsError):
     """A showdown, equity or pot request that cannot happen at a Hold'em table."""
+
+
+class UnknownRuleError(RulingsError):
+    """A rulebook or section that does not exist (names what does)."""
+
+
+class RulebookError(RulingsError):
+    """A rulebook folder or file that cannot be read, or a book with no rules in it."""
