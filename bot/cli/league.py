@@ -1,10 +1,517 @@
-"""Placeholder: this topic's sub-commands are being built (see the open issues)."""
+"""League sub-commands: ``event``, ``standings``, ``toc``, ``export`` and ``player``.
+
+``pokerfloor event import FILE.json`` (one event object or a list of them) or ``FILE.csv``
+(``position,player`` rows, with ``--season --location --date --kind``) stores results all or
+nothing; ``event list|show|void|correct`` manage them; ``standings`` and ``toc`` print a
+season (``--json`` for machines); ``export --csv DIR`` writes everything as CSV files.
+``--db URL`` (else ``DATABASE_URL``, else ``sqlite:///pokerfloor.db``) picks the database.
+User mistakes exit 2 with one line on stderr and write nothing.
+"""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import getpass
+import json
+import logging
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+import rulings
+from bot.config import Settings
+from bot.reply import Reply
+from bot.views import league as views
+from storage import events as store_events
+from storage import players as store_players
+from storage.db import make_engine, session_scope, upgrade_schema
+from storage.leagues import LeagueInfo, ensure_league, get_league_rules
+from storage.seasons import list_seasons
+from storage.standings import RESULT_COLUMNS, iter_result_rows, season_standings, season_toc
+
+log = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+KINDS = ("regular", "second_chance", "toc")
+_TERMINAL = {"per_page": 1_000_000, "char_limit": 1 << 30}
+
+
+class CliError(Exception):
+    """A user mistake the CLI reports as one line (exit 2)."""
+
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _guard(handler: Callable[[argparse.Namespace], int]) -> Handler:
+    """Turn user mistakes into one line on stderr and exit code 2."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except (rulings.RulingsError, CliError) as exc:
+            log.debug("pokerfloor %s rejected: %s", args.command, exc)
+            message = str(exc)
+        except OSError as exc:
+            message = f"{exc.filename or 'file'}: {exc.strerror or exc}"
+        except json.JSONDecodeError as exc:
+            message = f"not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
+        except UnicodeDecodeError:
+            message = "the file is not UTF-8 text"
+        except (sa_exc.ArgumentError, sa_exc.NoSuchModuleError, sa_exc.OperationalError) as exc:
+            first = str(exc.args[0] if exc.args else exc).splitlines()[0]
+            message = f"cannot use the database: {first}"
+        sys.stderr.write(f"pokerfloor: {message}\n")
+        return EXIT_USAGE
+
+    return run
+
+
+def _url(args: argparse.Namespace) -> str:
+    # The one place the CLI reads the environment: --db wins, then DATABASE_URL (Settings).
+    return str(args.db) if args.db else Settings().database_url
+
+
+@contextmanager
+def _database(args: argparse.Namespace) -> Iterator[tuple[Session, LeagueInfo]]:
+    """Open the database (migrating it), one transaction, and the CLI's league."""
+    engine: Engine = make_engine(_url(args))
+    try:
+        upgrade_schema(engine)
+        with session_scope(engine) as session:
+            league = ensure_league(session=session, name=args.league, actor=_actor(args))
+            yield session, league
+    finally:
+        engine.dispose()
+
+
+def _actor(args: argparse.Namespace) -> str:
+    return str(getattr(args, "actor", None) or f"cli:{getpass.getuser()}")
+
+
+def _out(text: str) -> None:
+    sys.stdout.write(f"{text}\n")
+
+
+def _print(reply: Reply | list[Reply]) -> None:
+    replies = reply if isinstance(reply, list) else [reply]
+    text = "\n\n".join(r.to_text() for r in replies)
+    _out("\n".join(line for line in text.splitlines() if line != "```"))  # no markdown fences
+
+
+def _dump(data: Any) -> None:
+    _out(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+# --- event -------------------------------------------------------------------------------
+
+
+def _read_records(args: argparse.Namespace, session: Session, league_id: int) -> list[Any]:
+    path = Path(args.file)
+    text = path.read_text(encoding="utf-8")
+    rules = get_league_rules(session=session, league_id=league_id)
+    if path.suffix.lower() == ".csv":
+        missing = [o for o in ("season", "location", "date", "kind") if not getattr(args, o)]
+        if missing:
+            raise CliError(f"a CSV import needs --{' --'.join(missing)}")
+        finish = rulings.events.parse_finish_csv(text)
+        return [
+            rulings.events.build_event(
+                season=args.season,
+                location=args.location,
+                date=args.date,
+                kind=args.kind,
+                finish=finish,
+                max_receipt_cents=rules.receipt_max_cents,
+            )
+        ]
+    if path.suffix.lower() != ".json":
+        raise CliError(f"{path.name}: import a .json or .csv file")
+    if any(getattr(args, o) for o in ("season", "location", "date", "kind")):
+        raise CliError("--season/--location/--date/--kind are for CSV files; JSON carries them")
+    return store_events.parse_events(json.loads(text), rules=rules)
+
+
+def _import(args: argparse.Namespace, *, correct: bool) -> int:
+    with _database(args) as (session, league):
+        records = _read_records(args, session, league.id)
+        allow: bool | list[str] = True if args.allow_new else list(args.new_player or ())
+        outcomes = store_events.import_events(
+            records,
+            session=session,
+            league_id=league.id,
+            actor=_actor(args),
+            allow_new=allow,
+            correct=correct,
+        )
+    if args.json:
+        _dump(
+            [
+                {
+                    "status": o.status,
+                    "event": o.event.id,
+                    "points": {p.player: {"rp": p.rp, "bp": p.bp} for p in o.points},
+                }
+                for o in outcomes
+            ]
+        )
+    elif len(outcomes) == 1:
+        _print(views.event_summary_reply(outcomes[0]))
+    else:
+        _print(views.import_report_reply(outcomes))
+    return EXIT_OK
+
+
+@_guard
+def _event_import(args: argparse.Namespace) -> int:
+    return _import(args, correct=False)
+
+
+@_guard
+def _event_correct(args: argparse.Namespace) -> int:
+    return _import(args, correct=True)
+
+
+def _season_id(session: Session, league_id: int, name: str | None) -> int | None:
+    if name is None:
+        return None
+    from storage.seasons import get_season
+
+    return get_season(session=session, league_id=league_id, name=name).id
+
+
+@_guard
+def _event_list(args: argparse.Namespace) -> int:
+    from storage.leagues import get_location
+
+    with _database(args) as (session, league):
+        season_id = _season_id(session, league.id, args.season)
+        location_id = (
+            get_location(session=session, league_id=league.id, name=args.location).id
+            if args.location
+            else None
+        )
+        found = store_events.list_events(
+            session=session, league_id=league.id, season_id=season_id, location_id=location_id
+        )
+    if args.json:
+        _dump(
+            [
+                {
+                    "id": e.id,
+                    "season": e.season,
+                    "location": e.location,
+                    "date": e.date.isoformat(),
+                    "kind": e.kind,
+                    "status": e.status,
+                    "void_reason": e.void_reason,
+                    "players": e.players,
+                }
+                for e in found
+            ]
+        )
+    else:
+        _print(views.event_list_pages(found, **_TERMINAL))
+    return EXIT_OK
+
+
+@_guard
+def _event_show(args: argparse.Namespace) -> int:
+    with _database(args) as (session, league):
+        detail = store_events.get_event(session=session, league_id=league.id, event_id=args.id)
+    if args.json:
+        _dump(dict(detail.record))
+    else:
+        _print(views.event_summary_reply(detail))
+    return EXIT_OK
+
+
+@_guard
+def _event_void(args: argparse.Namespace) -> int:
+    with _database(args) as (session, league):
+        event = store_events.void_event(
+            session=session,
+            league_id=league.id,
+            event_id=args.id,
+            reason=args.reason,
+            actor=_actor(args),
+        )
+    _out(f"Voided event {event.label}: {event.void_reason}")
+    return EXIT_OK
+
+
+# --- standings, toc, export --------------------------------------------------------------
+
+
+@_guard
+def _standings(args: argparse.Namespace) -> int:
+    with _database(args) as (session, league):
+        table = season_standings(
+            session=session,
+            league_id=league.id,
+            season=args.season,
+            location=args.location,
+            by=args.by,
+        )
+    if args.json:
+        _dump(
+            [
+                {"player": r.row.player, "rp": r.row.rp, "bp": r.row.bp, "events": r.row.events}
+                for r in table.rows
+            ]
+        )
+    else:
+        _print(views.standings_pages(table, **_TERMINAL))
+    return EXIT_OK
+
+
+@_guard
+def _toc(args: argparse.Namespace) -> int:
+    with _database(args) as (session, league):
+        table = season_toc(
+            session=session, league_id=league.id, season=args.season, staff=args.staff or ()
+        )
+    if args.json:
+        _dump(
+            [
+                {
+                    "player": s.player,
+                    "status": s.status,
+                    "extra_chips": s.extra_chips,
+                    "rp_short": s.rp_short,
+                    "bp_short": s.bp_short,
+                }
+                for s in table.rows
+            ]
+        )
+    else:
+        _print(views.toc_pages(table, **_TERMINAL))
+    return EXIT_OK
+
+
+def _write_csv(path: Path, header: tuple[str, ...], rows: Any) -> int:
+    count = 0
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        for row in rows:
+            writer.writerow(row)
+            count += 1
+    return count
+
+
+@_guard
+def _export(args: argparse.Namespace) -> int:
+    folder = Path(args.csv)
+    if folder.exists() and not folder.is_dir():
+        raise CliError(f"{folder}: exists and is not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    written: dict[str, int] = {}
+    with _database(args) as (session, league):
+        events = store_events.list_events(session=session, league_id=league.id)
+        written["events.csv"] = _write_csv(
+            folder / "events.csv",
+            ("id", "season", "location", "date", "kind", "status", "void_reason", "players"),
+            (
+                (
+                    e.id,
+                    e.season,
+                    e.location,
+                    e.date.isoformat(),
+                    e.kind,
+                    e.status,
+                    e.void_reason or "",
+                    e.players,
+                )
+                for e in events
+            ),
+        )
+        written["results.csv"] = _write_csv(
+            folder / "results.csv",
+            RESULT_COLUMNS,
+            iter_result_rows(session=session, league_id=league.id),
+        )
+        standings_rows = []
+        for season in list_seasons(session=session, league_id=league.id):
+            table = season_standings(session=session, league_id=league.id, season=season.name)
+            standings_rows += [
+                (
+                    season.name,
+                    r.rank,
+                    r.row.player,
+                    r.row.rp,
+                    r.row.bp,
+                    r.row.events,
+                    r.row.wins,
+                    r.row.best_finish or "",
+                )
+                for r in table.rows
+            ]
+        written["standings.csv"] = _write_csv(
+            folder / "standings.csv",
+            ("season", "rank", "player", "rp", "bp", "events", "wins", "best_finish"),
+            standings_rows,
+        )
+        written["players.csv"] = _write_csv(
+            folder / "players.csv",
+            ("player", "discord_id", "aliases"),
+            (
+                (p.name, p.discord_id or "", "; ".join(p.aliases))
+                for p in store_players.list_players(session=session, league_id=league.id)
+            ),
+        )
+    for name, count in written.items():
+        _out(f"{folder / name}: {count} rows")
+    return EXIT_OK
+
+
+# --- player ------------------------------------------------------------------------------
+
+
+@_guard
+def _player_list(args: argparse.Namespace) -> int:
+    with _database(args) as (session, league):
+        found = store_players.list_players(session=session, league_id=league.id)
+    for p in found:
+        aka = f" (also {', '.join(p.aliases)})" if p.aliases else ""
+        _out(f"{p.name}{aka}")
+    return EXIT_OK
+
+
+@_guard
+def _player_add(args: argparse.Namespace) -> int:
+    with _database(args) as (session, league):
+        info = store_players.add_player(
+            session=session,
+            league_id=league.id,
+            name=args.name,
+            allow_new=args.allow_new,
+            actor=_actor(args),
+        )
+    _out(f"Added player {info.name}")
+    return EXIT_OK
+
+
+@_guard
+def _player_alias(args: argparse.Namespace) -> int:
+    with _database(args) as (session, league):
+        info = store_players.add_alias(
+            session=session,
+            league_id=league.id,
+            name=args.name,
+            alias=args.alias,
+            actor=_actor(args),
+        )
+    _out(f"{info.name} is also known as {', '.join(info.aliases)}")
+    return EXIT_OK
+
+
+@_guard
+def _player_merge(args: argparse.Namespace) -> int:
+    with _database(args) as (session, league):
+        info = store_players.merge_players(
+            session=session,
+            league_id=league.id,
+            keep=args.keep,
+            merge=args.merge,
+            actor=_actor(args),
+        )
+    _out(f"Merged '{args.merge}' into {info.name}")
+    return EXIT_OK
+
+
+# --- registration ------------------------------------------------------------------------
+
+
+def _common() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--db", metavar="URL", help="database URL (default: DATABASE_URL)")
+    parent.add_argument("--league", default=None, help=argparse.SUPPRESS)
+    parent.add_argument("--actor", default=None, help="name recorded in the audit log")
+    return parent
+
+
+def _import_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="FILE.json (one event or a list) or FILE.csv")
+    parser.add_argument("--season", help="season of a CSV import")
+    parser.add_argument("--location", help="location of a CSV import")
+    parser.add_argument("--date", help="date of a CSV import (YYYY-MM-DD)")
+    parser.add_argument("--kind", choices=KINDS, help="kind of a CSV import")
+    parser.add_argument(
+        "--allow-new", action="store_true", help="accept new names even if they resemble known ones"
+    )
+    parser.add_argument(
+        "--new-player", action="append", metavar="NAME", help="confirm NAME is a new player"
+    )
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Add this topic's sub-commands (none yet)."""
+    """Add ``event``, ``standings``, ``toc``, ``export`` and ``player``."""
+    common = _common()
+
+    event = sub.add_parser("event", help="import, list, show, correct or void events")
+    event_sub = event.add_subparsers(dest="event_command", metavar="ACTION", required=True)
+    p = event_sub.add_parser("import", parents=[common], help="import results (all or nothing)")
+    _import_options(p)
+    p.set_defaults(handler=_event_import)
+    p = event_sub.add_parser(
+        "correct", parents=[common], help="replace a stored event's results (audited)"
+    )
+    _import_options(p)
+    p.set_defaults(handler=_event_correct)
+    p = event_sub.add_parser("list", parents=[common], help="list events")
+    p.add_argument("--season")
+    p.add_argument("--location")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_event_list)
+    p = event_sub.add_parser("show", parents=[common], help="show an event's points")
+    p.add_argument("id", type=int)
+    p.add_argument("--json", action="store_true", help="print the event in the import format")
+    p.set_defaults(handler=_event_show)
+    p = event_sub.add_parser("void", parents=[common], help="void an event (needs a reason)")
+    p.add_argument("id", type=int)
+    p.add_argument("--reason", required=True)
+    p.set_defaults(handler=_event_void)
+
+    p = sub.add_parser("standings", parents=[common], help="a season's standings")
+    p.add_argument("--season", help="season name (default: the current season)")
+    p.add_argument("--location", help="only events at this location")
+    p.add_argument("--by", choices=("rp", "bp", "total"), default="rp", help="ranking")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_standings)
+
+    p = sub.add_parser("toc", parents=[common], help="Tournament of Champions qualification")
+    p.add_argument("--season", help="season name (default: the current season)")
+    p.add_argument("--staff", action="append", metavar="NAME", help="a director/host/sponsor")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_toc)
+
+    p = sub.add_parser("export", parents=[common], help="export everything as CSV files")
+    p.add_argument("--csv", required=True, metavar="DIR", help="folder to write into")
+    p.set_defaults(handler=_export)
+
+    player = sub.add_parser("player", help="list, add, alias or merge players")
+    player_sub = player.add_subparsers(dest="player_command", metavar="ACTION", required=True)
+    p = player_sub.add_parser("list", parents=[common], help="list players and aliases")
+    p.set_defaults(handler=_player_list)
+    p = player_sub.add_parser("add", parents=[common], help="add a player")
+    p.add_argument("name")
+    p.add_argument("--allow-new", action="store_true", help="even if it resembles a known name")
+    p.set_defaults(handler=_player_add)
+    p = player_sub.add_parser("alias", parents=[common], help="another name for a player")
+    p.add_argument("name")
+    p.add_argument("alias")
+    p.set_defaults(handler=_player_alias)
+    p = player_sub.add_parser("merge", parents=[common], help="merge a duplicate into a player")
+    p.add_argument("keep")
+    p.add_argument("merge")
+    p.set_defaults(handler=_player_merge)
