@@ -417,8 +417,8 @@ def build_event(
         url = r.image_url.strip() if isinstance(r.image_url, str) and r.image_url.strip() else None
         checked_receipts.append(Receipt(name, r.amount_cents, ref, url))
 
-    if kind_key == "second_chance" and not groups and not winners:
-        raise EventFormatError("finish: a second-chance event needs its winner")
+    if not groups:
+        raise EventFormatError("finish: no players; list at least the winner")
     return EventRecord(
         season=" ".join(season.split()),
         location=" ".join(location.split()),

@@ -3,6 +3,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rulings import (
     EventFormatError,
@@ -278,3 +280,28 @@ def test_parse_finish_csv_reads_ties_as_repeated_positions():
 def test_parse_finish_csv_errors_name_the_line(text, message):
     with pytest.raises(EventFormatError, match=message):
         parse_finish_csv(text)
+
+
+def test_an_event_needs_at_least_a_winner():
+    with pytest.raises(EventFormatError, match="finish: no players"):
+        parse_event(event(finish=[]))
+
+
+tie_groups = st.lists(
+    st.lists(st.sampled_from(["Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]), min_size=1,
+             max_size=3),
+    min_size=1,
+    max_size=6,
+).filter(lambda gs: len({n for g in gs for n in g}) == sum(len(g) for g in gs))  # fmt: skip
+
+
+@given(tie_groups)
+def test_finish_text_and_csv_read_back_what_was_written(groups):
+    lines, csv_rows, position = [], ["position,player"], 1
+    for group in groups:
+        lines.append(f"{position} {'='.join(group)}")
+        csv_rows += [f"{position},{name}" for name in group]
+        position += len(group)
+    expected = tuple(tuple(g) for g in groups)
+    assert parse_finish_text(", ".join(lines)) == expected
+    assert parse_finish_csv("\n".join(csv_rows)) == expected
