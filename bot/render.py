@@ -26,6 +26,7 @@ FIELD_NAME_LIMIT = 256
 FIELD_VALUE_LIMIT = 1024
 FOOTER_LIMIT = 2048
 CHOICES_LIMIT = 25
+DESCRIPTION_FLOOR = 1500  # a body is never cut below this to make room for fields
 CHOICE_LIMIT = 100
 
 ELLIPSIS = "…"
@@ -123,13 +124,17 @@ def embed(reply: Reply) -> discord.Embed:
             + 1
         )
 
+    # Share the 6,000 characters: the body keeps at least DESCRIPTION_FLOOR, then fields fit
+    # in what is left (dropped from the end, with a note), then the body takes the rest.
+    room = EMBED_TOTAL_LIMIT - total("") - len(tail) - len(_dropped_note(len(reply.fields)))
+    body_limit = min(body_limit, max(DESCRIPTION_FLOOR, room))
     description = cut(reply.text, body_limit) + tail if reply.text else tail.lstrip()
     while fields and total(description) > EMBED_TOTAL_LIMIT:
         fields.pop()
         dropped += 1
     overflow = total(description) - EMBED_TOTAL_LIMIT
     if overflow > 0 and reply.text:
-        description = cut(reply.text, max(len(reply.text) - overflow - 50, 20)) + tail
+        description = cut(reply.text, max(body_limit - overflow - 50, 20)) + tail
 
     em = discord.Embed(
         title=title,

@@ -1,0 +1,923 @@
+"""A fake Discord for end-to-end tests: gateway websocket + REST on 127.0.0.1.
+
+The real discord.py client connects to it (``DISCORD_API_BASE`` / ``DISCORD_GATEWAY_URL``
+point here); only Discord itself is replaced. The fake records every REST request, validates
+what Discord validates (command names and descriptions, message and embed limits, autocomplete
+choices), and enforces the interaction timeline: a first response after the deadline (3 s) is
+answered ``404 / 10062 Unknown interaction``, a second one ``400 / 40060``.
+
+Reuse (the clock's e2e test and load benchmark do)::
+
+    fake = FakeDiscord()
+    await fake.start()
+    bot = LeagueBot(fake.settings(database_url=...), engine, guild_ready_timeout=0.01)
+    await start_bot(fake, bot)                      # logs in, syncs, READY
+    it = await fake.interact("rule", {"query": "oversized chip"})
+    body = await it.response()                      # the callback body (type 4 / 5 / 8 ...)
+    msg = await it.followup()                       # the first follow-up, after a defer
+    posted = await fake.wait_message(channel_id)    # a plain channel message (announcements)
+    fake.rate_limit("POST", "/interactions/", retry_after=0.05)  # next match gets a 429
+    await fake.drop_connection()                    # the bot RESUMEs; missed events replay
+    await stop_bot(bot); await fake.stop()
+
+Gateway facts the client depends on: TEXT frames only (no compression), HELLO then READY with
+``resume_gateway_url``; REST bodies are ``Content-Type: application/json`` exactly; a 429
+carries a ``Via`` header and ``retry_after``; unknown routes get 404 (5xx would be retried).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import itertools
+import json
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+log = logging.getLogger(__name__)
+
+APP_ID = 900_000_000_000_000_001
+BOT_ID = APP_ID
+OWNER_ID = 900_000_000_000_000_002
+GUILD_ID = 900_000_000_000_000_100
+CHANNEL_ID = 900_000_000_000_000_200
+PLAYER_ID = 900_000_000_000_000_300
+
+ADMINISTRATOR = 1 << 3
+MANAGE_GUILD = 1 << 5
+# What @everyone can do in a typical server (view, send, embed, read history, use commands).
+EVERYONE_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 14) | (1 << 16) | (1 << 31)
+
+EPHEMERAL = 1 << 6
+
+_NAME = re.compile(r"^[-_\w]{1,32}$")
+
+_ids = itertools.count(1_000_000_000_000_000_000)
+
+
+def snowflake() -> int:
+    """A fresh, unique id."""
+    return next(_ids)
+
+
+def _now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat()
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    # discord.py checks ``content-type == "application/json"`` exactly (no charset).
+    all_headers = {"Content-Type": "application/json", **(headers or {})}
+    return web.Response(body=json.dumps(data).encode(), status=status, headers=all_headers)
+
+
+def _error(status: int, code: int, message: str, errors: Any = None) -> web.Response:
+    body: dict[str, Any] = {"message": message, "code": code}
+    if errors is not None:
+        body["errors"] = errors
+    return _json(body, status)
+
+
+class DiscordError(Exception):
+    """A REST error the fake answers with (status, Discord error code, message)."""
+
+    def __init__(self, status: int, code: int, message: str, errors: Any = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.errors = status, code, message, errors
+
+    def response(self) -> web.Response:
+        return _error(self.status, self.code, self.message, self.errors)
+
+
+def _invalid(where: str, problem: str) -> DiscordError:
+    return DiscordError(
+        400, 50035, "Invalid Form Body", {where: {"_errors": [{"message": problem}]}}
+    )
+
+
+# -- validation, as Discord does it ---------------------------------------------------------
+
+
+def validate_commands(payload: list[dict[str, Any]], *, is_global: bool) -> None:
+    """Raise ``DiscordError`` 50035 where Discord would refuse a bulk command upsert."""
+    if not isinstance(payload, list):
+        raise _invalid("_root", "must be a list")
+    chat = [c for c in payload if c.get("type", 1) == 1]
+    if len(chat) > 100:
+        raise _invalid("_root", f"{len(chat)} chat commands; at most 100")
+    seen: set[tuple[int, str]] = set()
+    for i, cmd in enumerate(payload):
+        kind = cmd.get("type", 1)
+        key = (kind, cmd.get("name", ""))
+        if key in seen:
+            raise _invalid(f"{i}.name", f"duplicate command name {key[1]!r}")
+        seen.add(key)
+        if kind == 1:
+            _validate_chat_command(cmd, f"{i}", depth=0)
+        elif not 1 <= len(cmd.get("name", "")) <= 32:
+            raise _invalid(f"{i}.name", "context menu names are 1-32 characters")
+    del is_global
+
+
+def _validate_chat_command(cmd: dict[str, Any], where: str, *, depth: int) -> None:
+    name = cmd.get("name", "")
+    if not _NAME.match(name) or name != name.lower():
+        raise _invalid(f"{where}.name", f"bad name {name!r}: 1-32 lowercase, digits, - or _")
+    desc = cmd.get("description", "")
+    if not 1 <= len(desc) <= 100:
+        raise _invalid(f"{where}.description", f"description is {len(desc)} chars; 1-100")
+    options = cmd.get("options") or []
+    if len(options) > 25:
+        raise _invalid(f"{where}.options", f"{len(options)} options; at most 25")
+    names: set[str] = set()
+    required_done = False
+    for j, opt in enumerate(options):
+        at = f"{where}.options.{j}"
+        oname = opt.get("name", "")
+        if oname in names:
+            raise _invalid(f"{at}.name", f"duplicate option {oname!r}")
+        names.add(oname)
+        otype = opt.get("type")
+        if otype in (1, 2):  # sub-command, sub-command group
+            if depth >= (1 if otype == 2 else 2):
+                raise _invalid(at, "sub-commands nested too deep")
+            _validate_chat_command(opt, at, depth=depth + 1)
+            continue
+        if not _NAME.match(oname) or oname != oname.lower():
+            raise _invalid(f"{at}.name", f"bad option name {oname!r}")
+        odesc = opt.get("description", "")
+        if not 1 <= len(odesc) <= 100:
+            raise _invalid(f"{at}.description", f"description is {len(odesc)} chars; 1-100")
+        if opt.get("required"):
+            if required_done:
+                raise _invalid(at, "required options must come before optional ones")
+        else:
+            required_done = True
+        choices = opt.get("choices") or []
+        if len(choices) > 25:
+            raise _invalid(f"{at}.choices", "at most 25 choices")
+        if choices and opt.get("autocomplete"):
+            raise _invalid(at, "autocomplete and choices are exclusive")
+
+
+def validate_message(body: dict[str, Any], *, is_edit: bool = False) -> None:
+    """Raise ``DiscordError`` where Discord would refuse a message body."""
+    content = body.get("content")
+    if content is not None and len(content) > 2000:
+        raise _invalid("content", f"content is {len(content)} chars; at most 2000")
+    embeds = body.get("embeds") or []
+    if len(embeds) > 10:
+        raise _invalid("embeds", "at most 10 embeds")
+    total = 0
+    for i, em in enumerate(embeds):
+        total += _validate_embed(em, f"embeds.{i}")
+    if total > 6000:
+        raise _invalid("embeds", f"embeds total {total} chars; at most 6000")
+    has_files = bool(body.get("attachments")) or bool(body.get("_files"))
+    if not is_edit and not content and not embeds and not has_files and not body.get("components"):
+        raise DiscordError(400, 50006, "Cannot send an empty message")
+
+
+def _validate_embed(em: dict[str, Any], where: str) -> int:
+    limits = {"title": 256, "description": 4096}
+    total = 0
+    for key, limit in limits.items():
+        text = em.get(key) or ""
+        if len(text) > limit:
+            raise _invalid(f"{where}.{key}", f"{key} is {len(text)} chars; at most {limit}")
+        total += len(text)
+    fields = em.get("fields") or []
+    if len(fields) > 25:
+        raise _invalid(f"{where}.fields", f"{len(fields)} fields; at most 25")
+    for j, f in enumerate(fields):
+        name, value = f.get("name") or "", f.get("value") or ""
+        if not 1 <= len(name) <= 256:
+            raise _invalid(f"{where}.fields.{j}.name", f"name is {len(name)} chars; 1-256")
+        if not 1 <= len(value) <= 1024:
+            raise _invalid(f"{where}.fields.{j}.value", f"value is {len(value)} chars; 1-1024")
+        total += len(name) + len(value)
+    footer = (em.get("footer") or {}).get("text") or ""
+    if len(footer) > 2048:
+        raise _invalid(f"{where}.footer.text", "at most 2048")
+    author = (em.get("author") or {}).get("name") or ""
+    if len(author) > 256:
+        raise _invalid(f"{where}.author.name", "at most 256")
+    return total + len(footer) + len(author)
+
+
+def validate_choices(data: dict[str, Any]) -> None:
+    """Raise ``DiscordError`` where Discord would refuse autocomplete choices."""
+    choices = data.get("choices")
+    if not isinstance(choices, list):
+        raise _invalid("data.choices", "required")
+    if len(choices) > 25:
+        raise _invalid("data.choices", f"{len(choices)} choices; at most 25")
+    for i, c in enumerate(choices):
+        name, value = c.get("name", ""), c.get("value")
+        if not 1 <= len(name) <= 100:
+            raise _invalid(f"data.choices.{i}.name", f"name is {len(name)} chars; 1-100")
+        if isinstance(value, str) and len(value) > 100:
+            raise _invalid(f"data.choices.{i}.value", f"value is {len(value)} chars; at most 100")
+
+
+# -- records ---------------------------------------------------------------------------------
+
+
+@dataclass
+class RecordedRequest:
+    """One REST request the bot made, and what the fake answered."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    at: float
+    status: int = 0
+
+
+@dataclass
+class Interaction:
+    """One INTERACTION_CREATE the fake sent and what the bot did with it.
+
+    Attributes:
+        payload: the interaction as sent.
+        sent_at: ``time.perf_counter()`` when the event went out on the gateway.
+        callback: the first accepted callback body (``type`` 4, 5, 6, 7, 8 or 9).
+        callback_at: when it arrived.
+        callback_errors: refused callback attempts as ``(status, code)``.
+        followups: accepted follow-up message bodies, in order.
+        edits: accepted edits of the original response.
+    """
+
+    payload: dict[str, Any]
+    sent_at: float
+    callback: dict[str, Any] | None = None
+    callback_at: float | None = None
+    callback_errors: list[tuple[int, int]] = field(default_factory=list)
+    followups: list[dict[str, Any]] = field(default_factory=list)
+    followup_at: list[float] = field(default_factory=list)
+    edits: list[dict[str, Any]] = field(default_factory=list)
+    message_id: int = field(default_factory=snowflake)
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def id(self) -> int:
+        return int(self.payload["id"])
+
+    @property
+    def token(self) -> str:
+        return str(self.payload["token"])
+
+    @property
+    def ack_seconds(self) -> float | None:
+        """Seconds from the event sent to the first accepted callback."""
+        return None if self.callback_at is None else self.callback_at - self.sent_at
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def _until(self, ready: Callable[[], bool], wait_s: float) -> None:
+        async with asyncio.timeout(wait_s):
+            while not ready():
+                await self._changed.wait()
+
+    async def response(self, wait_s: float = 5.0) -> dict[str, Any]:
+        """The first accepted callback body (waits for it)."""
+        await self._until(lambda: self.callback is not None, wait_s)
+        assert self.callback is not None
+        return self.callback
+
+    async def followup(self, index: int = 0, wait_s: float = 10.0) -> dict[str, Any]:
+        """The ``index``-th follow-up message body (waits for it)."""
+        await self._until(lambda: len(self.followups) > index, wait_s)
+        return self.followups[index]
+
+    async def refused(self, wait_s: float = 5.0) -> tuple[int, int]:
+        """The first refused callback attempt as ``(status, code)`` (waits for it)."""
+        await self._until(lambda: bool(self.callback_errors), wait_s)
+        return self.callback_errors[0]
+
+    async def settled(self, wait_s: float = 10.0) -> dict[str, Any]:
+        """The message the user finally sees: the callback's, or the first follow-up/edit."""
+        body = await self.response(wait_s)
+        if body["type"] != 5:
+            return dict(body.get("data") or {})
+        await self._until(lambda: bool(self.followups or self.edits), wait_s)
+        return self.followups[0] if self.followups else self.edits[0]
+
+
+@dataclass
+class _Session:
+    """One bot's gateway session: its connection, sequence and frames kept for RESUME."""
+
+    id: str
+    ws: web.WebSocketResponse | None
+    seq: int = 0
+    sent: list[tuple[int, str]] = field(default_factory=list)
+    dropped: bool = False
+
+    async def send(self, event: str, data: dict[str, Any]) -> None:
+        self.seq += 1
+        frame = json.dumps({"op": 0, "t": event, "s": self.seq, "d": data})
+        self.sent.append((self.seq, frame))
+        if len(self.sent) > 10_000:
+            del self.sent[:5_000]
+        if self.ws is not None and not self.ws.closed:
+            await self.ws.send_str(frame)
+
+
+# -- the server ------------------------------------------------------------------------------
+
+
+class FakeDiscord:
+    """Gateway + REST on 127.0.0.1 (see the module docstring for use).
+
+    Attributes:
+        requests: every REST request, in order.
+        commands: synced commands per scope (``"global"`` or the guild id).
+        deadline_s: how long after the event an interaction's first response is accepted.
+        identifies, resumes: gateway handshakes seen.
+        messages: channel messages posted, per channel id.
+    """
+
+    def __init__(self, *, deadline_s: float = 3.0, owner_id: int = OWNER_ID) -> None:
+        self.deadline_s = deadline_s
+        self.owner_id = owner_id
+        self.requests: list[RecordedRequest] = []
+        self.commands: dict[str, list[dict[str, Any]]] = {}
+        self.interactions: dict[int, Interaction] = {}
+        self.messages: dict[int, list[dict[str, Any]]] = {}
+        self.identifies = 0
+        self.resumes = 0
+        self.ready = asyncio.Event()
+        self.resumed = asyncio.Event()
+        self._message_event = asyncio.Event()
+        self._rate_limits: list[tuple[str, str, float, bool]] = []
+        self._sessions: list[_Session] = []
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self.hooks: list[Callable[[RecordedRequest], Awaitable[None] | None]] = []
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Listen on an ephemeral port of 127.0.0.1."""
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    async def stop(self) -> None:
+        """Close the gateway and the server."""
+        for session in list(self._sessions):
+            if session.ws is not None and not session.ws.closed:
+                with contextlib.suppress(Exception):
+                    await session.ws.close(code=1001)
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    def settings(self, **overrides: Any) -> Any:
+        """``bot.config.Settings`` pointing at this fake (token ``fake-token``)."""
+        from bot.config import Settings
+
+        values: dict[str, Any] = {
+            "discord_token": "fake-token",
+            "discord_api_base": self.api_base,
+            "discord_gateway_url": self.gateway_url,
+            "discord_guild_id": None,
+        }
+        values.update(overrides)
+        return Settings(_env_file=None, **values)
+
+    # -- test controls --------------------------------------------------------------------
+
+    def rate_limit(
+        self, method: str, path_part: str, *, retry_after: float = 0.05, is_global: bool = False
+    ) -> None:
+        """Answer the next ``method`` request whose path contains ``path_part`` with a 429."""
+        self._rate_limits.append((method.upper(), path_part, retry_after, is_global))
+
+    async def drop_connection(self, code: int = 4000) -> None:
+        """Close the gateway connection as Discord does on a hiccup; the client RESUMEs.
+
+        Events dispatched until then are buffered and replayed after the RESUME.
+        """
+        self.resumed.clear()
+        session = self._current()
+        if session is None or session.ws is None:
+            return
+        ws, session.ws = session.ws, None
+        session.dropped = True
+        await ws.close(code=code, message=b"fake hiccup")
+
+    def requests_to(self, method: str, path_part: str) -> list[RecordedRequest]:
+        """Recorded requests of ``method`` whose path contains ``path_part``."""
+        return [r for r in self.requests if r.method == method and path_part in r.path]
+
+    async def wait_message(self, channel_id: int, count: int = 1, wait_s: float = 10.0) -> Any:
+        """The ``count``-th message posted to ``channel_id`` (waits for it)."""
+        async with asyncio.timeout(wait_s):
+            while len(self.messages.get(channel_id, [])) < count:
+                self._message_event.clear()
+                await self._message_event.wait()
+        return self.messages[channel_id][count - 1]
+
+    # -- gateway --------------------------------------------------------------------------
+
+    def _current(self) -> _Session | None:
+        return self._sessions[-1] if self._sessions else None
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        """Send a DISPATCH (op 0) to the newest connected bot.
+
+        Several bots may be connected (a restart test starts a second one); events go to the
+        one that identified last, and back to the earlier one when it leaves. Frames are kept
+        for replay when the connection is down or drops.
+        """
+        session = self._current()
+        if session is None:
+            raise RuntimeError("no bot is connected to the fake gateway")
+        await session.send(event, data)
+
+    async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(autoping=True, compress=False, max_msg_size=0)
+        await ws.prepare(request)
+        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 41_250}}))
+        session: _Session | None = None
+        async for msg in ws:
+            if msg.type is not WSMsgType.TEXT:
+                continue
+            payload = json.loads(msg.data)
+            op, data = payload.get("op"), payload.get("d")
+            if op == 1:
+                await ws.send_str(json.dumps({"op": 11}))
+            elif op == 2:
+                session = await self._identify(ws, data)
+            elif op == 6:
+                session = await self._resume(ws, data)
+        if session is not None and session.ws is ws and session in self._sessions:
+            # The bot closed its connection itself (shut down): forget its session.
+            self._sessions.remove(session)
+        return ws
+
+    async def _identify(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> _Session | None:
+        if data.get("token") != "fake-token":
+            await ws.close(code=4004, message=b"Authentication failed.")
+            return None
+        self.identifies += 1
+        session = _Session(id=f"session-{snowflake()}", ws=ws)
+        self._sessions.append(session)
+        ready = {
+            "v": 10,
+            "user": self._bot_user(),
+            "guilds": [],
+            "session_id": session.id,
+            "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(APP_ID), "flags": 0},
+        }
+        await session.send("READY", ready)
+        self.ready.set()
+        return session
+
+    async def _resume(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> _Session | None:
+        session = next((s for s in self._sessions if s.id == data.get("session_id")), None)
+        if session is None:
+            await ws.send_str(json.dumps({"op": 9, "d": False}))
+            return None
+        self.resumes += 1
+        session.ws, session.dropped = ws, False
+        last = int(data.get("seq") or 0)
+        for seq, frame in list(session.sent):
+            if seq > last:
+                await ws.send_str(frame)
+        await session.send("RESUMED", {})
+        self.resumed.set()
+        return session
+
+    # -- interactions ---------------------------------------------------------------------
+
+    async def interact(
+        self,
+        name: str,
+        options: dict[str, Any] | None = None,
+        *,
+        sub: list[str] | None = None,
+        user_id: int = PLAYER_ID,
+        permissions: int = EVERYONE_PERMISSIONS,
+        roles: list[int] | None = None,
+        guild_id: int | None = GUILD_ID,
+        focused: str | None = None,
+        username: str = "player",
+    ) -> Interaction:
+        """Send a slash command (or, with ``focused``, an autocomplete) INTERACTION_CREATE.
+
+        Args:
+            name: the top-level command name.
+            options: option name -> value (strings, ints, ...), in order.
+            sub: sub-command group and/or sub-command names (``["health"]``).
+            user_id, permissions, roles, username: the member invoking it.
+            guild_id: the server; None sends it as a DM.
+            focused: the option being typed (an autocomplete interaction, type 4).
+        """
+        opts = [
+            {"name": k, "type": _option_type(v), "value": v}
+            | ({"focused": True} if k == focused else {})
+            for k, v in (options or {}).items()
+        ]
+        for group in reversed(sub or []):
+            opts = [{"name": group, "type": 1, "options": opts}]
+        if sub and len(sub) == 2:
+            opts[0]["type"] = 2
+            opts[0]["options"][0]["type"] = 1
+        data: dict[str, Any] = {"id": str(snowflake()), "name": name, "type": 1, "options": opts}
+        payload = self._interaction_base(
+            2 if focused is None else 4,
+            data,
+            user_id=user_id,
+            permissions=permissions,
+            roles=roles or [],
+            guild_id=guild_id,
+            username=username,
+        )
+        return await self._send_interaction(payload)
+
+    async def press(self, message_id: int, custom_id: str, **member: Any) -> Interaction:
+        """Send a button press (component interaction, type 3) on a message the bot sent."""
+        data = {"custom_id": custom_id, "component_type": 2}
+        payload = self._interaction_base(3, data, **{"user_id": PLAYER_ID, **member})
+        payload["message"] = self._message({"content": ""}, CHANNEL_ID, message_id=message_id)
+        return await self._send_interaction(payload)
+
+    async def _send_interaction(self, payload: dict[str, Any]) -> Interaction:
+        it = Interaction(payload=payload, sent_at=time.perf_counter())
+        self.interactions[it.id] = it
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return it
+
+    def _interaction_base(
+        self,
+        kind: int,
+        data: dict[str, Any],
+        *,
+        user_id: int,
+        permissions: int = EVERYONE_PERMISSIONS,
+        roles: list[int] | None = None,
+        guild_id: int | None = GUILD_ID,
+        username: str = "player",
+    ) -> dict[str, Any]:
+        user = {
+            "id": str(user_id),
+            "username": username,
+            "discriminator": "0",
+            "global_name": username,
+            "avatar": None,
+        }
+        payload: dict[str, Any] = {
+            "id": str(snowflake()),
+            "application_id": str(APP_ID),
+            "type": kind,
+            "data": data,
+            "token": f"tok-{snowflake()}",
+            "version": 1,
+            "locale": "en-US",
+            "attachment_size_limit": 8 * 1024 * 1024,
+            "app_permissions": str(EVERYONE_PERMISSIONS),
+            "entitlements": [],
+            "authorizing_integration_owners": {},
+            "context": 0 if guild_id else 2,
+        }
+        if guild_id is not None:
+            data["guild_id"] = str(guild_id)
+            payload["guild_id"] = str(guild_id)
+            payload["guild_locale"] = "en-US"
+            payload["guild"] = {"id": str(guild_id), "locale": "en-US", "features": []}
+            payload["channel_id"] = str(CHANNEL_ID)
+            payload["channel"] = {
+                "id": str(CHANNEL_ID),
+                "type": 0,
+                "guild_id": str(guild_id),
+                "name": "poker-night",
+                "position": 0,
+                "permission_overwrites": [],
+                "nsfw": False,
+                "parent_id": None,
+                "rate_limit_per_user": 0,
+            }
+            payload["member"] = {
+                "user": user,
+                "roles": [str(r) for r in roles or []],
+                "joined_at": _now_iso(),
+                "deaf": False,
+                "mute": False,
+                "flags": 0,
+                "permissions": str(permissions),
+            }
+        else:
+            payload["channel_id"] = str(user_id)
+            payload["channel"] = {"id": str(user_id), "type": 1, "recipients": [user]}
+            payload["user"] = user
+        return payload
+
+    # -- REST -----------------------------------------------------------------------------
+
+    async def _rest(self, request: web.Request) -> web.StreamResponse:
+        path = "/" + request.match_info["tail"]
+        body = await _read_body(request)
+        rec = RecordedRequest(request.method, path, dict(request.query), body, time.perf_counter())
+        self.requests.append(rec)
+        try:
+            limited = self._take_rate_limit(request.method, path)
+            if limited is not None:
+                rec.status = 429
+                return limited
+            response = await self._route(request.method, path, body, rec)
+        except DiscordError as exc:
+            response = exc.response()
+        rec.status = response.status
+        for hook in self.hooks:
+            result = hook(rec)
+            if result is not None:
+                await result
+        return response
+
+    def _take_rate_limit(self, method: str, path: str) -> web.Response | None:
+        for i, (m, part, retry_after, is_global) in enumerate(self._rate_limits):
+            if m == method and part in path:
+                del self._rate_limits[i]
+                headers = {
+                    "Via": "1.1 google",
+                    "X-RateLimit-Limit": "5",
+                    "X-RateLimit-Remaining": "0",
+                    "X-RateLimit-Reset-After": str(retry_after),
+                    "X-RateLimit-Bucket": "fake-bucket",
+                    "Retry-After": str(retry_after),
+                }
+                if is_global:
+                    headers["X-RateLimit-Global"] = "true"
+                body = {
+                    "message": "You are being rate limited.",
+                    "retry_after": retry_after,
+                    "global": is_global,
+                }
+                return _json(body, 429, headers)
+        return None
+
+    async def _route(
+        self, method: str, path: str, body: Any, rec: RecordedRequest
+    ) -> web.StreamResponse:
+        parts = path.strip("/").split("/")
+        if method == "GET" and path == "/users/@me":
+            return _json(self._bot_user())
+        if method == "GET" and path == "/oauth2/applications/@me":
+            return _json(self._application())
+        if method == "GET" and path in ("/gateway", "/gateway/bot"):
+            return _json(
+                {
+                    "url": self.gateway_url,
+                    "shards": 1,
+                    "session_start_limit": {
+                        "total": 1000,
+                        "remaining": 999,
+                        "reset_after": 0,
+                        "max_concurrency": 1,
+                    },
+                }
+            )
+        if parts[0] == "applications" and parts[-1] == "commands":
+            scope = "global" if len(parts) == 3 else parts[3]
+            if method == "PUT":
+                validate_commands(body, is_global=scope == "global")
+                stored = [
+                    {
+                        **c,
+                        "id": str(snowflake()),
+                        "application_id": str(APP_ID),
+                        "version": str(snowflake()),
+                        **({} if scope == "global" else {"guild_id": scope}),
+                    }
+                    for c in body
+                ]
+                self.commands[scope] = stored
+                return _json(stored)
+            if method == "GET":
+                return _json(self.commands.get(scope, []))
+        if parts[0] == "interactions" and parts[-1] == "callback" and method == "POST":
+            return self._callback(int(parts[1]), parts[2], body)
+        if parts[0] == "webhooks" and len(parts) >= 3:
+            return self._webhook(method, parts, body, rec)
+        if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
+            return self._channel_message(method, int(parts[1]), parts, body)
+        raise DiscordError(404, 0, "404: Not Found")
+
+    def _callback(self, interaction_id: int, token: str, body: dict[str, Any]) -> web.Response:
+        it = self.interactions.get(interaction_id)
+        if it is None or it.token != token:
+            raise DiscordError(404, 10062, "Unknown interaction")
+        now = time.perf_counter()
+        try:
+            if now - it.sent_at > self.deadline_s:
+                raise DiscordError(404, 10062, "Unknown interaction")
+            if it.callback is not None:
+                raise DiscordError(400, 40060, "Interaction has already been acknowledged.")
+            kind = body.get("type")
+            data = body.get("data") or {}
+            if kind in (4, 7):
+                validate_message(data)
+            elif kind == 8:
+                validate_choices(data)
+            elif kind not in (5, 6, 9):
+                raise _invalid("type", f"unsupported callback type {kind}")
+        except DiscordError as exc:
+            it.callback_errors.append((exc.status, exc.code))
+            it._notify()
+            raise
+        it.callback, it.callback_at = body, now
+        it._notify()
+        flags = int(data.get("flags") or 0)
+        result: dict[str, Any] = {
+            "interaction": {
+                "id": str(it.id),
+                "type": it.payload["type"],
+                "response_message_id": str(it.message_id),
+                "response_message_loading": kind == 5,
+                "response_message_ephemeral": bool(flags & EPHEMERAL),
+            },
+            "resource": {"type": kind},
+        }
+        if kind in (4, 7):
+            result["resource"]["message"] = self._message(data, CHANNEL_ID, it.message_id)
+        return _json(result)
+
+    def _webhook(
+        self, method: str, parts: list[str], body: Any, rec: RecordedRequest
+    ) -> web.Response:
+        token = parts[2]
+        it = next((i for i in self.interactions.values() if i.token == token), None)
+        if it is None or it.callback is None:
+            raise DiscordError(404, 10015, "Unknown Webhook")
+        if method == "POST" and len(parts) == 3:
+            validate_message(body)
+            it.followups.append(body)
+            it.followup_at.append(time.perf_counter())
+            it._notify()
+            return _json(self._message(body, CHANNEL_ID))
+        if len(parts) == 5 and parts[3] == "messages":
+            message_id = it.message_id if parts[4] == "@original" else int(parts[4])
+            if method == "PATCH":
+                validate_message(body, is_edit=True)
+                it.edits.append(body)
+                it._notify()
+                return _json(self._message(body, CHANNEL_ID, message_id))
+            if method == "GET":
+                return _json(self._message(it.callback.get("data") or {}, CHANNEL_ID, message_id))
+            if method == "DELETE":
+                return web.Response(status=204)
+        raise DiscordError(404, 0, "404: Not Found")
+
+    def _channel_message(
+        self, method: str, channel_id: int, parts: list[str], body: Any
+    ) -> web.Response:
+        if method == "POST" and len(parts) == 3:
+            validate_message(body)
+            self.messages.setdefault(channel_id, []).append(body)
+            self._message_event.set()
+            return _json(self._message(body, channel_id))
+        if method == "PATCH" and len(parts) == 4:
+            validate_message(body, is_edit=True)
+            self.messages.setdefault(channel_id, []).append(body)
+            self._message_event.set()
+            return _json(self._message(body, channel_id, int(parts[3])))
+        raise DiscordError(404, 0, "404: Not Found")
+
+    # -- payload builders -----------------------------------------------------------------
+
+    def _bot_user(self) -> dict[str, Any]:
+        return {
+            "id": str(BOT_ID),
+            "username": "pokerfloor",
+            "discriminator": "0",
+            "global_name": "pokerfloor",
+            "avatar": None,
+            "bot": True,
+            "verified": True,
+            "mfa_enabled": False,
+            "flags": 0,
+        }
+
+    def _application(self) -> dict[str, Any]:
+        return {
+            "id": str(APP_ID),
+            "name": "pokerfloor",
+            "description": "fake",
+            "icon": None,
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "owner": {
+                "id": str(self.owner_id),
+                "username": "owner",
+                "discriminator": "0",
+                "avatar": None,
+            },
+            "verify_key": "00",
+            "flags": 0,
+            "team": None,
+        }
+
+    def _message(
+        self, body: dict[str, Any], channel_id: int, message_id: int | None = None
+    ) -> dict[str, Any]:
+        return {
+            "id": str(message_id or snowflake()),
+            "channel_id": str(channel_id),
+            "type": 0,
+            "content": body.get("content") or "",
+            "embeds": body.get("embeds") or [],
+            "components": body.get("components") or [],
+            "attachments": [],
+            "author": self._bot_user(),
+            "mentions": [],
+            "mention_roles": [],
+            "mention_everyone": False,
+            "pinned": False,
+            "tts": False,
+            "timestamp": _now_iso(),
+            "edited_timestamp": None,
+            "flags": int(body.get("flags") or 0),
+        }
+
+
+def _option_type(value: Any) -> int:
+    if isinstance(value, bool):
+        return 5
+    if isinstance(value, int):
+        return 4
+    if isinstance(value, float):
+        return 10
+    return 3
+
+
+async def _read_body(request: web.Request) -> Any:
+    if not request.can_read_body:
+        return None
+    if request.content_type == "multipart/form-data":
+        body: dict[str, Any] = {}
+        files: list[str] = []
+        reader = await request.multipart()
+        async for part in reader:
+            if part.name == "payload_json":  # type: ignore[union-attr]
+                body.update(json.loads(await part.text()))  # type: ignore[union-attr]
+            else:
+                files.append(part.filename or "")  # type: ignore[union-attr]
+                await part.read()  # type: ignore[union-attr]
+        body["_files"] = files
+        return body
+    raw = await request.read()
+    return json.loads(raw) if raw else None
+
+
+# -- starting a bot against the fake --------------------------------------------------------
+
+
+async def start_bot(fake: FakeDiscord, bot: Any, wait_s: float = 10.0) -> asyncio.Task[None]:
+    """Log ``bot`` in against ``fake`` and wait until it is READY; returns its task."""
+    fake.ready.clear()
+    task = asyncio.create_task(bot.start("fake-token"), name="fake-bot")
+    async with asyncio.timeout(wait_s):
+        waiter = asyncio.ensure_future(bot.wait_until_ready())
+        done, _ = await asyncio.wait({waiter, task}, return_when=asyncio.FIRST_COMPLETED)
+        if task in done:
+            waiter.cancel()
+            task.result()  # raises what broke the start-up
+            raise RuntimeError("the bot stopped during start-up")
+    bot._fake_task = task
+    return task
+
+
+async def stop_bot(bot: Any) -> None:
+    """Close ``bot`` and wait for its task."""
+    await bot.close()
+    task: asyncio.Task[None] | None = getattr(bot, "_fake_task", None)
+    if task is not None:
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(task, 5)
