@@ -56,7 +56,13 @@ from rulings.points import (
     receipt_points,
     second_chance_points,
 )
-from rulings.stack import Arrival, StartingStack, late_reduction, starting_stack
+from rulings.stack import (
+    Arrival,
+    StartingStack,
+    in_birthday_window,
+    late_reduction,
+    starting_stack,
+)
 from rulings.standings import RankedRow, StandingRow, rank_standings
 from rulings.strikes import (
     Strike,
@@ -111,6 +117,7 @@ __all__ = [
     "finish_points",
     "forfeits_season",
     "format_seconds",
+    "in_birthday_window",
     "is_strike_active",
     "late_reduction",
     "league_presets",

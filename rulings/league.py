@@ -14,6 +14,7 @@ rules are built, so a bad override is refused before anything uses it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import tomllib
 from collections.abc import Mapping
@@ -78,6 +79,8 @@ class LeagueRules:
         early_signin_chips: Extra chips for signing in 15 minutes early (2.C.b.1.A).
         on_time_chips: Extra chips for being seated before announcements (2.C.b.1.B).
         birthday_chips: Extra chips for the birthday event (2.C.b.1.C).
+        birthday_window_days: How far from the birthday that event may be (2.C.b.1.C: two
+            weeks, either side).
         combined_extra_cap: Cap on early + on-time + birthday together (2.C.b.1).
         new_player_chips: Extra chips on a new player's first night (2.C.b.2).
         referral_chips: Extra chips for bringing a new player (2.C.b.3).
@@ -120,6 +123,7 @@ class LeagueRules:
     early_signin_chips: int = 0
     on_time_chips: int = 0
     birthday_chips: int = 0
+    birthday_window_days: int = 0
     combined_extra_cap: int = 0
     new_player_chips: int = 0
     referral_chips: int = 0
@@ -217,6 +221,13 @@ for _f in dataclasses.fields(LeagueRules):
 _DATA = resources.files("rulings") / "data" / "leagues"
 
 
+@functools.cache
+def _preset_data(key: str) -> Mapping[str, Any]:
+    # Parsed once per process; rules_from_mapping copies it and LeagueRules freezes the values.
+    return MappingProxyType(tomllib.loads((_DATA / f"{key}.toml").read_text(encoding="utf-8")))
+
+
+@functools.cache
 def league_presets() -> tuple[str, ...]:
     """List the shipped presets.
 
@@ -283,7 +294,6 @@ def load_league_rules(
         raise LeagueConfigError(
             f"unknown league preset {preset!r} (known: {', '.join(league_presets())})"
         )
-    data = tomllib.loads((_DATA / f"{key}.toml").read_text(encoding="utf-8"))
-    rules = rules_from_mapping(data, overrides)
+    rules = rules_from_mapping(_preset_data(key), overrides)
     log.debug("loaded league rules %s with %d overrides", key, len(overrides or {}))
     return rules

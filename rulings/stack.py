@@ -14,6 +14,7 @@ in before the start is not late: give ``late_big_blind=None``.
 
 from __future__ import annotations
 
+import datetime
 import logging
 from dataclasses import dataclass
 
@@ -62,6 +63,42 @@ class StartingStack:
     late_reduction: int
     total: int
     not_awarded: tuple[str, ...] = ()
+
+
+def in_birthday_window(
+    event_date: datetime.date, birthday: datetime.date, rules: LeagueRules
+) -> bool:
+    """Whether an event is close enough to a birthday to be the birthday event (2.C.b.1.C).
+
+    The birthday counts in the event's year and its neighbours, so a birthday on 3 January
+    covers an event on 25 December. A 29 February birthday falls on 28 February in other
+    years.
+
+    Args:
+        event_date: The event's day.
+        birthday: The player's date of birth (only month and day matter).
+        rules: Supplies ``birthday_window_days``.
+
+    Returns:
+        True if the event is within the window, either side.
+
+    >>> from rulings.league import load_league_rules
+    >>> rules = load_league_rules()
+    >>> in_birthday_window(datetime.date(2026, 12, 25), datetime.date(1990, 1, 3), rules)
+    True
+    """
+    for year in (event_date.year - 1, event_date.year, event_date.year + 1):
+        day = birthday.day
+        if birthday.month == 2 and day == 29 and not _is_leap(year):
+            day = 28
+        anniversary = datetime.date(year, birthday.month, day)
+        if abs((event_date - anniversary).days) <= rules.birthday_window_days:
+            return True
+    return False
+
+
+def _is_leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
 
 
 def late_reduction(big_blind: int, rules: LeagueRules) -> int:

@@ -1,9 +1,12 @@
+import datetime
+
 import pytest
 
 from rulings import (
     Arrival,
     StackError,
     StartingStack,
+    in_birthday_window,
     late_reduction,
     load_league_rules,
     starting_stack,
@@ -102,3 +105,19 @@ def test_poker_pub_stack_is_4000_with_no_late_penalty():
     rules = load_league_rules("poker-pub")
     assert starting_stack(Arrival(on_time=True), rules).total == 4000
     assert starting_stack(Arrival(late_big_blind=100), rules).total == 4000
+
+
+@pytest.mark.parametrize(
+    ("event_date", "birthday", "inside"),
+    [
+        (datetime.date(2026, 11, 20), datetime.date(1990, 11, 6), True),
+        (datetime.date(2026, 11, 20), datetime.date(1990, 12, 4), True),
+        (datetime.date(2026, 11, 20), datetime.date(1990, 12, 5), False),
+        (datetime.date(2026, 12, 25), datetime.date(1990, 1, 3), True),
+        (datetime.date(2027, 1, 3), datetime.date(1990, 12, 25), True),
+        (datetime.date(2026, 3, 1), datetime.date(1992, 2, 29), True),
+        (datetime.date(2026, 6, 1), datetime.date(1992, 2, 29), False),
+    ],
+)
+def test_2_c_b_1_c_birthday_event_within_two_weeks(event_date, birthday, inside):
+    assert in_birthday_window(event_date, birthday, BTOWN) is inside
