@@ -1,0 +1,145 @@
+"""The console router and ``pokerfloor console`` / no-sub-command behaviour."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import Settings
+from bot.console import (
+    COMMANDS,
+    Console,
+    ConsoleCommand,
+    ConsoleContext,
+    UnknownCommandError,
+    parse_options,
+)
+from bot.reply import Reply
+from bot.transformers import BadOption
+from rulings import RulingsError
+from storage.db import make_engine
+
+
+def shout(ctx: ConsoleContext, args: str) -> Reply:
+    if not args:
+        raise RulingsError("Say something to shout.")
+    return Reply(title="Shout", text=args.upper())
+
+
+def crash(ctx: ConsoleContext, args: str) -> Reply:
+    raise RuntimeError("internal detail")
+
+
+@pytest.fixture
+def console(tmp_path: Path) -> Console:
+    extra = (
+        ConsoleCommand("shout", "tests.bot.test_console:shout", "<words>", "Shout the words"),
+        ConsoleCommand("crash", "tests.bot.test_console:crash", "", "Hit a bug"),
+    )
+    engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    ctx = ConsoleContext(
+        settings=Settings(_env_file=None), engine=engine, commands=(*COMMANDS, *extra)
+    )
+    return Console(ctx)
+
+
+def _run(console: Console, text: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = console.run(io.StringIO(text), out, err, interactive=False)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_registered_command_answers(console: Console):
+    reply = console.handle("/shout all in")
+    assert reply is not None
+    assert reply.text == "ALL IN"
+
+
+def test_slash_is_optional_and_blank_lines_are_skipped(console: Console):
+    assert console.handle("shout hi") is not None
+    assert console.handle("   ") is None
+    assert console.handle("# a comment") is None
+
+
+def test_unknown_command_names_the_known_ones(console: Console):
+    with pytest.raises(UnknownCommandError, match=r"try /rule, /hand, /help"):
+        console.handle("/river")
+
+
+def test_help_lists_every_registered_command(console: Console):
+    code, out, err = _run(console, "/help\n")
+    assert code == 0
+    assert err == ""
+    for name in ("/rule", "/hand", "/help", "/shout"):
+        assert name in out
+    assert "**" not in out  # the terminal gets plain text
+
+
+def test_user_mistake_prints_one_line_and_the_console_goes_on(console: Console):
+    code, out, err = _run(console, "/shout\n/shout ok\n")
+    assert err == "Say something to shout.\n"
+    assert "OK" in out
+    assert code == 2
+
+
+def test_bug_prints_an_apology_not_a_traceback(console: Console):
+    code, _, err = _run(console, "/crash\n")
+    assert code == 1
+    assert "internal detail" not in err
+    assert "went wrong" in err
+
+
+def test_quit_stops_reading(console: Console):
+    code, out, _ = _run(console, "quit\n/shout never\n")
+    assert code == 0
+    assert out == ""
+
+
+def test_parse_options_discord_style():
+    opts = parse_options("oversized chip book: btown", ("query", "book"))
+    assert opts == {"query": "oversized chip", "book": "btown"}
+    # a colon inside free text that is not an option name stays text
+    assert parse_options("rule 2:30 break", ("query", "book")) == {"query": "rule 2:30 break"}
+    with pytest.raises(BadOption):
+        parse_options("x book:a book:b", ("query", "book"))
+
+
+def _pokerfloor(args: list[str], stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DISCORD_")}
+    env.pop("DATABASE_URL", None)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_pokerfloor_console_reads_stdin_and_exits_zero_at_eof(tmp_path: Path):
+    done = _pokerfloor(["console"], "/help\n", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "/rule" in done.stdout
+    assert (tmp_path / "pokerfloor.db").exists()  # embedded SQLite in the working directory
+
+
+def test_pokerfloor_without_token_opens_the_console(tmp_path: Path):
+    done = _pokerfloor([], "/nonsense\n", tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "Unknown command 'nonsense'; try /rule, /hand, /help."
+    ]
+
+
+def test_pokerfloor_run_without_token_is_one_line(tmp_path: Path):
+    done = _pokerfloor(["run"], "", tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "pokerfloor: DISCORD_TOKEN is not set (see .env.example)"
