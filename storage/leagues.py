@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 DEFAULT_LEAGUE = "default"
 SIMILAR_NAME_SCORE = 88.0
 """A new name scoring this much (rapidfuzz ``ratio``) against a known one is a likely duplicate."""
+SUGGEST_SCORE = 70.0
+"""An unknown name looked up is answered with "did you mean" above this score."""
 
 
 @dataclass(frozen=True)
@@ -61,11 +63,13 @@ def clean_name(name: str, what: str = "name") -> str:
     return cleaned
 
 
-def similar_name(key: str, known: Mapping[str, str]) -> str | None:
+def similar_name(
+    key: str, known: Mapping[str, str], cutoff: float = SIMILAR_NAME_SCORE
+) -> str | None:
     """Return the display name in ``known`` (key -> display) closest to ``key``, if close."""
     if not known:
         return None
-    match = process.extractOne(key, list(known), scorer=fuzz.ratio, score_cutoff=SIMILAR_NAME_SCORE)
+    match = process.extractOne(key, list(known), scorer=fuzz.ratio, score_cutoff=cutoff)
     return known[match[0]] if match is not None else None
 
 
@@ -197,7 +201,7 @@ def get_location(*, session: Session, league_id: int, name: str) -> LocationInfo
     ).first()
     if loc is None:
         known = {x.name_key: x.name for x in list_locations_rows(session, league_id)}
-        hint = similar_name(key, known)
+        hint = similar_name(key, known, SUGGEST_SCORE)
         extra = f"; did you mean '{hint}'?" if hint else ""
         raise NotFound(f"there is no location '{name}'{extra}")
     return LocationInfo(id=loc.id or 0, name=loc.name)

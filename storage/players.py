@@ -28,7 +28,7 @@ from storage.league_models import (
     SecondChanceWin,
     Strike,
 )
-from storage.leagues import clean_name, name_key, similar_name
+from storage.leagues import SUGGEST_SCORE, clean_name, name_key, similar_name
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ def _player_row(session: Session, league_id: int, name: str) -> Player:
     directory = PlayerDirectory(session, league_id)
     pid = directory.find(name)
     if pid is None:
-        hint = similar_name(name_key(name), directory.display)
+        hint = similar_name(name_key(name), directory.display, SUGGEST_SCORE)
         extra = f"; did you mean '{hint}'?" if hint else ""
         raise NotFound(f"there is no player '{name.strip()}'{extra}")
     row = session.get(Player, pid)

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 from storage.audit import add_audit_entry
 from storage.errors import AlreadyExists, NotFound
 from storage.league_models import Event, Season
-from storage.leagues import clean_name, name_key, similar_name
+from storage.leagues import SUGGEST_SCORE, clean_name, name_key, similar_name
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ def get_season(*, session: Session, league_id: int, name: str | None = None) -> 
     for season in seasons:
         if name_key(season.name) == key:
             return season
-    hint = similar_name(key, {name_key(s.name): s.name for s in seasons})
+    hint = similar_name(key, {name_key(s.name): s.name for s in seasons}, SUGGEST_SCORE)
     extra = f"; did you mean '{hint}'?" if hint else ""
     raise NotFound(f"there is no season '{name}'{extra}")
 
