@@ -1,0 +1,302 @@
+"""Exact win and tie odds by enumerating every possible rest of the board (no Monte Carlo).
+
+With the flop known there are at most 1,081 boards left and each is evaluated with
+``evaluate``. Pre-flop there are up to 1,712,304 boards (heads-up), so the work is done in
+numpy over a table of all 2,598,960 five-card boards, built on first use (about 0.3 s,
+32 MB) and kept for the life of the process. For each board the table holds:
+
+* its 52-bit card mask, suit-major with 16 bits per suit (to drop boards holding a player's
+  card, and to read the ranks of each suit);
+* the id of its rank multiset (6,188 ids), so that a player's best non-flush hand is one
+  lookup in a 6,188 x 91 table (board multiset x hole-card ranks);
+* the one suit that has three or more cards on the board, if any, and its ranks: only that
+  suit can give anyone a flush, so a player's flush is one lookup in the 8,192-entry flush
+  table, keyed by those ranks plus his own cards of that suit.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rulings.cards import Card, check_distinct, format_cards
+from rulings.errors import InvalidShowdownError
+from rulings.hands import _FLAT7_NP, _W7, evaluate, flush_table
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+log = logging.getLogger(__name__)
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 10
+BOARD_SIZES = (0, 3, 4, 5)
+
+
+@dataclass(frozen=True)
+class Equity:
+    """Exact results of enumerating every way the board can finish.
+
+    Attributes:
+        boards: how many boards were enumerated (1 when the board is complete).
+        wins: per player, the boards he wins alone.
+        ties: per player, the boards he shares with one or more players.
+        shares: per player, his expected share of the pot in pots (wins count 1, a two-way
+            tie 1/2, ...); the shares sum to the number of boards.
+    """
+
+    boards: int
+    wins: tuple[int, ...]
+    ties: tuple[int, ...]
+    shares: tuple[float, ...]
+
+    @property
+    def win(self) -> tuple[float, ...]:
+        """Per player, the fraction of boards he wins alone."""
+        return tuple(w / self.boards for w in self.wins)
+
+    @property
+    def tie(self) -> tuple[float, ...]:
+        """Per player, the fraction of boards he ties for the best hand."""
+        return tuple(t / self.boards for t in self.ties)
+
+    @property
+    def equity(self) -> tuple[float, ...]:
+        """Per player, his expected fraction of the pot."""
+        return tuple(s / self.boards for s in self.shares)
+
+
+def check_deal(holes: Sequence[Sequence[Card]], board: Sequence[Card]) -> None:
+    """Refuse a deal that cannot happen at a Hold'em table.
+
+    Args:
+        holes: each player's hole cards.
+        board: the community cards.
+
+    Raises:
+        InvalidShowdownError: not 2 to 10 players, a player without exactly two cards, or a
+            board of 1, 2 or more than 5 cards.
+        InvalidCardsError: a card dealt twice.
+    """
+    if not MIN_PLAYERS <= len(holes) <= MAX_PLAYERS:
+        raise InvalidShowdownError(
+            f"A showdown needs {MIN_PLAYERS} to {MAX_PLAYERS} players; {len(holes)} given."
+        )
+    for number, hole in enumerate(holes, start=1):
+        if len(hole) != 2:
+            raise InvalidShowdownError(
+                f"Player {number} has {len(hole)} cards ({format_cards(hole) or 'none'}); "
+                "each player needs exactly two hole cards."
+            )
+    if len(board) not in BOARD_SIZES:
+        raise InvalidShowdownError(
+            f"A board has 0, 3, 4 or 5 cards (flop, turn, river); {len(board)} given."
+        )
+    check_distinct([*itertools.chain.from_iterable(holes), *board])
+
+
+def is_heavy(players: int, board_cards: int) -> bool:
+    """Whether an equity request takes noticeable time (pre-flop: the numpy enumeration).
+
+    Args:
+        players: the number of players.
+        board_cards: the number of known board cards.
+
+    Returns:
+        True when the request enumerates whole boards (and may build the board table).
+    """
+    return players >= MIN_PLAYERS and board_cards == 0
+
+
+def equity(holes: Sequence[Sequence[Card]], board: Sequence[Card] = ()) -> Equity:
+    """Exact win and tie counts for every player, over every way the board can finish.
+
+    Args:
+        holes: each player's two hole cards, 2 to 10 players.
+        board: 0, 3, 4 or 5 community cards.
+
+    Returns:
+        The counts (heads-up pre-flop: 1,712,304 boards).
+
+    Raises:
+        InvalidShowdownError: as ``check_deal``.
+        InvalidCardsError: a card dealt twice.
+
+    >>> from rulings.cards import parse_cards
+    >>> e = equity([parse_cards("As Ks"), parse_cards("Qh Qd")], parse_cards("2c 7d 9h"))
+    >>> e.boards, e.wins, e.ties
+    (990, (237, 753), (0, 0))
+    """
+    check_deal(holes, board)
+    if len(board) == 0:
+        return _equity_batch(holes, board)
+    return _equity_loop(holes, board)
+
+
+def _equity_loop(holes: Sequence[Sequence[Card]], board: Sequence[Card]) -> Equity:
+    """Evaluate every finished board one by one (flop, turn and river)."""
+    hole_codes = [(a.code, b.code) for a, b in holes]
+    known = [c.code for c in board]
+    used = set(known).union(*hole_codes)
+    deck = [c for c in range(52) if c not in used]
+    players = len(holes)
+    wins = [0] * players
+    ties = [0] * players
+    shares = [0.0] * players
+    boards = 0
+    for rest in itertools.combinations(deck, 5 - len(known)):
+        full = (*known, *rest)
+        values = [evaluate((a, b, *full)) for a, b in hole_codes]
+        best = max(values)
+        winners = [i for i, v in enumerate(values) if v == best]
+        boards += 1
+        if len(winners) == 1:
+            wins[winners[0]] += 1
+        else:
+            for i in winners:
+                ties[i] += 1
+        for i in winners:
+            shares[i] += 1 / len(winners)
+    return Equity(boards, tuple(wins), tuple(ties), tuple(shares))
+
+
+@dataclass(frozen=True)
+class _BoardTable:
+    """Every five-card board, as described in the module docstring."""
+
+    card_mask: NDArray[np.uint64]
+    multiset: NDArray[np.uint16]
+    flush: NDArray[np.uint16]  # bits 0-12 ranks of the 3+ suit, bits 13-14 suit, bit 15 set
+    nonflush: NDArray[np.uint16]  # (6188 * 91) strengths: multiset id * 91 + hole-rank id
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the arrays."""
+        arrays = (self.card_mask, self.multiset, self.flush, self.nonflush)
+        return sum(a.nbytes for a in arrays)
+
+
+def combinations_array(n: int, k: int) -> NDArray[np.uint8]:
+    """All k-subsets of range(n) in lexicographic order, one sorted row each (numpy).
+
+    Args:
+        n: the size of the set (at most 255).
+        k: the subset size.
+
+    Returns:
+        A (C(n, k), k) uint8 array.
+    """
+    rows = np.arange(n - k + 1, dtype=np.uint8).reshape(-1, 1)
+    for picked in range(1, k):
+        last = rows[:, -1].astype(np.int64)
+        # Leave room for the picks still to come, so no prefix is a dead end.
+        children = np.maximum(n - (k - picked) - last, 0)
+        parents = np.repeat(np.arange(len(rows)), children)
+        starts = np.cumsum(children) - children
+        nxt = np.arange(len(parents)) - np.repeat(starts, children) + np.repeat(last + 1, children)
+        rows = np.hstack([rows[parents], nxt.astype(np.uint8).reshape(-1, 1)])
+    return rows
+
+
+def _multiset_id(sorted_ranks: NDArray[Any]) -> NDArray[np.intp]:
+    """Colex index of a sorted rank multiset (combinations with repetition of 13 ranks)."""
+    out = np.zeros(len(sorted_ranks), dtype=np.intp)
+    for i in range(sorted_ranks.shape[1]):
+        out += _COMB[sorted_ranks[:, i].astype(np.intp) + i, i + 1]
+    return out
+
+
+_COMB = np.array([[math.comb(n, k) for k in range(8)] for n in range(60)], dtype=np.intp)
+_HOLE_PAIRS = 91  # rank pairs with repetition: C(14, 2)
+_BOARD_MULTISETS = math.comb(17, 5)  # 6,188
+
+
+def _hole_rank_id(r1: int, r2: int) -> int:
+    lo, hi = sorted((r1, r2))
+    return int(_COMB[lo, 1] + _COMB[hi + 1, 2])
+
+
+@functools.cache
+def board_table() -> _BoardTable:
+    """Build the table of all 2,598,960 boards (once per process; see the module docstring).
+
+    Returns:
+        The table.
+    """
+    boards = combinations_array(52, 5)
+    columns = [np.ascontiguousarray(boards[:, i]) for i in range(5)]
+    del boards
+    suit_bits = np.array([1 << (16 * (c % 4) + c // 4) for c in range(52)], dtype=np.uint64)
+    card_mask = suit_bits[columns[0]]
+    multiset = np.zeros(len(card_mask), dtype=np.intp)
+    for i, column in enumerate(columns):
+        if i:
+            card_mask |= suit_bits[column]
+        # Codes are rank * 4 + suit, so sorted codes give sorted ranks.
+        multiset += _COMB[(column >> 2).astype(np.intp) + i, i + 1]
+    flush = np.zeros(len(card_mask), dtype=np.uint16)
+    popcount = np.array([m.bit_count() for m in range(8192)], dtype=np.uint8)
+    for suit in range(4):
+        ranks = ((card_mask >> np.uint64(16 * suit)) & np.uint64(0x1FFF)).astype(np.uint16)
+        three = np.flatnonzero(popcount[ranks] >= 3)
+        flush[three] = ranks[three] | np.uint16((suit << 13) | 0x8000)
+    # Non-flush strengths for each board rank multiset and each pair of hole ranks.
+    board_ranks = np.array(
+        list(itertools.combinations_with_replacement(range(13), 5)), dtype=np.intp
+    )
+    hole_ranks = np.array(list(itertools.combinations_with_replacement(range(13), 2)))
+    w7 = np.array(_W7, dtype=np.intp)
+    keys = w7[board_ranks].sum(axis=1)[:, None] + w7[hole_ranks].sum(axis=1)[None, :]
+    nonflush = np.zeros((_BOARD_MULTISETS, _HOLE_PAIRS), dtype=np.uint16)
+    rows = _multiset_id(board_ranks)
+    cols = np.array([_hole_rank_id(a, b) for a, b in hole_ranks])
+    # Keys of impossible multisets (a rank five times) may alias real ones; no real deal
+    # reaches them, since each rank has four cards.
+    nonflush[rows[:, None], cols[None, :]] = _FLAT7_NP[np.minimum(keys, len(_FLAT7_NP) - 1)]
+    table = _BoardTable(card_mask, multiset.astype(np.uint16), flush, nonflush.reshape(-1))
+    log.debug("board table built: %d boards, %.1f MB", len(card_mask), table.nbytes / 1e6)
+    return table
+
+
+def _equity_batch(holes: Sequence[Sequence[Card]], board: Sequence[Card]) -> Equity:
+    """Numpy enumeration over the board table (any known board, used pre-flop)."""
+    table = board_table()
+    known = 0
+    for c in board:
+        known |= 1 << (16 * c.suit.position + c.rank.index)
+    dead = 0
+    for c in itertools.chain.from_iterable(holes):
+        dead |= 1 << (16 * c.suit.position + c.rank.index)
+    mask = table.card_mask
+    keep = (mask & np.uint64(dead)) == 0
+    if known:
+        keep &= (mask & np.uint64(known)) == np.uint64(known)
+    selected = np.flatnonzero(keep)
+    base = table.multiset[selected].astype(np.intp) * _HOLE_PAIRS
+    flush = table.flush[selected]
+    flush_ranks = (flush & np.uint16(0x1FFF)).astype(np.intp)
+    flush_kind = (flush >> np.uint16(13)).astype(np.intp)  # 4 + suit when a suit has 3+
+    flushes = flush_table()
+    values = np.empty((len(holes), len(selected)), dtype=np.int32)
+    for i, (a, b) in enumerate(holes):
+        own = np.zeros(8, dtype=np.intp)  # player's rank bits per flush_kind
+        for c in (a, b):
+            own[4 + c.suit.position] |= 1 << c.rank.index
+        best = table.nonflush[base + _hole_rank_id(a.rank.index, b.rank.index)]
+        np.maximum(best, flushes[flush_ranks | own[flush_kind]], out=values[i])
+    top = values.max(axis=0)
+    is_best = values == top
+    count = is_best.sum(axis=0)
+    alone = count == 1
+    wins = tuple(int(n) for n in (is_best & alone).sum(axis=1))
+    ties = tuple(int(n) for n in (is_best & ~alone).sum(axis=1))
+    share = 1.0 / count
+    shares = tuple(float(s) for s in (is_best * share).sum(axis=1))
+    return Equity(len(selected), wins, ties, shares)
