@@ -1,4 +1,5 @@
 """SQLModel tables. Each topic's tables live in their own module and are imported here."""
 
 import storage.bot_models
+import storage.clock_models
 import storage.league_models  # noqa: F401

@@ -1,0 +1,75 @@
+"""Tables of the tournament clock: the clock, the director's actions, the announcements made.
+
+The clock's truth is its start plus its actions; the scheduler's jobs are derived from them.
+Announcement keys are recorded before the message is posted, so a restart never repeats one.
+All times are stored in UTC (``DateTime(timezone=True)``; SQLite gives them back naive and
+``storage.clocks`` re-attaches UTC).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Index, Integer, String, text
+from sqlmodel import Field, SQLModel
+
+log = logging.getLogger(__name__)
+
+
+class Clock(SQLModel, table=True):
+    """One tournament clock in one Discord channel."""
+
+    __tablename__ = "clock"
+    __table_args__ = (
+        # at most one running clock per channel
+        Index(
+            "ux_clock_running_channel",
+            "channel_id",
+            unique=True,
+            sqlite_where=text("ended_at IS NULL"),
+            postgresql_where=text("ended_at IS NULL"),
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    guild_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    channel_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    structure: str = Field(max_length=64)
+    level_seconds: float
+    break_seconds: float
+    warning_seconds: str = Field(default="60", max_length=64)  # comma-separated seconds
+    ping_role_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    status_message_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    created_by: int = Field(sa_column=Column(BigInteger, nullable=False))
+    started_at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    ended_at: dt.datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+
+
+class ClockEventRow(SQLModel, table=True):
+    """One director action on a clock, numbered from 0 in the order they happened."""
+
+    __tablename__ = "clock_event"
+
+    clock_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("clock.id", ondelete="CASCADE"), primary_key=True)
+    )
+    seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    action: str = Field(max_length=16)
+    at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    value: float = 0.0
+    user_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+
+
+class ClockAnnouncementRow(SQLModel, table=True):
+    """An announcement recorded as made (before it was posted)."""
+
+    __tablename__ = "clock_announcement"
+
+    clock_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("clock.id", ondelete="CASCADE"), primary_key=True)
+    )
+    key: str = Field(sa_column=Column(String(160), primary_key=True))
+    made_at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))

@@ -1,0 +1,328 @@
+"""Tournament clocks in the database: start, director actions, announcements made.
+
+Functions take a keyword-only ``session``, may flush but never commit, and return
+``ClockRecord`` values built from ``rulings`` objects. Every action is checked by
+``rulings.ClockState.with_event`` before it is stored, so a refused action changes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from rulings import (
+    ClockAction,
+    ClockError,
+    ClockEvent,
+    ClockState,
+    load_structure,
+)
+from storage.clock_models import Clock, ClockAnnouncementRow, ClockEventRow
+from storage.errors import AlreadyExists, NotFound
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ClockRecord:
+    """A stored clock.
+
+    Attributes:
+        id: the clock's id.
+        guild_id: the Discord server.
+        channel_id: the channel it announces in.
+        ping_role_id: the role level and break announcements ping, if any.
+        status_message_id: the live status message, once posted.
+        created_by: the director who started it.
+        state: the pure clock (structure, start, actions).
+        announced: keys of the announcements already made.
+    """
+
+    id: int
+    guild_id: int
+    channel_id: int
+    ping_role_id: int | None
+    status_message_id: int | None
+    created_by: int
+    state: ClockState
+    announced: frozenset[str]
+
+    @property
+    def is_ended(self) -> bool:
+        """True once the clock was ended."""
+        return self.state.is_ended
+
+
+def utc(value: dt.datetime) -> dt.datetime:
+    """The same instant in UTC; a naive value (SQLite gives those back) is taken as UTC."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=dt.UTC)
+    return value.astimezone(dt.UTC)
+
+
+def _aware(value: dt.datetime, what: str) -> dt.datetime:
+    if value.tzinfo is None:
+        raise ClockError(f"The {what} time must be timezone-aware.")
+    return value.astimezone(dt.UTC)
+
+
+def add_clock(
+    *,
+    session: Session,
+    guild_id: int,
+    channel_id: int,
+    structure: str,
+    started_at: dt.datetime,
+    created_by: int,
+    level_seconds: float | None = None,
+    break_seconds: float | None = None,
+    ping_role_id: int | None = None,
+    warning_seconds: Sequence[float] = (60.0,),
+) -> ClockRecord:
+    """Start a clock in a channel.
+
+    Args:
+        session: the unit of work.
+        guild_id: the Discord server.
+        channel_id: the channel; it may have only one running clock.
+        structure: a preset name (``rulings.preset_names()``).
+        started_at: when level 1 starts (timezone-aware).
+        created_by: the director's Discord id.
+        level_seconds: level length; the structure's default when None.
+        break_seconds: break length; the structure's default when None.
+        ping_role_id: the role to ping on level and break announcements.
+        warning_seconds: warnings before the end of each level or break.
+
+    Returns:
+        The new clock.
+
+    Raises:
+        AlreadyExists: a clock is already running in this channel.
+        BlindStructureError: unknown structure.
+        ClockError: a length out of range or a naive time.
+    """
+    preset = load_structure(structure)
+    state = ClockState(
+        structure=preset,
+        started_at=_aware(started_at, "start"),
+        level_seconds=preset.level_minutes * 60 if level_seconds is None else level_seconds,
+        break_seconds=preset.break_minutes * 60 if break_seconds is None else break_seconds,
+        warning_seconds=tuple(float(w) for w in warning_seconds),
+    )
+    if find_running_clock(session=session, channel_id=channel_id) is not None:
+        raise AlreadyExists("A clock is already running in this channel; end it first.")
+    row = Clock(
+        guild_id=guild_id,
+        channel_id=channel_id,
+        structure=preset.name,
+        level_seconds=state.level_seconds,
+        break_seconds=state.break_seconds,
+        warning_seconds=",".join(f"{w:g}" for w in state.warning_seconds),
+        ping_role_id=ping_role_id,
+        created_by=created_by,
+        started_at=state.started_at,
+    )
+    session.add(row)
+    session.flush()
+    assert row.id is not None
+    log.info("clock %s started in channel %s (%s)", row.id, channel_id, preset.name)
+    return _record(row, [], [])
+
+
+def get_clock(*, session: Session, clock_id: int) -> ClockRecord:
+    """One clock by id.
+
+    Raises:
+        NotFound: no such clock.
+    """
+    row = session.get(Clock, clock_id)
+    if row is None:
+        raise NotFound(f"There is no clock {clock_id}.")
+    return _load([row], session)[0]
+
+
+def find_running_clock(*, session: Session, channel_id: int) -> ClockRecord | None:
+    """The running clock of a channel, or None."""
+    row = session.execute(
+        select(Clock).where(col(Clock.channel_id) == channel_id, col(Clock.ended_at).is_(None))
+    ).scalar_one_or_none()
+    return None if row is None else _load([row], session)[0]
+
+
+def get_running_clock(*, session: Session, channel_id: int) -> ClockRecord:
+    """The running clock of a channel.
+
+    Raises:
+        NotFound: no clock is running there.
+    """
+    record = find_running_clock(session=session, channel_id=channel_id)
+    if record is None:
+        raise NotFound("No clock is running in this channel. Start one with /clock start.")
+    return record
+
+
+def list_running_clocks(*, session: Session) -> list[ClockRecord]:
+    """Every clock not ended, oldest first (three queries whatever their number)."""
+    rows = session.execute(
+        select(Clock).where(col(Clock.ended_at).is_(None)).order_by(col(Clock.id))
+    ).scalars()
+    return _load(list(rows), session)
+
+
+def add_clock_event(
+    *,
+    session: Session,
+    clock_id: int,
+    action: ClockAction,
+    at: dt.datetime,
+    value: float = 0.0,
+    user_id: int | None = None,
+) -> ClockRecord:
+    """Store one director action after checking it against the clock's rules.
+
+    Args:
+        session: the unit of work.
+        clock_id: the clock.
+        action: what the director did.
+        at: when (timezone-aware; not before the previous action).
+        value: minutes, level number or ante chips, as ``rulings.ClockEvent`` says.
+        user_id: the director's Discord id, for the record.
+
+    Returns:
+        The clock with the action applied.
+
+    Raises:
+        NotFound: no such clock.
+        ClockError: the action does not apply now (nothing is stored).
+        BlindStructureError: an ante above the small blind (nothing is stored).
+    """
+    record = get_clock(session=session, clock_id=clock_id)
+    event = ClockEvent(ClockAction(action), _aware(at, "action"), float(value))
+    state = record.state.with_event(event)  # raises before anything is written
+    seq = len(record.state.events)
+    session.add(
+        ClockEventRow(
+            clock_id=clock_id,
+            seq=seq,
+            action=event.action.value,
+            at=event.at,
+            value=event.value,
+            user_id=user_id,
+        )
+    )
+    if event.action is ClockAction.END:
+        row = session.get(Clock, clock_id)
+        assert row is not None
+        row.ended_at = event.at
+        session.add(row)
+    session.flush()
+    return ClockRecord(
+        id=record.id,
+        guild_id=record.guild_id,
+        channel_id=record.channel_id,
+        ping_role_id=record.ping_role_id,
+        status_message_id=record.status_message_id,
+        created_by=record.created_by,
+        state=state,
+        announced=record.announced,
+    )
+
+
+def record_announcements(
+    *, session: Session, clock_id: int, keys: Iterable[str], at: dt.datetime
+) -> list[str]:
+    """Record announcements as made; call it before posting them.
+
+    Args:
+        session: the unit of work.
+        clock_id: the clock.
+        keys: announcement keys, in posting order.
+        at: when they are recorded.
+
+    Returns:
+        The keys that were not recorded before, in the given order; only those may be posted.
+    """
+    wanted = list(dict.fromkeys(keys))
+    if not wanted:
+        return []
+    existing = set(
+        session.execute(
+            select(col(ClockAnnouncementRow.key)).where(
+                col(ClockAnnouncementRow.clock_id) == clock_id,
+                col(ClockAnnouncementRow.key).in_(wanted),
+            )
+        ).scalars()
+    )
+    fresh = [k for k in wanted if k not in existing]
+    made_at = _aware(at, "announcement")
+    session.add_all(ClockAnnouncementRow(clock_id=clock_id, key=k, made_at=made_at) for k in fresh)
+    session.flush()
+    return fresh
+
+
+def set_status_message(*, session: Session, clock_id: int, message_id: int | None) -> None:
+    """Remember (or forget, with None) the clock's live status message.
+
+    Raises:
+        NotFound: no such clock.
+    """
+    row = session.get(Clock, clock_id)
+    if row is None:
+        raise NotFound(f"There is no clock {clock_id}.")
+    row.status_message_id = message_id
+    session.add(row)
+    session.flush()
+
+
+def count_announcements(*, session: Session, clock_id: int) -> int:
+    """How many announcements a clock has recorded (for tests and health checks)."""
+    query = select(func.count()).where(col(ClockAnnouncementRow.clock_id) == clock_id)
+    return int(session.execute(query).scalar_one())
+
+
+def _load(rows: list[Clock], session: Session) -> list[ClockRecord]:
+    ids = [r.id for r in rows]
+    if not ids:
+        return []
+    events: dict[int, list[ClockEventRow]] = {i: [] for i in ids if i is not None}
+    for ev in session.execute(
+        select(ClockEventRow)
+        .where(col(ClockEventRow.clock_id).in_(ids))
+        .order_by(col(ClockEventRow.clock_id), col(ClockEventRow.seq))
+    ).scalars():
+        events[ev.clock_id].append(ev)
+    made: dict[int, list[str]] = {i: [] for i in ids if i is not None}
+    for clock_id, key in session.execute(
+        select(col(ClockAnnouncementRow.clock_id), col(ClockAnnouncementRow.key)).where(
+            col(ClockAnnouncementRow.clock_id).in_(ids)
+        )
+    ):
+        made[clock_id].append(key)
+    return [_record(r, events[r.id], made[r.id]) for r in rows if r.id is not None]
+
+
+def _record(row: Clock, events: list[ClockEventRow], made: list[str]) -> ClockRecord:
+    assert row.id is not None
+    state = ClockState(
+        structure=load_structure(row.structure),
+        started_at=utc(row.started_at),
+        level_seconds=row.level_seconds,
+        break_seconds=row.break_seconds,
+        events=tuple(ClockEvent(ClockAction(e.action), utc(e.at), e.value) for e in events),
+        warning_seconds=tuple(float(w) for w in row.warning_seconds.split(",") if w),
+    )
+    return ClockRecord(
+        id=row.id,
+        guild_id=row.guild_id,
+        channel_id=row.channel_id,
+        ping_role_id=row.ping_role_id,
+        status_message_id=row.status_message_id,
+        created_by=row.created_by,
+        state=state,
+        announced=frozenset(made),
+    )
