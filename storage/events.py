@@ -563,7 +563,11 @@ def _check_receipt_refs(
 
 def _summary_query(league_id: int) -> Any:
     players = (
-        select(Result.event_id, func.count().label("n")).group_by(col(Result.event_id)).subquery()
+        sa_select(func.count())
+        .select_from(Result)
+        .where(col(Result.event_id) == col(Event.id))
+        .correlate(Event)
+        .scalar_subquery()
     )
     return (
         sa_select(
@@ -574,11 +578,10 @@ def _summary_query(league_id: int) -> Any:
             col(Event.kind),
             col(Event.status),
             col(Event.void_reason),
-            func.coalesce(players.c.n, 0),
+            players,
         )
         .join(Season, col(Season.id) == Event.season_id)
         .join(Location, col(Location.id) == Event.location_id)
-        .join(players, players.c.event_id == Event.id, isouter=True)
         .where(col(Event.league_id) == league_id)
     )
 
