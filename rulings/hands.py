@@ -67,7 +67,11 @@ class HandCategory(enum.IntEnum):
     def with_article(self) -> str:
         """The name with an article, for sentences ("a full house", "two pair")."""
         label = self.label.lower()
-        if self is HandCategory.TWO_PAIR:
+        if self in (
+            HandCategory.TWO_PAIR,
+            HandCategory.THREE_OF_A_KIND,
+            HandCategory.FOUR_OF_A_KIND,
+        ):
             return label
         if self is HandCategory.HIGH_CARD:
             return "high card"
@@ -528,6 +532,8 @@ def explain_win(winner: HandValue, loser: HandValue) -> str:
     if step == 0:
         if wc is HandCategory.TWO_PAIR:
             return f"the higher top pair: {_plural(w)} beat {_plural(lo)}"
+        if wc is HandCategory.PAIR:
+            return f"a pair of {_plural(w)} beats a pair of {_plural(lo)}"
         return f"{_made(winner)} beat {_made(loser)}"
     if wc is HandCategory.TWO_PAIR and step == 1:
         return (
