@@ -1,10 +1,52 @@
-"""Placeholder: this topic's sub-commands are being built (see the open issues)."""
+"""`pokerfloor hand`: evaluate hands, compare them, and give exact odds.
+
+``pokerfloor hand "As Ks vs Qh Qd" --board "2c 7d 9h" [--json]``; the text takes the same
+grammar as Discord's ``/hand`` (players separated by ``vs`` or ``|``, ``name:`` prefixes, a
+``board ...`` tail, or a lone hand of 5 to 7 cards).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import logging
+import sys
 from typing import Any
+
+import rulings
+from bot.views.hand import hand_reply
+
+log = logging.getLogger(__name__)
+
+EXIT_USAGE = 2
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Add this topic's sub-commands (none yet)."""
+    """Add the ``hand`` sub-command."""
+    parser = sub.add_parser(
+        "hand",
+        help="evaluate or compare hands, with exact odds",
+        description=(
+            'Evaluate a hand ("As Ks Qs Js Ts"), or compare players ("As Ks vs Qh Qd") with '
+            "exact win/tie odds on any board."
+        ),
+    )
+    parser.add_argument("query", help='players and cards, e.g. "alice: As Ks vs bob: Qh Qd"')
+    parser.add_argument("--board", help='board cards, e.g. "2c 7d 9h"')
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Answer one hand query; exit 2 with one line on stderr for a bad query."""
+    try:
+        if args.json:
+            report = rulings.analyse(rulings.parse_hand_query(args.query, args.board))
+            sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
+        else:
+            sys.stdout.write(hand_reply(args.query, args.board).to_text() + "\n")
+    except rulings.RulingsError as error:
+        log.debug("hand query rejected: %s", error)
+        sys.stderr.write(f"pokerfloor hand: {error}\n")
+        return EXIT_USAGE
+    return 0
