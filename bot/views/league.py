@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 ROWS_PER_PAGE = 25
 DESCRIPTION_LIMIT = 4096
 FIELD_LIMIT = 1024
-_NAME_WIDTH = 18
+_NAME_WIDTH = 20
 
 _STATUS = {"qualified": "qualified", "conversion": "by conversion", "not_qualified": "not yet"}
 _COMPONENT_LABELS = {
