@@ -2,4 +2,5 @@
 
 import storage.bot_models
 import storage.clock_models
+import storage.guild_settings_models
 import storage.league_models  # noqa: F401

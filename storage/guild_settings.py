@@ -1,0 +1,188 @@
+"""A Discord server's league settings: director role, results channel, clock ping role, preset.
+
+One league per Discord server (``storage.leagues``); its Discord-only settings live in the
+``guild_setting`` table. Reading never writes: a server with no league yet reads as the
+defaults (no director role, no results channel, the ``btown`` preset). Every change is in
+the audit log with its before and after.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sqlmodel import Session
+
+from rulings.league import league_presets
+from storage.audit import add_audit_entry
+from storage.errors import NotFound, StorageError
+from storage.guild_settings_models import GuildSetting
+from storage.leagues import LeagueInfo, ensure_league, get_league, update_league_rules
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PRESET = "btown"
+
+
+class _Keep:
+    """The type of ``KEEP``: leave a setting as it is."""
+
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+KEEP: Final = _Keep()
+"""Pass for a setting that must not change (``None`` clears it)."""
+
+
+@dataclass(frozen=True)
+class GuildSettings:
+    """A server's league settings.
+
+    Attributes:
+        guild_id: The Discord server.
+        league_id: Its league, or None before the first write creates it.
+        preset: The league rules preset (``btown`` until changed).
+        director_role_id: Members with this role may use the director commands.
+        results_channel_id: Where every director write is announced.
+        clock_ping_role_id: The role the tournament clock pings on level changes.
+    """
+
+    guild_id: int
+    league_id: int | None = None
+    preset: str = DEFAULT_PRESET
+    director_role_id: int | None = None
+    results_channel_id: int | None = None
+    clock_ping_role_id: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings a director can change, for the audit log."""
+        return {
+            "preset": self.preset,
+            "director_role_id": self.director_role_id,
+            "results_channel_id": self.results_channel_id,
+            "clock_ping_role_id": self.clock_ping_role_id,
+        }
+
+
+def _settings(session: Session, guild_id: int, league: LeagueInfo | None) -> GuildSettings:
+    if league is None:
+        return GuildSettings(guild_id=guild_id)
+    row = session.get(GuildSetting, league.id)
+    return GuildSettings(
+        guild_id=guild_id,
+        league_id=league.id,
+        preset=league.preset,
+        director_role_id=row.director_role_id if row else None,
+        results_channel_id=row.results_channel_id if row else None,
+        clock_ping_role_id=row.clock_ping_role_id if row else None,
+    )
+
+
+def get_guild_settings(*, session: Session, guild_id: int) -> GuildSettings:
+    """Return a server's settings; the defaults when it has no league yet (nothing written)."""
+    try:
+        league: LeagueInfo | None = get_league(session=session, guild_id=guild_id)
+    except NotFound:
+        league = None
+    return _settings(session, guild_id, league)
+
+
+def get_guild_league(*, session: Session, guild_id: int) -> LeagueInfo:
+    """Return a server's league for reading.
+
+    Raises:
+        NotFound: the server has no league yet (said in words a player understands).
+    """
+    try:
+        return get_league(session=session, guild_id=guild_id)
+    except NotFound:
+        raise NotFound(
+            "this server has no league yet; a director starts it by recording an event"
+        ) from None
+
+
+def ensure_guild_league(
+    *, session: Session, guild_id: int, actor: str, now: dt.datetime | None = None
+) -> LeagueInfo:
+    """Return a server's league, creating it (``btown`` rules) on its first write."""
+    return ensure_league(
+        session=session, guild_id=guild_id, preset=DEFAULT_PRESET, actor=actor, now=now
+    )
+
+
+def update_guild_settings(
+    *,
+    session: Session,
+    guild_id: int,
+    actor: str,
+    director_role_id: int | _Keep | None = KEEP,
+    results_channel_id: int | _Keep | None = KEEP,
+    clock_ping_role_id: int | _Keep | None = KEEP,
+    preset: str | None = None,
+    now: dt.datetime | None = None,
+) -> tuple[GuildSettings, GuildSettings]:
+    """Change a server's settings; ``KEEP`` leaves one as it is, None clears it.
+
+    Args:
+        session: The unit of work.
+        guild_id: The Discord server.
+        actor: Who changes them, for the audit log.
+        director_role_id: The director role.
+        results_channel_id: The results channel.
+        clock_ping_role_id: The clock's ping role.
+        preset: A league rules preset (``rulings.league_presets()``); None keeps it.
+        now: The time of the change (UTC).
+
+    Returns:
+        The settings before and after.
+
+    Raises:
+        StorageError: nothing to change, or an id that is not a Discord id.
+        LeagueConfigError: an unknown preset (nothing is changed).
+    """
+    changes = {
+        "director_role_id": director_role_id,
+        "results_channel_id": results_channel_id,
+        "clock_ping_role_id": clock_ping_role_id,
+    }
+    given = {k: v for k, v in changes.items() if not isinstance(v, _Keep)}
+    if not given and preset is None:
+        raise StorageError("give at least one setting to change")
+    for key, value in given.items():
+        if value is not None and (type(value) is not int or value <= 0):
+            raise StorageError(f"{key.removesuffix('_id').replace('_', ' ')} must be a Discord id")
+    if preset is not None and preset.strip().lower() not in league_presets():
+        known = ", ".join(league_presets())
+        raise StorageError(f"unknown league preset '{preset}' (known: {known})")
+    league = ensure_guild_league(session=session, guild_id=guild_id, actor=actor, now=now)
+    before = _settings(session, guild_id, league)
+    if preset is not None and preset.strip().lower() != league.preset:
+        update_league_rules(
+            session=session,
+            league_id=league.id,
+            preset=preset.strip().lower(),
+            actor=actor,
+            now=now,
+        )
+        league = get_league(session=session, guild_id=guild_id)
+    if given:
+        row = session.get(GuildSetting, league.id) or GuildSetting(league_id=league.id)
+        for key, value in given.items():
+            setattr(row, key, value)
+        session.add(row)
+        session.flush()
+    after = _settings(session, guild_id, league)
+    add_audit_entry(
+        session=session,
+        league_id=league.id,
+        actor=actor,
+        action="settings.update",
+        target=f"league:{league.name}",
+        before=before.as_dict(),
+        after=after.as_dict(),
+        now=now,
+    )
+    return before, after
