@@ -263,4 +263,3 @@ def test_correction_needs_a_reason_and_void_events_are_not_changed(session):
             edit=EventEdit(bounty=("Bob", 1)),
             actor="x",
         )
-
