@@ -166,6 +166,33 @@ def get_running_clock(*, session: Session, channel_id: int) -> ClockRecord:
     return record
 
 
+def get_clock_for_channel(
+    *, session: Session, channel_id: int, guild_id: int | None = None
+) -> ClockRecord:
+    """The clock a command in ``channel_id`` means.
+
+    The channel's running clock; failing that, with ``guild_id``, the server's only running
+    clock (a director may run a clock that announces in another channel).
+
+    Raises:
+        NotFound: no such clock, or several run on the server and none in this channel.
+    """
+    record = find_running_clock(session=session, channel_id=channel_id)
+    if record is not None:
+        return record
+    if guild_id is not None:
+        rows = list(
+            session.exec(
+                select(Clock).where(col(Clock.guild_id) == guild_id, col(Clock.ended_at).is_(None))
+            )
+        )
+        if len(rows) == 1:
+            return _load(rows, session)[0]
+        if rows:
+            raise NotFound("Several clocks are running on this server; use the clock's channel.")
+    raise NotFound("No clock is running in this channel. Start one with /clock start.")
+
+
 def list_running_clocks(*, session: Session) -> list[ClockRecord]:
     """Every clock not ended, oldest first (three queries whatever their number)."""
     rows = session.execute(

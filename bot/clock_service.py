@@ -1,0 +1,449 @@
+"""The live tournament clock: runs every stored clock, posts its announcements, keeps it alive.
+
+Truth is in the database (``storage.clocks``): a clock's start and the director's actions. The
+scheduler's jobs are derived from that state after every change, one date job per clock at its
+next announcement and one per clock for the status message, so nothing is lost by a restart:
+
+* every announcement has a stable key; keys are recorded in the same transaction that decides
+  what is due, *before* anything is posted. A crash between the two costs at most one message,
+  never a duplicate;
+* on start-up every running clock resumes; announcements missed while the bot was down are
+  folded into one catch-up message ("We are now at level 6: blinds 1,000/2,000"); a paused
+  clock stays paused;
+* each clock has one live status message, edited at most every ``status_interval`` seconds
+  (30 s), and only when its text changed.
+
+Posting goes through an injected ``ClockPoster`` (the Discord cog provides one; tests and the
+benchmark use others), so the service never imports discord.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from sqlmodel import Session
+
+from bot.database import Database
+from bot.reply import Field, Reply
+from rulings import (
+    Announcement,
+    Break,
+    ClockAction,
+    announcements_between,
+    catch_up,
+    format_seconds,
+    next_announcement_at,
+    position_at,
+)
+from storage import clocks
+from storage.clocks import ClockRecord
+
+log = logging.getLogger(__name__)
+
+STATUS_INTERVAL_S = 30.0
+
+
+@dataclass(frozen=True)
+class ClockStatus:
+    """What the live status message shows.
+
+    Attributes:
+        clock_id: the clock (director buttons carry it).
+        reply: the message itself.
+        is_paused: the pause button reads "Resume" when True.
+        is_ended: no buttons once the clock ended.
+    """
+
+    clock_id: int
+    reply: Reply
+    is_paused: bool
+    is_ended: bool
+
+
+class ClockPoster(Protocol):
+    """Where a clock's messages go (Discord in production)."""
+
+    async def announce(
+        self, channel_id: int, announcement: Announcement, ping_role_id: int | None
+    ) -> None:
+        """Post one announcement; ping ``ping_role_id`` only when ``announcement.pings``."""
+
+    async def post_status(self, channel_id: int, status: ClockStatus) -> int:
+        """Post the live status message; return its id."""
+
+    async def edit_status(self, channel_id: int, message_id: int, status: ClockStatus) -> bool:
+        """Edit the live status message; return False when it no longer exists."""
+
+
+def utcnow() -> dt.datetime:
+    """The current time in UTC (the service's default clock)."""
+    return dt.datetime.now(dt.UTC)
+
+
+def status_reply(record: ClockRecord, now: dt.datetime) -> Reply:
+    """The live status of a clock: level, time left, next level, next break.
+
+    Args:
+        record: the clock.
+        now: the moment shown.
+
+    Returns:
+        A public reply.
+    """
+    pos = position_at(record.state, now)
+    structure = record.state.structure
+    if isinstance(pos.step, Break):
+        now_text = f"**Break {pos.step.number}**"
+        if pos.step.chip_up:
+            now_text += f"\nChip-up: {pos.step.chip_up}"
+    else:
+        now_text = f"**Level {pos.step.number}**: blinds **{pos.step.blinds}**"
+    if pos.is_ended:
+        left = "The clock has ended."
+    elif pos.is_paused:
+        left = f"{format_seconds(pos.remaining)} (paused)"
+    else:
+        assert pos.ends_at is not None
+        left = f"{format_seconds(pos.remaining)} (ends <t:{int(pos.ends_at.timestamp())}:T>)"
+    fields = [Field("Now", now_text), Field("Time left", left, inline=True)]
+    if pos.next_level is not None and not pos.is_ended:
+        fields.append(
+            Field("Next level", f"{pos.next_level.number}: {pos.next_level.blinds}", inline=True)
+        )
+    if pos.next_break is not None and pos.seconds_to_break is not None and not pos.is_ended:
+        fields.append(
+            Field(
+                "Next break",
+                f"Break {pos.next_break.number} in {format_seconds(pos.seconds_to_break)}",
+                inline=True,
+            )
+        )
+    if pos.is_late_registration_open is not None and not pos.is_ended:
+        late = structure.late_registration_step
+        assert late is not None
+        step = structure.steps[late]
+        until = f"break {step.number}" if isinstance(step, Break) else f"level {step.number}"
+        text = f"Open until the end of {until}" if pos.is_late_registration_open else "Closed"
+        fields.append(Field("Late registration", text, inline=True))
+    return Reply(
+        title=f"Tournament clock: {structure.title}",
+        fields=tuple(fields),
+        citation=structure.source or None,
+        footer=f"As of <t:{int(now.timestamp())}:T>; updated every 30 seconds.",
+    )
+
+
+@dataclass
+class _Live:
+    """In-memory bookkeeping of one clock (rebuilt from the database on start-up)."""
+
+    lock: asyncio.Lock
+    channel_id: int
+    last_status_edit: float | None = None  # time.monotonic() of the last status post/edit
+    last_status: ClockStatus | None = None
+
+
+class ClockService:
+    """Runs the clocks of one bot process.
+
+    Args:
+        db: storage access off the event loop.
+        poster: where messages go.
+        now: the wall clock (UTC, timezone-aware); tests inject their own.
+        status_interval: seconds between status-message edits (at most one edit per period).
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        poster: ClockPoster,
+        *,
+        now: Callable[[], dt.datetime] = utcnow,
+        status_interval: float = STATUS_INTERVAL_S,
+    ) -> None:
+        self.db = db
+        self.poster = poster
+        self.now = now
+        self.status_interval = status_interval
+        self.scheduler: Any = None
+        self._live: dict[int, _Live] = {}
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the scheduler and resume every running clock (one catch-up message each)."""
+        self.scheduler = AsyncIOScheduler(
+            timezone=dt.UTC,
+            event_loop=asyncio.get_running_loop(),
+            job_defaults={"misfire_grace_time": None, "coalesce": True, "max_instances": 4},
+        )
+        self.scheduler.start()
+        count = await self.resume_all()
+        log.info("clock service started; %d clocks resumed", count)
+
+    async def resume_all(self) -> int:
+        """Resume every running clock: one catch-up message each for what was missed.
+
+        Returns:
+            How many clocks were resumed.
+        """
+        records = await self.db.run(clocks.list_running_clocks)
+        for record in records:
+            self._live.setdefault(record.id, _Live(asyncio.Lock(), record.channel_id))
+        await asyncio.gather(*(self._resume(r.id) for r in records))
+        return len(records)
+
+    async def run_due(self, clock_id: int) -> None:
+        """Post whatever is due now for one clock (the scheduler's job; tests call it)."""
+        await self._process(clock_id)
+
+    async def stop(self) -> None:
+        """Stop the scheduler; stored clocks keep their state for the next start."""
+        if self.scheduler is not None and self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        self.scheduler = None
+        self._live.clear()
+
+    async def _resume(self, clock_id: int) -> None:
+        try:
+            await self._process(clock_id, collapse=True)
+            await self._status(clock_id, force=True)
+        except Exception:
+            log.exception("could not resume clock %s", clock_id)
+
+    # -- director commands ----------------------------------------------------------------
+
+    async def start_clock(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        structure: str,
+        created_by: int,
+        level_minutes: float | None = None,
+        break_minutes: float | None = None,
+        ping_role_id: int | None = None,
+    ) -> ClockRecord:
+        """Start a clock in a channel, post its status message and its first announcement.
+
+        Raises:
+            AlreadyExists: the channel has a running clock.
+            BlindStructureError: unknown structure.
+            ClockError: a level length out of range.
+        """
+        record = await self.db.run(
+            clocks.add_clock,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            structure=structure,
+            started_at=self.now(),
+            created_by=created_by,
+            level_seconds=None if level_minutes is None else level_minutes * 60,
+            break_seconds=None if break_minutes is None else break_minutes * 60,
+            ping_role_id=ping_role_id,
+        )
+        self._live[record.id] = _Live(asyncio.Lock(), channel_id)
+        await self._status(record.id, force=True)
+        await self._process(record.id)
+        return await self.db.run(clocks.get_clock, clock_id=record.id)
+
+    async def act(
+        self,
+        channel_id: int,
+        action: ClockAction,
+        value: float = 0.0,
+        *,
+        user_id: int | None = None,
+        guild_id: int | None = None,
+    ) -> ClockRecord:
+        """Apply a director action to the channel's running clock.
+
+        Args:
+            channel_id: where the command was used.
+            action: what to do.
+            value: minutes, level number or ante, as the action needs.
+            user_id: the director.
+            guild_id: the server; when given and the channel has no clock, the server's only
+                running clock is used (a clock announcing in another channel).
+
+        Raises:
+            NotFound: no clock runs in the channel (or, with ``guild_id``, several do).
+            ClockError: the action does not apply now (nothing changes).
+            BlindStructureError: an ante above the small blind (nothing changes).
+        """
+        record = await self.db.run(
+            clocks.get_clock_for_channel, channel_id=channel_id, guild_id=guild_id
+        )
+        return await self.act_on(record.id, action, value, user_id=user_id)
+
+    async def act_on(
+        self, clock_id: int, action: ClockAction, value: float = 0.0, *, user_id: int | None = None
+    ) -> ClockRecord:
+        """Apply a director action to one clock (the status message's buttons use this)."""
+        live = await self._live_for(clock_id)
+        async with live.lock:
+            record = await self.db.run(
+                clocks.add_clock_event,
+                clock_id=clock_id,
+                action=action,
+                at=self.now(),
+                value=value,
+                user_id=user_id,
+            )
+        await self._process(clock_id)
+        await self._status(clock_id)
+        return record
+
+    async def status(self, channel_id: int, *, guild_id: int | None = None) -> Reply:
+        """The status of the channel's running clock (for ``/clock status``).
+
+        Raises:
+            NotFound: no clock runs in the channel (see ``act`` for ``guild_id``).
+        """
+        record = await self.db.run(
+            clocks.get_clock_for_channel, channel_id=channel_id, guild_id=guild_id
+        )
+        return status_reply(record, self.now())
+
+    # -- the engine -----------------------------------------------------------------------
+
+    async def _live_for(self, clock_id: int) -> _Live:
+        live = self._live.get(clock_id)
+        if live is None:
+            record = await self.db.run(clocks.get_clock, clock_id=clock_id)
+            live = self._live.setdefault(clock_id, _Live(asyncio.Lock(), record.channel_id))
+        return live
+
+    async def _tick(self, clock_id: int, scheduled: dt.datetime) -> None:
+        """Scheduler job: post what is due, then schedule the next one."""
+        try:
+            await self._process(clock_id, scheduled=scheduled)
+        except Exception:
+            log.exception("clock %s: announcement job failed", clock_id)
+
+    async def _process(
+        self, clock_id: int, *, scheduled: dt.datetime | None = None, collapse: bool = False
+    ) -> None:
+        """Claim the due announcements (recorded before posting), post them, reschedule."""
+        live = await self._live_for(clock_id)
+        async with live.lock:
+            now = self.now()
+            # A job may wake a hair before its time; what it was scheduled for is due.
+            until = now if scheduled is None else max(now, scheduled)
+            record, to_post = await self.db.run(
+                _claim_due, clock_id=clock_id, until=until, now=now, collapse=collapse
+            )
+            for announcement in to_post:
+                try:
+                    await self.poster.announce(record.channel_id, announcement, record.ping_role_id)
+                except Exception:
+                    # Already recorded: lost rather than repeated; the status message still tells.
+                    log.exception("clock %s: could not post %s", clock_id, announcement.key)
+            self._reschedule(record, until)
+
+    def _reschedule(self, record: ClockRecord, after: dt.datetime) -> None:
+        if self.scheduler is None:
+            return
+        job_id = f"clock:{record.id}"
+        when = None if record.is_ended else next_announcement_at(record.state, after)
+        if when is None:
+            if self.scheduler.get_job(job_id) is not None:
+                self.scheduler.remove_job(job_id)
+            return
+        self.scheduler.add_job(
+            self._tick,
+            "date",
+            run_date=when,
+            args=[record.id, when],
+            id=job_id,
+            replace_existing=True,
+        )
+
+    async def _status(self, clock_id: int, *, force: bool = False) -> None:
+        """Bring the status message up to date now, or at the end of the 30-second window."""
+        live = await self._live_for(clock_id)
+        since = None if live.last_status_edit is None else time.monotonic() - live.last_status_edit
+        if not force and since is not None and since < self.status_interval:
+            self._schedule_status(clock_id, self.status_interval - since)
+            return
+        try:
+            await self._edit_status(clock_id, live)
+        except Exception:
+            log.exception("clock %s: status update failed", clock_id)
+        self._schedule_status(clock_id, self.status_interval)
+
+    def _schedule_status(self, clock_id: int, delay: float) -> None:
+        if self.scheduler is None or clock_id not in self._live:
+            return
+        self.scheduler.add_job(
+            self._status,
+            "date",
+            run_date=utcnow() + dt.timedelta(seconds=delay),
+            args=[clock_id],
+            id=f"clock-status:{clock_id}",
+            replace_existing=True,
+        )
+
+    async def _edit_status(self, clock_id: int, live: _Live) -> None:
+        record = await self.db.run(clocks.get_clock, clock_id=clock_id)
+        pos_now = self.now()
+        status = ClockStatus(
+            clock_id=clock_id,
+            reply=status_reply(record, pos_now),
+            is_paused=position_at(record.state, pos_now).is_paused,
+            is_ended=record.is_ended,
+        )
+        unchanged = live.last_status is not None and _same(live.last_status, status)
+        if record.status_message_id is not None and unchanged:
+            return  # a paused or ended clock's status does not change: no edit
+        edited = False
+        if record.status_message_id is not None:
+            edited = await self.poster.edit_status(
+                record.channel_id, record.status_message_id, status
+            )
+        if not edited:
+            message_id = await self.poster.post_status(record.channel_id, status)
+            await self.db.run(clocks.set_status_message, clock_id=clock_id, message_id=message_id)
+        live.last_status_edit = time.monotonic()
+        live.last_status = status
+        if record.is_ended:
+            self._forget(clock_id)
+
+    def _forget(self, clock_id: int) -> None:
+        self._live.pop(clock_id, None)
+        if self.scheduler is None:
+            return
+        for job_id in (f"clock:{clock_id}", f"clock-status:{clock_id}"):
+            if self.scheduler.get_job(job_id) is not None:
+                self.scheduler.remove_job(job_id)
+
+
+def _same(a: ClockStatus, b: ClockStatus) -> bool:
+    """Equal but for the "as of" footer."""
+    return (a.reply.fields, a.is_paused, a.is_ended) == (b.reply.fields, b.is_paused, b.is_ended)
+
+
+def _claim_due(
+    *, session: Session, clock_id: int, until: dt.datetime, now: dt.datetime, collapse: bool
+) -> tuple[ClockRecord, list[Announcement]]:
+    """In one transaction: what is due and not yet made, recorded as made now.
+
+    With ``collapse`` (start-up) everything missed becomes one catch-up message.
+    """
+    record = clocks.get_clock(session=session, clock_id=clock_id)
+    due = [
+        a for a in announcements_between(record.state, None, until) if a.key not in record.announced
+    ]
+    if not due:
+        return record, []
+    posts = [catch_up(record.state, due, now)] if collapse else due
+    keys = [a.key for a in due] + ([posts[0].key] if collapse else [])
+    fresh = set(clocks.record_announcements(session=session, clock_id=clock_id, keys=keys, at=now))
+    return record, [a for a in posts if a.key in fresh]

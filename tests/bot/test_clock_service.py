@@ -1,0 +1,266 @@
+"""The clock service with injected time and a recording poster (no scheduler, no Discord)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from bot.clock_service import ClockService, ClockStatus, status_reply
+from bot.database import Database
+from rulings import Announcement, BlindStructureError, ClockAction, ClockError
+from storage import clocks
+from storage.errors import AlreadyExists, NotFound
+
+T0 = dt.datetime(2026, 3, 5, 19, 0, tzinfo=dt.UTC)
+CHANNEL = 555
+ROLE = 777
+
+
+@dataclass
+class Poster:
+    """Records what the service posts."""
+
+    posts: list[tuple[int, str, bool, int | None]] = field(default_factory=list)
+    statuses: list[tuple[str, int, ClockStatus]] = field(default_factory=list)
+    fail_next: bool = False
+    deleted: set[int] = field(default_factory=set)
+    _ids: int = 1000
+
+    async def announce(
+        self, channel_id: int, announcement: Announcement, ping_role_id: int | None
+    ) -> None:
+        if self.fail_next:
+            self.fail_next = False
+            raise RuntimeError("Discord is down")
+        self.posts.append((channel_id, announcement.text, announcement.pings, ping_role_id))
+
+    async def post_status(self, channel_id: int, status: ClockStatus) -> int:
+        self._ids += 1
+        self.statuses.append(("post", self._ids, status))
+        return self._ids
+
+    async def edit_status(self, channel_id: int, message_id: int, status: ClockStatus) -> bool:
+        if message_id in self.deleted:
+            return False
+        self.statuses.append(("edit", message_id, status))
+        return True
+
+    def texts(self) -> list[str]:
+        return [p[1] for p in self.posts]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+    def advance(self, minutes: float) -> None:
+        self.now += dt.timedelta(minutes=minutes)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def poster() -> Poster:
+    return Poster()
+
+
+@pytest.fixture
+def service(engine: Engine, poster: Poster, clock: Clock) -> ClockService:
+    return ClockService(Database(engine), poster, now=clock, status_interval=0)
+
+
+async def start(service: ClockService, **kw: Any) -> int:
+    record = await service.start_clock(
+        guild_id=1, channel_id=CHANNEL, structure=kw.pop("structure", "btown"), created_by=9, **kw
+    )
+    return record.id
+
+
+async def test_start_posts_status_then_level_1(service: ClockService, poster: Poster):
+    await start(service, ping_role_id=ROLE)
+    assert poster.posts == [(CHANNEL, "Level 1: blinds 100/200", True, ROLE)]
+    kind, _, status = poster.statuses[0]
+    assert kind == "post"
+    assert status.reply.fields[0].value == "**Level 1**: blinds **100/200**"
+    assert not status.is_paused
+
+
+async def test_due_announcements_are_posted_once_in_order(
+    service: ClockService, poster: Poster, clock: Clock
+):
+    clock_id = await start(service)
+    clock.advance(19)
+    await service.run_due(clock_id)
+    await service.run_due(clock_id)  # nothing new
+    clock.advance(1)
+    await service.run_due(clock_id)
+    assert poster.texts() == [
+        "Level 1: blinds 100/200",
+        "One minute left in level 1. Next: level 2: blinds 200/400.",
+        "Level 2: blinds 200/400",
+    ]
+    assert [p[2] for p in poster.posts] == [True, False, True]  # only levels ping
+
+
+async def test_director_actions_post_at_once_and_bad_ones_change_nothing(
+    service: ClockService, poster: Poster, clock: Clock
+):
+    await start(service)
+    clock.advance(5)
+    await service.act(CHANNEL, ClockAction.PAUSE, user_id=9)
+    with pytest.raises(ClockError, match="already paused"):
+        await service.act(CHANNEL, ClockAction.PAUSE)
+    clock.advance(30)
+    await service.act(CHANNEL, ClockAction.RESUME)
+    await service.act(CHANNEL, ClockAction.NEXT)
+    with pytest.raises(BlindStructureError, match=r"small blind \(200\)"):
+        await service.act(CHANNEL, ClockAction.ANTE, 300)
+    assert poster.texts() == [
+        "Level 1: blinds 100/200",
+        "The clock is paused: level 1 (100/200), 15:00 left.",
+        "The clock is running again: level 1 (100/200), 15:00 left.",
+        "Level 2: blinds 200/400",
+    ]
+    with pytest.raises(NotFound, match="No clock is running"):
+        await service.act(CHANNEL + 1, ClockAction.PAUSE)
+
+
+async def test_a_clock_announcing_elsewhere_is_found_from_its_server(
+    service: ClockService, poster: Poster
+):
+    await start(service)
+    await service.act(CHANNEL + 1, ClockAction.PAUSE, guild_id=1)
+    assert poster.texts()[-1].startswith("The clock is paused")
+    reply = await service.status(CHANNEL + 1, guild_id=1)
+    assert "(paused)" in reply.fields[1].value
+
+
+async def test_one_clock_per_channel_but_several_per_server(service: ClockService, poster: Poster):
+    await start(service)
+    with pytest.raises(AlreadyExists):
+        await start(service)
+    await service.start_clock(
+        guild_id=1, channel_id=CHANNEL + 1, structure="poker-pub", created_by=9
+    )
+    assert [p[0] for p in poster.posts] == [CHANNEL, CHANNEL + 1]
+    with pytest.raises(NotFound, match="Several clocks"):
+        await service.act(CHANNEL + 2, ClockAction.PAUSE, guild_id=1)
+
+
+async def test_restart_collapses_missed_announcements_into_one_catch_up(
+    engine: Engine, service: ClockService, poster: Poster, clock: Clock
+):
+    await start(service, ping_role_id=ROLE)
+    clock.advance(15)
+    await service.run_due(1)
+    await service.stop()
+    # down for an hour and a half: level 2..5, break 1 and level 6 were missed
+    clock.advance(100)
+    restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    assert await restarted.resume_all() == 1
+    assert poster.texts()[1:] == [
+        "We are now at level 6: blinds 1,000/2,000, 15:00 left. Late registration is closed."
+    ]
+    assert poster.posts[-1][2] is True  # it covers level announcements: pings the role
+    again = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    await again.resume_all()  # a second restart at once: nothing more
+    clock.advance(14)
+    await again.run_due(1)
+    assert poster.texts()[2:] == ["One minute left in level 6. Next: level 7: blinds 2,000/4,000."]
+
+
+async def test_restart_with_nothing_missed_posts_nothing(
+    engine: Engine, service: ClockService, poster: Poster, clock: Clock
+):
+    await start(service)
+    clock.advance(3)
+    restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    await restarted.resume_all()
+    assert poster.texts() == ["Level 1: blinds 100/200"]
+
+
+async def test_a_paused_clock_stays_paused_across_a_restart(
+    engine: Engine, service: ClockService, poster: Poster, clock: Clock
+):
+    await start(service)
+    clock.advance(5)
+    await service.act(CHANNEL, ClockAction.PAUSE)
+    clock.advance(60)
+    restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    await restarted.resume_all()
+    assert len(poster.texts()) == 2
+    reply = await restarted.status(CHANNEL)
+    assert reply.fields[1].value == "15:00 (paused)"
+
+
+async def test_recorded_before_posting_a_failed_post_is_not_repeated(
+    engine: Engine, service: ClockService, poster: Poster, clock: Clock
+):
+    clock_id = await start(service)
+    clock.advance(19)
+    poster.fail_next = True
+    await service.run_due(clock_id)  # the warning is lost, not retried
+    await service.run_due(clock_id)
+    assert poster.texts() == ["Level 1: blinds 100/200"]
+    assert await Database(engine).run(clocks.count_announcements, clock_id=clock_id) == 2
+
+
+async def test_status_is_edited_only_when_it_changes(engine: Engine, poster: Poster, clock: Clock):
+    service = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    clock_id = await start(service)
+    await service.act(CHANNEL, ClockAction.PAUSE)
+    edits = len(poster.statuses)
+    clock.advance(1)
+    await service._status(clock_id)  # paused: nothing changed, no edit
+    assert len(poster.statuses) == edits
+    assert poster.statuses[-1][2].is_paused
+    poster.deleted.add(poster.statuses[0][1])
+    await service.act(CHANNEL, ClockAction.RESUME)
+    assert poster.statuses[-1][0] == "post"  # the status message was deleted: a new one
+    record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
+    assert record.status_message_id == poster.statuses[-1][1]
+
+
+async def test_status_edits_wait_for_the_interval(engine: Engine, poster: Poster, clock: Clock):
+    service = ClockService(Database(engine), poster, now=clock, status_interval=30)
+    await start(service)
+    await service.act(CHANNEL, ClockAction.PAUSE)
+    await service.act(CHANNEL, ClockAction.RESUME)
+    assert [s[0] for s in poster.statuses] == ["post"]  # edits wait for the 30 s window
+
+
+async def test_end_posts_a_final_status_without_buttons(
+    service: ClockService, poster: Poster, clock: Clock
+):
+    await start(service)
+    clock.advance(30)
+    await service.act(CHANNEL, ClockAction.END)
+    assert poster.texts()[-1] == "The clock has been stopped at level 2 (200/400)."
+    assert poster.statuses[-1][2].is_ended
+    with pytest.raises(NotFound):
+        await service.status(CHANNEL)
+
+
+def test_status_reply_names_level_time_next_level_break_and_late_registration():
+    from rulings import ClockState, load_structure
+    from storage.clocks import ClockRecord
+
+    state = ClockState(load_structure("btown"), T0, 1200, 600)
+    record = ClockRecord(1, 1, CHANNEL, None, None, 9, state, frozenset())
+    reply = status_reply(record, T0 + dt.timedelta(minutes=65.5))
+    values = {f.name: f.value for f in reply.fields}
+    assert values["Now"] == "**Level 4**: blinds **400/800**"
+    assert values["Time left"].startswith("14:30 (ends <t:")
+    assert values["Next level"] == "5: 500/1,000"
+    assert values["Next break"] == "Break 1 in 34:30"
+    assert values["Late registration"] == "Open until the end of break 1"
