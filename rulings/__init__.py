@@ -35,9 +35,11 @@ from rulings.errors import (
     InvalidCardsError,
     InvalidShowdownError,
     LeagueConfigError,
+    RulebookError,
     RulingsError,
     StackError,
     StrikeError,
+    UnknownRuleError,
 )
 from rulings.events import (
     EventRecord,
@@ -70,6 +72,15 @@ from rulings.points import (
     second_chance_points,
 )
 from rulings.premium import PremiumNote, premium_note
+from rulings.rulebook import Passage, Rulebook
+from rulings.search import (
+    Glossary,
+    Match,
+    RuleIndex,
+    SearchResult,
+    default_index,
+    load_rulebooks,
+)
 from rulings.showdown import (
     HandQuery,
     PlayerHand,
@@ -119,6 +130,7 @@ __all__ = [
     "Equity",
     "EventFormatError",
     "EventRecord",
+    "Glossary",
     "HandCategory",
     "HandQuery",
     "HandValue",
@@ -126,6 +138,8 @@ __all__ = [
     "InvalidShowdownError",
     "LeagueConfigError",
     "LeagueRules",
+    "Match",
+    "Passage",
     "PlayerHand",
     "PlayerResult",
     "Points",
@@ -136,7 +150,11 @@ __all__ = [
     "Rank",
     "RankedRow",
     "Receipt",
+    "RuleIndex",
+    "Rulebook",
+    "RulebookError",
     "RulingsError",
+    "SearchResult",
     "ShowdownReport",
     "StackError",
     "StandingRow",
@@ -146,6 +164,7 @@ __all__ = [
     "Suit",
     "Suspension",
     "TocStatus",
+    "UnknownRuleError",
     "active_strikes",
     "analyse",
     "announcements_between",
@@ -157,6 +176,7 @@ __all__ = [
     "build_pots",
     "catch_up",
     "check_ante",
+    "default_index",
     "equity",
     "evaluate",
     "evaluate_many",
@@ -173,6 +193,7 @@ __all__ = [
     "late_reduction",
     "league_presets",
     "load_league_rules",
+    "load_rulebooks",
     "load_structure",
     "next_announcement_at",
     "next_strike_level",

@@ -634,8 +634,6 @@ class _Parser:
         headings = tuple(h for h in node.headings if h)
         lines = list(node.lines)
         rows = [r for r in node.rows if r[0] and not r[0].startswith("\x00")]
-        if rows:
-            lines.append("; ".join(text for _, text in rows))
         out = self._text_passages(section, title, lines, headings, None)
         row_section = section
         row_node_path = list(node.path)

@@ -1,0 +1,830 @@
+"""Search the rulebooks the way players ask: keywords, questions, slang, typos and table look-ups.
+
+The pipeline, for the passages at build time and for every query:
+
+1. normalise: lower case, thousands separators dropped (``1,200`` -> ``1200``), ordinals and
+   number words to digits (``fifth``/``5th`` -> ``5``), hyphenated words kept whole and split
+   (``over-sized`` -> ``oversized``, ``over``, ``sized``);
+2. query only: a rule number (``2.G.d.6``, ``2-G-d-6``, ``2gd6``, ``bar rules 12``) or a passage
+   key answers directly; words the books never use are joined or split against the books'
+   vocabulary (``cellphone`` -> ``cell phone``) or corrected (``polcy`` -> ``policy``, rapidfuzz);
+3. light stemming and stop words;
+4. query only: the glossary (``rulings/data/glossary.toml``) adds the rulebook's words for players'
+   slang and synonyms (``cards speak`` -> ``cards read themselves``);
+5. a BM25F scorer over title, headings, text and table context, with a bonus for query words
+   that sit next to each other in the passage and for passages that cover more of the query.
+
+The league's own (home) book is preferred when it has a good answer; the other books' best
+answers are returned separately as what "other leagues say".
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import re
+import tomllib
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Levenshtein
+
+from rulings.errors import RulebookError, UnknownRuleError
+from rulings.rulebook import (
+    Passage,
+    Rulebook,
+    bundled_books,
+    citation_slug,
+    parse_books,
+    read_books,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HOME = "btown-poker-league"
+MAX_QUERY_CHARS = 200
+MAX_LIMIT = 25
+AUTOCOMPLETE_CHARS = 100
+
+_K1 = 1.2
+_B = 0.75
+_TITLE_WEIGHT = 2.0
+_HEADING_WEIGHT = 0.8
+_TABLE_WEIGHT = 0.3
+_ROW_TITLE_WEIGHT = 1.0
+_ROW_CONTEXT_ONLY = 0.5
+_TITLE_BONUS = 0.25
+_FIRST_BOOST = 1.1
+_GLOSSARY_WEIGHT = 0.7
+_CORRECTED_WEIGHT = 0.8
+_HOME_BOOST = 1.6
+_FOUND_THRESHOLD = 0.12
+
+_NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100,
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20,
+}  # fmt: skip
+# A word list reads better as text than as a list literal.
+_STOP_WORDS = frozenset(
+    """
+    a about above after again all am an and any are as at be been being before both but by
+    can could did do does doing done during each few for from further had has have having he
+    her here hers him his how i if im in into is it its itll ive just let lets me might more
+    most must my myself no nor not now of off on once only or other our ours out over own
+    same she should so some such than that thats the their theirs them then there these they
+    this those through to too under until up very was we were what whats when where which
+    while who whom whose why will with would you your yours rule rules ok okay please hey
+    guys anyone someone somebody thing things happen happens happened say says said mean
+    means tell know guy guys went go goes going get gets got getting per much many like
+    really also even yes yeah still anything something everyone everybody whether supposed
+    gonna wanna need needs allowed
+    """.split()  # noqa: SIM905
+)
+_KEPT = frozenset({"after", "before", "out", "off"})
+_IRREGULAR = {
+    "dealt": "deal", "chose": "choose", "chosen": "choose", "won": "win", "winning": "win",
+    "wins": "win", "lost": "lose", "losing": "lose", "left": "left", "folded": "fold",
+    "sat": "sit", "sitting": "sit", "seated": "seat", "men": "man", "paid": "pay", "bet": "bet",
+    "bets": "bet", "betting": "bet", "bettor": "bet", "better": "better", "best": "best",
+    "its": "it", "cards": "card", "chips": "chip", "chipped": "chip", "themselves": "themselves",
+    "busted": "bust", "busting": "bust", "moved": "move", "mucked": "muck", "mucking": "muck",
+    "shown": "show", "showed": "show", "shows": "show", "showing": "show", "flopped": "flop",
+    "blinds": "blind", "rankings": "rank", "ranking": "rank", "ranked": "rank", "ranks": "rank",
+    "worth": "valu", "action": "act", "actions": "act", "acts": "act", "acted": "act",
+    "acting": "act",
+}  # fmt: skip
+_WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+_RANGE = re.compile(r"\b(\d+)(?:st|nd|rd|th)?\s*(?:—|–|-|to)\s*(\d+)(?:st|nd|rd|th)?\b")
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+_LOOKUP_PREFIX = re.compile(
+    r"^\s*(?:(?:rule|rules|section|sec|see|paragraph|para)\b\.?|§|#)\s*", re.IGNORECASE
+)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+# --- text analysis --------------------------------------------------------------------------
+
+
+def clean_query(query: str) -> str:
+    r"""Drop control and invisible characters, squeeze spaces and cut to 200 characters.
+
+    >>> clean_query("  oversized\\x00 chip\\n ")
+    'oversized chip'
+    """
+    text = _CONTROL.sub(" ", query)
+    return " ".join(text.split())[:MAX_QUERY_CHARS].strip()
+
+
+def _fold(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = text.lower().replace("’", "'").replace("‘", "'").replace("`", "'")
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    return re.sub(r"'s\b", "", text)
+
+
+def _expand_ranges(text: str) -> str:
+    def repl(match: re.Match[str]) -> str:
+        low, high = int(match.group(1)), int(match.group(2))
+        if 0 < high - low <= 10:
+            return " ".join(str(n) for n in range(low, high + 1))
+        return match.group(0)
+
+    return _RANGE.sub(repl, text)
+
+
+def _surface(text: str, *, ranges: bool = False) -> list[str]:
+    """Words as written, folded; numbers and ordinals as digits; hyphenated words whole+parts."""
+    folded = _fold(text)
+    if ranges:
+        folded = _expand_ranges(folded)
+    out: list[str] = []
+    for word in _WORD.findall(folded):
+        word = word.replace("'", "")
+        if "-" in word:
+            parts = [p for p in word.split("-") if p]
+            out.append("".join(parts))
+            out.extend(parts)
+            continue
+        out.append(word)
+    return [_number(w) for w in out]
+
+
+def _number(word: str) -> str:
+    ordinal = _ORDINAL.match(word)
+    if ordinal:
+        return str(int(ordinal.group(1)))
+    if word in _NUMBER_WORDS:
+        return str(_NUMBER_WORDS[word])
+    return word
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper, enough to match plural and tense variants.
+
+    >>> [stem(w) for w in ["raises", "raised", "raising", "players", "policies", "chipped"]]
+    ['rais', 'rais', 'rais', 'player', 'policy', 'chip']
+    """
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if len(word) <= 3 or word.isdigit():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(("sses", "shes", "ches", "xes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if word.endswith("ing") and len(word) > 5:
+        word = _undouble(word[:-3])
+    elif word.endswith("ed") and len(word) > 4:
+        word = _undouble(word[:-2])
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
+    return word
+
+
+def _undouble(word: str) -> str:
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+        return word[:-1]
+    return word
+
+
+def _is_stop(word: str) -> bool:
+    return word in _STOP_WORDS and word not in _KEPT
+
+
+def analyse(text: str, *, ranges: bool = False) -> list[str]:
+    """Text -> index terms (folded, numbers normalised, stop words dropped, stemmed).
+
+    >>> analyse("Points for the fifth place")
+    ['point', '5', 'place']
+    """
+    return [stem(w) for w in _surface(text, ranges=ranges) if not _is_stop(w)]
+
+
+# --- the glossary ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """Players' words -> rulebook words.
+
+    Attributes:
+        pairs: ``(players' phrase, rulebook words)`` as written in the data file.
+    """
+
+    pairs: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def bundled(cls) -> Glossary:
+        """The glossary shipped in ``rulings/data/glossary.toml``."""
+        raw = (resources.files("rulings") / "data" / "glossary.toml").read_text(encoding="utf-8")
+        return cls.from_toml(raw)
+
+    @classmethod
+    def from_toml(cls, text: str) -> Glossary:
+        """Read a glossary: TOML tables of ``"players' phrase" = "rulebook words"``.
+
+        Args:
+            text: the TOML document.
+
+        Returns:
+            The glossary.
+
+        Raises:
+            RulebookError: the document is not valid TOML.
+        """
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise RulebookError(f"The glossary is not valid TOML: {exc}.") from exc
+        pairs: list[tuple[str, str]] = []
+        for table in data.values():
+            if isinstance(table, dict):
+                pairs.extend((str(k), str(v)) for k, v in table.items())
+        return cls(tuple(pairs))
+
+    @property
+    def words(self) -> frozenset[str]:
+        """Every word of the glossary's phrases, as folded surface words."""
+        return frozenset(w for phrase, _ in self.pairs for w in _surface(phrase))
+
+
+# --- results --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Match:
+    """One passage found by a search.
+
+    Attributes:
+        book: the book's name.
+        section: the citation as the book numbers it.
+        title: the heading the passage sits under.
+        text: the passage.
+        score: relevance between 0 and 1 (1 for a rule-number look-up).
+        see_also: sections of the same book the passage refers to.
+        part: the table row, hand or repeated-number label, if any.
+        table: the table's name and introducing sentence, for a table row.
+        key: the passage's unique handle (``book section [part]``).
+    """
+
+    book: str
+    section: str
+    title: str
+    text: str
+    score: float
+    see_also: tuple[str, ...] = ()
+    part: str | None = None
+    table: str | None = None
+    key: str = ""
+
+    @classmethod
+    def of(cls, passage: Passage, score: float) -> Match:
+        """Wrap a passage with its score."""
+        return cls(
+            book=passage.book,
+            section=passage.section,
+            title=passage.title,
+            text=passage.text,
+            score=round(score, 3),
+            see_also=passage.see_also,
+            part=passage.part,
+            table=passage.table,
+            key=passage.key,
+        )
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What a search found.
+
+    Attributes:
+        query: the query as searched (cleaned and cut to 200 characters).
+        matches: the best passages, best first (the home book's first when it answers).
+        found: False when nothing in the books answers; ``matches`` is then empty.
+        closest: when nothing matched, the sections nearest the query, to offer instead.
+        other_leagues: the best answer of each other book, best first.
+        is_lookup: the query was a rule number or passage key.
+    """
+
+    query: str
+    matches: tuple[Match, ...]
+    found: bool
+    closest: tuple[Match, ...] = ()
+    other_leagues: tuple[Match, ...] = ()
+    is_lookup: bool = False
+
+
+# --- the index ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Doc:
+    passage: Passage
+    weights: dict[str, float]
+    length: float
+    sequence: tuple[str, ...]
+    own_terms: frozenset[str]
+    title_terms: frozenset[str]
+    is_first: bool
+
+
+class RuleIndex:
+    """Every loaded rulebook, indexed for search, look-up and autocomplete."""
+
+    def __init__(
+        self,
+        books: Mapping[str, Rulebook],
+        *,
+        home: str | None = DEFAULT_HOME,
+        glossary: Glossary | None = None,
+    ) -> None:
+        """Index ``books``; ``home`` is the league's own book (ranked first), if loaded."""
+        self.books: dict[str, Rulebook] = dict(books)
+        self.home = home if home in self.books else None
+        self.glossary = glossary if glossary is not None else Glossary.bundled()
+        order = sorted(self.books, key=lambda name: (name != self.home, name))
+        self.passages: tuple[Passage, ...] = tuple(
+            p for name in order for p in self.books[name].passages
+        )
+        self._seen_titles: set[tuple[str, str, tuple[str, ...]]] = set()
+        self._docs = [self._doc(p) for p in self.passages]
+        self._aliases = _book_aliases(self.books)
+        self._avg_length = sum(d.length for d in self._docs) / max(len(self._docs), 1)
+        self._postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        for i, doc in enumerate(self._docs):
+            for term, weight in doc.weights.items():
+                self._postings[term].append((i, weight))
+        total = len(self._docs)
+        self._idf = {
+            term: math.log(1 + (total - len(posts) + 0.5) / (len(posts) + 0.5))
+            for term, posts in self._postings.items()
+        }
+        surfaces: Counter[str] = Counter()
+        for p in self.passages:
+            surfaces.update(_surface(" ".join([p.title, p.text, p.part or ""])))
+        self._surface_freq = surfaces
+        self._vocabulary = sorted(
+            w
+            for w in set(surfaces) | self.glossary.words
+            if len(w) >= 3 and not w.isdigit() and w not in _STOP_WORDS
+        )
+        self._known = set(surfaces) | self.glossary.words
+        self._corrections: dict[str, str | None] = {}
+        entries = []
+        for phrase, expansion in self.glossary.pairs:
+            key = tuple(stem(w) for w in _surface(phrase))
+            if key:
+                entries.append((key, tuple(analyse(expansion))))
+        entries.sort(key=lambda e: -len(e[0]))
+        self._glossary = tuple(entries)
+        self._glossary_words = frozenset(w for key, _ in entries for w in key)
+        self._by_key = {citation_slug(p.key): p for p in self.passages}
+        log.debug("indexed %d passages from %d books", len(self.passages), len(self.books))
+
+    # building
+
+    def _doc(self, p: Passage) -> _Doc:
+        weights: defaultdict[str, float] = defaultdict(float)
+        body = analyse(p.text, ranges=True)
+        for term in body:
+            weights[term] += 1.0
+        title_terms = analyse(" ".join(filter(None, [p.title, p.part])))
+        for term in title_terms:
+            weights[term] += _TITLE_WEIGHT if not p.table else _ROW_TITLE_WEIGHT
+        for term in analyse(" ".join(p.headings)):
+            weights[term] += _HEADING_WEIGHT
+        if p.table:
+            for term in analyse(p.table):
+                weights[term] += _TABLE_WEIGHT
+        length = float(len(body)) + 4.0
+        sequence = tuple(analyse(" ".join(filter(None, [p.part, p.title, p.text]))))
+        own = frozenset(body) if p.table else frozenset(weights)
+        is_first = not p.table and (p.book, p.title, p.headings) not in self._seen_titles
+        self._seen_titles.add((p.book, p.title, p.headings))
+        return _Doc(p, dict(weights), length, sequence, own, frozenset(title_terms), is_first)
+
+    # public API
+
+    @property
+    def book_names(self) -> tuple[str, ...]:
+        """Loaded book names, home first."""
+        return tuple(sorted(self.books, key=lambda name: (name != self.home, name)))
+
+    def get(self, book: str, section: str) -> Passage:
+        """Return a passage by book and section (or full key ``section [part]``).
+
+        Args:
+            book: the book's name.
+            section: its citation, e.g. ``2.G.d.6``; separators and case are loose.
+
+        Returns:
+            The passage.
+
+        Raises:
+            UnknownRuleError: no such book or section.
+        """
+        found = self.books.get(book)
+        if found is None:
+            names = ", ".join(self.book_names)
+            raise UnknownRuleError(f"There is no rulebook called {book!r}; try one of: {names}.")
+        exact = self._by_key.get(citation_slug(f"{book} {section}"))
+        return exact if exact is not None else found.get(section)
+
+    def search(
+        self, query: str, books: Sequence[str] | None = None, limit: int = 3
+    ) -> SearchResult:
+        """Find the passages that answer ``query``.
+
+        Args:
+            query: what the player typed.
+            books: only search these books (names); all books when None.
+            limit: how many matches to return (1 to 25).
+
+        Returns:
+            The result: best matches, or a "no match" with the closest sections.
+
+        Raises:
+            UnknownRuleError: a book in ``books`` is not loaded.
+            ValueError: ``limit`` is out of range.
+        """
+        if not 1 <= limit <= MAX_LIMIT:
+            raise UnknownRuleError(f"The limit must be between 1 and {MAX_LIMIT}.")
+        wanted = self._wanted_books(books)
+        text = clean_query(query)
+        if not text:
+            return SearchResult(query="", matches=(), found=False)
+        lookup = self._lookup(text, wanted)
+        if lookup:
+            matches = tuple(Match.of(p, 1.0) for p in lookup[:limit])
+            return SearchResult(text, matches, True, is_lookup=True)
+        if books is None:
+            named, text_for_terms = self._named_book(text)
+            if named is not None:
+                wanted = {named}
+        else:
+            text_for_terms = text
+        weighted = self.query_terms(text_for_terms)
+        scored = self._score(weighted, wanted)
+        return self._result(text, weighted, scored, wanted, limit)
+
+    def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
+        """Suggestions for a half-typed query: ``(label, value)`` pairs, both <= 100 characters.
+
+        The value is a passage key that ``search`` resolves back to exactly that passage.
+
+        Args:
+            prefix: what has been typed so far.
+            limit: at most this many suggestions (Discord shows 25).
+
+        Returns:
+            Suggestions, best first.
+        """
+        limit = max(1, min(limit, MAX_LIMIT))
+        text = clean_query(prefix)
+        if not text:
+            passages: list[Passage] = list(self.passages[:limit])
+        else:
+            passages = self._complete_citation(text, limit)
+            if not passages:
+                words = text.split()
+                last = words[-1].lower() if words else ""
+                if last and last not in self._known and len(last) >= 2:
+                    completions = [w for w in self._vocabulary if w.startswith(last)]
+                    completions.sort(key=lambda w: -self._surface_freq.get(w, 0))
+                    if completions:
+                        text = " ".join([*words[:-1], *completions[:3]])
+                result = self.search(text, limit=limit)
+                passages = [self._by_key[citation_slug(m.key)] for m in result.matches]
+                if not result.found:
+                    passages = [self._by_key[citation_slug(m.key)] for m in result.closest]
+        return [(_label(p, p.book != self.home), p.key[:AUTOCOMPLETE_CHARS]) for p in passages]
+
+    # query analysis
+
+    def query_terms(self, text: str) -> dict[str, float]:
+        """The weighted index terms searched for ``text`` (after corrections and glossary)."""
+        words, sequence = self._query_words(text)
+        weighted: dict[str, float] = {}
+        for term, weight in words:
+            weighted[term] = max(weighted.get(term, 0.0), weight)
+        for key, expansion in self._glossary:
+            size = len(key)
+            if any(tuple(sequence[i : i + size]) == key for i in range(len(sequence) - size + 1)):
+                for term in expansion:
+                    weighted[term] = max(weighted.get(term, 0.0), _GLOSSARY_WEIGHT)
+        return weighted
+
+    def _query_words(self, text: str) -> tuple[list[tuple[str, float]], list[str]]:
+        """Weighted search terms, and the whole stemmed word sequence the glossary matches."""
+        raw = _surface(text)
+        out: list[tuple[str, float]] = []
+        sequence: list[str] = []
+        for i, word in enumerate(raw):
+            if i + 1 < len(raw):
+                joined = word + raw[i + 1]
+                if joined in self._known and not _is_stop(joined):
+                    out.append((joined, 1.0))
+            if _is_stop(word) or word.isdigit() or self._is_known(word):
+                sequence.append(stem(word))
+                if not _is_stop(word):
+                    out.append((word, 1.0))
+                continue
+            parts = self._split(word)
+            if parts:
+                out.extend((part, 1.0) for part in parts)
+                sequence.extend(stem(part) for part in parts)
+                continue
+            fixed = self._correct(word)
+            out.append((fixed, _CORRECTED_WEIGHT) if fixed else (word, 1.0))
+            sequence.append(stem(fixed or word))
+        return [(stem(w), weight) for w, weight in out], sequence
+
+    def _is_known(self, word: str) -> bool:
+        return word in self._known or stem(word) in self._idf or stem(word) in self._glossary_words
+
+    def _split(self, word: str) -> list[str] | None:
+        if len(word) < 6:
+            return None
+        for cut in range(3, len(word) - 2):
+            left, right = word[:cut], word[cut:]
+            if left in self._known and right in self._known:
+                return [left, right]
+        return None
+
+    def _correct(self, word: str) -> str | None:
+        if word in self._corrections:
+            return self._corrections[word]
+        best: str | None = None
+        if len(word) >= 3 and not any(ch.isdigit() for ch in word):
+            found = process.extract(word, self._vocabulary, scorer=fuzz.ratio, limit=8)
+            ranked = []
+            for cand, score, _ in found:
+                if len(word) == 3:
+                    is_close = Levenshtein.distance(word, cand) <= 1
+                else:
+                    is_close = score >= (75 if len(word) <= 4 else 70)
+                if is_close:
+                    first = 4 if cand[0] == word[0] else 0
+                    ranked.append((score + first, self._surface_freq.get(cand, 0), cand))
+            best = max(ranked)[2] if ranked else None
+        self._corrections[word] = best
+        return best
+
+    # scoring
+
+    def _score(self, weighted: Mapping[str, float], wanted: set[str]) -> list[tuple[float, int]]:
+        scores: dict[int, float] = defaultdict(float)
+        matched: dict[int, float] = defaultdict(float)
+        total_weight = sum(self._idf.get(t, 0.0) * w for t, w in weighted.items()) or 1.0
+        for term, q_weight in weighted.items():
+            idf = self._idf.get(term)
+            if idf is None:
+                continue
+            for i, tf in self._postings[term]:
+                doc = self._docs[i]
+                norm = _K1 * (1 - _B + _B * doc.length / self._avg_length)
+                scores[i] += q_weight * idf * tf * (_K1 + 1) / (tf + norm)
+                matched[i] += q_weight * idf
+        ordered = list(weighted)
+        pairs = {(a, b) for a, b in itertools.pairwise(ordered)}
+        out = []
+        for i, raw in scores.items():
+            doc = self._docs[i]
+            if doc.passage.book not in wanted:
+                continue
+            coverage = matched[i] / total_weight
+            bonus = 0.0
+            if pairs:
+                seq = doc.sequence
+                adjacent = {(a, b) for a, b in itertools.pairwise(seq)}
+                bonus = sum(
+                    0.5 * min(self._idf.get(a, 0.0), self._idf.get(b, 0.0))
+                    for a, b in pairs & adjacent
+                )
+            score = (raw + bonus) * (0.4 + 0.6 * coverage)
+            if doc.title_terms:
+                title_hits = len(doc.title_terms.intersection(weighted))
+                score *= 1 + _TITLE_BONUS * title_hits / len(doc.title_terms)
+            if doc.passage.table and not doc.own_terms.intersection(weighted):
+                score *= _ROW_CONTEXT_ONLY
+            if doc.is_first:
+                score *= _FIRST_BOOST
+            out.append((score, i))
+        out.sort(key=lambda item: (-item[0], item[1]))
+        return out
+
+    def _result(
+        self,
+        text: str,
+        weighted: Mapping[str, float],
+        scored: list[tuple[float, int]],
+        wanted: set[str],
+        limit: int,
+    ) -> SearchResult:
+        ceiling = sum(self._idf.get(t, 0.0) * w for t, w in weighted.items()) * (_K1 + 1)
+        ceiling = max(ceiling, 1e-9)
+        boosted = sorted(
+            (
+                (s * (_HOME_BOOST if self._docs[i].passage.book == self.home else 1.0), i)
+                for s, i in scored
+            ),
+            key=lambda item: (-item[0], item[1]),
+        )
+        best = boosted[0][0] / ceiling if boosted else 0.0
+        if not boosted or best < _FOUND_THRESHOLD:
+            closest = self._closest(text, wanted, limit)
+            return SearchResult(text, (), False, closest=closest)
+        matches = tuple(
+            Match.of(self._docs[i].passage, min(1.0, s / ceiling)) for s, i in boosted[:limit]
+        )
+        others: list[Match] = []
+        seen = {m.book for m in matches[:1]} | ({self.home} if self.home else set())
+        for s, i in boosted:
+            passage = self._docs[i].passage
+            if passage.book in seen or s / ceiling < _FOUND_THRESHOLD:
+                continue
+            seen.add(passage.book)
+            others.append(Match.of(passage, min(1.0, s / ceiling)))
+        return SearchResult(text, matches, True, other_leagues=tuple(others))
+
+    def _closest(self, text: str, wanted: set[str], limit: int) -> tuple[Match, ...]:
+        """Sections whose headings look most like the query (for a "did you mean")."""
+        seen: dict[str, Passage] = {}
+        for p in self.passages:
+            if p.book in wanted:
+                seen.setdefault(f"{p.book}|{p.title}", p)
+        choices = {k: f"{p.title} {' '.join(p.headings)}" for k, p in seen.items()}
+        ranked = process.extract(text.lower(), choices, scorer=fuzz.WRatio, limit=limit)
+        return tuple(Match.of(seen[key], score / 100 * 0.1) for _, score, key in ranked)
+
+    # look-ups
+
+    def _wanted_books(self, books: Sequence[str] | None) -> set[str]:
+        if books is None:
+            return set(self.books)
+        unknown = [b for b in books if b not in self.books]
+        if unknown:
+            names = ", ".join(self.book_names)
+            raise UnknownRuleError(
+                f"There is no rulebook called {unknown[0]!r}; try one of: {names}."
+            )
+        return set(books)
+
+    def _lookup(self, text: str, wanted: set[str]) -> list[Passage]:
+        """Passages named by a rule number or key in ``text``, home book first."""
+        exact = self._by_key.get(citation_slug(text))
+        if exact is not None and exact.book in wanted:
+            return [exact]
+        bare = _LOOKUP_PREFIX.sub("", text).strip()
+        bare_slug = citation_slug(bare)
+        if not bare_slug:
+            return []
+        names = sorted(wanted, key=lambda name: (name != self.home, name))
+        for name in names:
+            book_slug = citation_slug(name)
+            if bare_slug.startswith(book_slug) and len(bare_slug) > len(book_slug):
+                hits = self._section_hits(name, bare_slug[len(book_slug) :])
+                if hits:
+                    return hits
+        if not any(ch.isdigit() for ch in bare_slug) or len(bare.split()) > 4:
+            return []
+        for name in names:
+            hits = self._section_hits(name, bare_slug)
+            if hits:
+                return hits
+        return []
+
+    def _named_book(self, text: str) -> tuple[str | None, str]:
+        """A book the query names ("poker pub points for 3rd"), and the query without it."""
+        words = _surface(text)
+        for alias, name in self._aliases:
+            size = len(alias)
+            for i in range(len(words) - size + 1):
+                if tuple(words[i : i + size]) == alias:
+                    rest = words[:i] + words[i + size :]
+                    return name, " ".join(rest)
+        return None, text
+
+    def _section_hits(self, book: str, slug: str) -> list[Passage]:
+        passages = self.books[book].passages
+        exact = [p for p in passages if citation_slug(p.section) == slug and not p.table]
+        if not exact:
+            exact = [p for p in passages if citation_slug(p.section) == slug]
+        if exact:
+            return exact
+        return [
+            p
+            for p in passages
+            if citation_slug(p.section).startswith(slug)
+            and not p.table
+            and _is_section_child(p.section, slug)
+        ]
+
+    def _complete_citation(self, text: str, limit: int) -> list[Passage]:
+        slug = citation_slug(_LOOKUP_PREFIX.sub("", text))
+        if not slug or not (
+            text[0].isdigit() or any(ch in text for ch in ".-") or slug[-1].isdigit()
+        ):
+            return []
+        hits = [
+            p
+            for p in self.passages
+            if citation_slug(p.section).startswith(slug) or citation_slug(p.key).startswith(slug)
+        ]
+        return hits[:limit]
+
+
+_GENERIC_NAME_WORDS = frozenset({"poker", "league", "rules", "texas", "holdem", "the", "and"})
+
+
+def _book_aliases(books: Mapping[str, Rulebook]) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """Word sequences that name a book in a query: its full name, or its first two words."""
+    aliases: list[tuple[tuple[str, ...], str]] = []
+    for name in books:
+        words = tuple(_surface(name.replace("-", " ")))
+        candidates = {words, words[:2]}
+        for alias in candidates:
+            distinctive = [w for w in alias if w not in _GENERIC_NAME_WORDS]
+            if len(alias) >= 2 and distinctive:
+                aliases.append((alias, name))
+    aliases.sort(key=lambda a: -len(a[0]))
+    return tuple(aliases)
+
+
+def _is_section_child(section: str, slug: str) -> bool:
+    parts = [p for p in re.split(r"[^0-9A-Za-z]+", section) if p]
+    acc = ""
+    for part in parts:
+        acc += part.lower()
+        if acc == slug:
+            return True
+        if len(acc) >= len(slug):
+            return False
+    return False
+
+
+def _label(p: Passage, show_book: bool) -> str:
+    head = f"{p.section} [{p.part}]" if p.part else p.section
+    if show_book:
+        head = f"{p.book}: {head}"
+    snippet = " ".join(p.text.split())
+    label = (
+        f"{head} {p.title}: {snippet}" if p.title and p.title not in head else f"{head}: {snippet}"
+    )
+    if len(label) > AUTOCOMPLETE_CHARS:
+        label = label[: AUTOCOMPLETE_CHARS - 1].rstrip() + "…"
+    return label
+
+
+# --- loading --------------------------------------------------------------------------------
+
+
+def load_rulebooks(extra_dir: Path | None = None, *, home: str | None = DEFAULT_HOME) -> RuleIndex:
+    """Load the bundled rulebooks plus every ``.txt``/``.md`` book in ``extra_dir``.
+
+    A book in ``extra_dir`` with a bundled book's name replaces it.
+
+    Args:
+        extra_dir: the league's own rulebook folder, if any.
+        home: the league's own book, ranked first; None ranks all books alike.
+
+    Returns:
+        The index.
+
+    Raises:
+        RulebookError: the folder is missing or holds an unreadable or empty book.
+
+    >>> index = load_rulebooks()
+    >>> index.search("2-G-d-6").matches[0].section
+    '2.G.d.6'
+    """
+    texts: list[tuple[str, str]] = list(bundled_books().items())
+    if extra_dir is not None:
+        texts.extend(read_books(Path(extra_dir)).items())
+    return RuleIndex(parse_books(texts), home=home)
+
+
+_DEFAULT: dict[tuple[str | None, str | None], RuleIndex] = {}
+
+
+def default_index(extra_dir: Path | None = None, *, home: str | None = DEFAULT_HOME) -> RuleIndex:
+    """``load_rulebooks`` once per folder and home, then reuse the index."""
+    key = (str(extra_dir) if extra_dir is not None else None, home)
+    if key not in _DEFAULT:
+        _DEFAULT[key] = load_rulebooks(extra_dir, home=home)
+    return _DEFAULT[key]
