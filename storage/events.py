@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import delete, func, insert
+from sqlalchemy import delete, func, insert, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -512,6 +512,8 @@ def _result_rows(
             "location_id": location_id,
             "position": place,
             "tie_size": tie,
+            "is_counted": record.kind != "toc",
+            "is_regular": record.kind == "regular",
         }
         breakdown = points.get(key)
         if breakdown is None:
@@ -679,6 +681,7 @@ def void_event(
     row.void_reason = text[:500]
     session.add(row)
     session.flush()
+    session.execute(update(Result).where(col(Result.event_id) == event_id).values(is_counted=False))
     add_audit_entry(
         session=session,
         league_id=league_id,

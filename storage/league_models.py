@@ -118,6 +118,10 @@ class Result(SQLModel, table=True):
     location_id: int = Field(foreign_key="location.id")
     position: int | None = None  # None: played but finished out of the listed positions
     tie_size: int = 1  # how many players share ``position``
+    # Copied from the event so standings never join it: counts in standings (active, not a
+    # TOC) and is a regular tournament (counts as an event played).
+    is_counted: bool = True
+    is_regular: bool = True
     finish_rp: int = 0
     finish_bp: int = 0
     bounty_rp: int = 0

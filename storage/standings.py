@@ -52,38 +52,45 @@ class TocTable:
     rows: tuple[TocStatus, ...]
 
 
-def _regular() -> Any:
-    return col(Event.kind) == "regular"
-
-
 def _aggregate(
     session: Session, season_id: int, location_id: int | None, *, by_location: bool = False
 ) -> list[tuple[Any, ...]]:
-    regular = _regular()
-    columns: list[Any] = [
-        col(Player.display_name),
-        func.sum(col(Result.rp)),
-        func.sum(col(Result.bp)),
-        func.sum(case((regular, 1), else_=0)),
-        func.sum(case((and_(regular, col(Result.position) == 1), 1), else_=0)),
-        func.min(case((regular, col(Result.position)), else_=None)),
-    ]
-    group: list[Any] = [col(Result.player_id), col(Player.display_name)]
+    """One row per player (per location): name, RP, BP, events, wins, best finish.
+
+    Only ``result`` is scanned (by its season index); the flags copied from the event
+    (``is_counted``, ``is_regular``) avoid a join whose plan depends on fresh statistics.
+    """
+    regular = col(Result.is_regular)
+    keys: list[Any] = [col(Result.player_id)]
     if by_location:
-        columns.insert(0, col(Result.location_id))
-        group.insert(0, col(Result.location_id))
-    query = (
-        sa_select(*columns)
-        .select_from(Result)
-        .join(Event, col(Event.id) == col(Result.event_id))
-        .join(Player, col(Player.id) == col(Result.player_id))
+        keys.insert(0, col(Result.location_id))
+    totals = (
+        sa_select(
+            *keys,
+            func.sum(col(Result.rp)).label("rp"),
+            func.sum(col(Result.bp)).label("bp"),
+            func.sum(case((regular, 1), else_=0)).label("events"),
+            func.sum(case((and_(regular, col(Result.position) == 1), 1), else_=0)).label("wins"),
+            func.min(case((regular, col(Result.position)), else_=None)).label("best"),
+        )
         .where(col(Result.season_id) == season_id)
-        .where(col(Event.status) == "active")
-        .where(col(Event.kind) != "toc")
-        .group_by(*group)
+        .where(col(Result.is_counted))
+        .group_by(*keys)
     )
     if location_id is not None:
-        query = query.where(col(Result.location_id) == location_id)
+        totals = totals.where(col(Result.location_id) == location_id)
+    sub = totals.subquery()
+    columns: list[Any] = [
+        col(Player.display_name),
+        sub.c.rp,
+        sub.c.bp,
+        sub.c.events,
+        sub.c.wins,
+        sub.c.best,
+    ]
+    if by_location:
+        columns.insert(0, sub.c.location_id)
+    query = sa_select(*columns).join(Player, col(Player.id) == sub.c.player_id)
     return [tuple(row) for row in session.execute(query)]
 
 

@@ -267,6 +267,8 @@ def upgrade() -> None:
         sa.Column("location_id", sa.Integer(), nullable=False),
         sa.Column("position", sa.Integer(), nullable=True),
         sa.Column("tie_size", sa.Integer(), nullable=False),
+        sa.Column("is_counted", sa.Boolean(), nullable=False),
+        sa.Column("is_regular", sa.Boolean(), nullable=False),
         sa.Column("finish_rp", sa.Integer(), nullable=False),
         sa.Column("finish_bp", sa.Integer(), nullable=False),
         sa.Column("bounty_rp", sa.Integer(), nullable=False),
