@@ -534,10 +534,10 @@ def _check_receipt_refs(
 ) -> None:
     wanted: dict[tuple[int, str], str] = {}
     for _, _, record, _, (_, lid) in writes:
-        where = f"{record.date.isoformat()} {record.location}"
         for receipt in record.receipts:
             if receipt.ref is None:
                 continue
+            where = f"{receipt.player}, {record.date.isoformat()} at {record.location}"
             slot = (lid, receipt.ref)
             if slot in wanted:
                 raise DuplicateReceiptError(
@@ -558,8 +558,8 @@ def _check_receipt_refs(
     for lid, ref, day in session.exec(query):
         if ref is not None and (lid, ref) in wanted:
             raise DuplicateReceiptError(
-                f"receipt {ref} was already counted at this location on {day.isoformat()} "
-                f"(row: {wanted[(lid, ref)]})"
+                f"receipt {ref} ({wanted[(lid, ref)]}) was already counted at that location "
+                f"on {day.isoformat()}"
             )
 
 

@@ -32,6 +32,7 @@ from bot.views import league as views
 from storage import events as store_events
 from storage import players as store_players
 from storage.db import make_engine, session_scope, upgrade_schema
+from storage.errors import AlreadyExists, DuplicatePlayerError
 from storage.leagues import LeagueInfo, ensure_league, get_league_rules
 from storage.seasons import list_seasons
 from storage.standings import RESULT_COLUMNS, iter_result_rows, season_standings, season_toc
@@ -60,6 +61,10 @@ def _guard(handler: Callable[[argparse.Namespace], int]) -> Handler:
         except (rulings.RulingsError, CliError) as exc:
             log.debug("pokerfloor %s rejected: %s", args.command, exc)
             message = str(exc)
+            if isinstance(exc, DuplicatePlayerError):
+                message += f' (--new-player "{exc.name}" confirms)'
+            elif isinstance(exc, AlreadyExists) and "confirm" in message:
+                message += " (--allow-new confirms)"
         except OSError as exc:
             message = f"{exc.filename or 'file'}: {exc.strerror or exc}"
         except json.JSONDecodeError as exc:
