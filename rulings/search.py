@@ -33,7 +33,7 @@ from importlib import resources
 from pathlib import Path
 
 from rapidfuzz import fuzz, process
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from rulings.errors import RulebookError, UnknownRuleError
 from rulings.rulebook import (
@@ -61,10 +61,12 @@ _ROW_TITLE_WEIGHT = 1.0
 _ROW_CONTEXT_ONLY = 0.5
 _TITLE_BONUS = 0.25
 _FIRST_BOOST = 1.1
+_ROW_LABEL_BOOST = 1.2
 _GLOSSARY_WEIGHT = 0.7
 _CORRECTED_WEIGHT = 0.8
 _HOME_BOOST = 1.6
 _FOUND_THRESHOLD = 0.12
+_MIN_COVERAGE = 0.3
 
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -103,7 +105,7 @@ _IRREGULAR = {
     "shown": "show", "showed": "show", "shows": "show", "showing": "show", "flopped": "flop",
     "blinds": "blind", "rankings": "rank", "ranking": "rank", "ranked": "rank", "ranks": "rank",
     "worth": "valu", "action": "act", "actions": "act", "acts": "act", "acted": "act",
-    "acting": "act",
+    "acting": "act", "using": "use", "used": "use", "uses": "use", "being": "be",
 }  # fmt: skip
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _RANGE = re.compile(r"\b(\d+)(?:st|nd|rd|th)?\s*(?:—|–|-|to)\s*(\d+)(?:st|nd|rd|th)?\b")
@@ -120,7 +122,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u20
 def clean_query(query: str) -> str:
     r"""Drop control and invisible characters, squeeze spaces and cut to 200 characters.
 
-    >>> clean_query("  oversized\\x00 chip\\n ")
+    >>> clean_query("  oversized\x00 chip\n ")
     'oversized chip'
     """
     text = _CONTROL.sub(" ", query)
@@ -191,7 +193,7 @@ def stem(word: str) -> str:
         word = _undouble(word[:-3])
     elif word.endswith("ed") and len(word) > 4:
         word = _undouble(word[:-2])
-    if word.endswith("e") and len(word) > 4:
+    if word.endswith("e") and len(word) >= 4:
         word = word[:-1]
     return word
 
@@ -210,7 +212,7 @@ def analyse(text: str, *, ranges: bool = False) -> list[str]:
     """Text -> index terms (folded, numbers normalised, stop words dropped, stemmed).
 
     >>> analyse("Points for the fifth place")
-    ['point', '5', 'place']
+    ['point', '5', 'plac']
     """
     return [stem(w) for w in _surface(text, ranges=ranges) if not _is_stop(w)]
 
@@ -362,6 +364,7 @@ class RuleIndex:
             p for name in order for p in self.books[name].passages
         )
         self._seen_titles: set[tuple[str, str, tuple[str, ...]]] = set()
+        self._table_common = _table_common_terms(self.passages)
         self._docs = [self._doc(p) for p in self.passages]
         self._aliases = _book_aliases(self.books)
         self._avg_length = sum(d.length for d in self._docs) / max(len(self._docs), 1)
@@ -374,6 +377,7 @@ class RuleIndex:
             term: math.log(1 + (total - len(posts) + 0.5) / (len(posts) + 0.5))
             for term, posts in self._postings.items()
         }
+        self._max_idf = max(self._idf.values(), default=1.0)
         surfaces: Counter[str] = Counter()
         for p in self.passages:
             surfaces.update(_surface(" ".join([p.title, p.text, p.part or ""])))
@@ -413,7 +417,8 @@ class RuleIndex:
                 weights[term] += _TABLE_WEIGHT
         length = float(len(body)) + 4.0
         sequence = tuple(analyse(" ".join(filter(None, [p.part, p.title, p.text]))))
-        own = frozenset(body) if p.table else frozenset(weights)
+        own = frozenset(body) - self._table_common.get((p.book, p.section, p.table), frozenset())
+        own = own if p.table else frozenset(weights)
         is_first = not p.table and (p.book, p.title, p.headings) not in self._seen_titles
         self._seen_titles.add((p.book, p.title, p.headings))
         return _Doc(p, dict(weights), length, sequence, own, frozenset(title_terms), is_first)
@@ -567,17 +572,23 @@ class RuleIndex:
         return None
 
     def _correct(self, word: str) -> str | None:
+        """The book word a misspelt ``word`` most likely meant, or None when none is close.
+
+        Typos keep the first letter and length roughly; short words only get one dropped,
+        added or swapped letter (so "dog" does not become "dig", but "crad" becomes "card").
+        """
         if word in self._corrections:
             return self._corrections[word]
         best: str | None = None
         if len(word) >= 3 and not any(ch.isdigit() for ch in word):
-            found = process.extract(word, self._vocabulary, scorer=fuzz.ratio, limit=8)
+            found = process.extract(word, self._vocabulary, scorer=fuzz.ratio, limit=10)
             ranked = []
             for cand, score, _ in found:
-                if len(word) == 3:
-                    is_close = Levenshtein.distance(word, cand) <= 1
+                if len(word) <= 4:
+                    is_swap = len(cand) == len(word) and sorted(cand) == sorted(word)
+                    is_close = OSA.distance(word, cand) <= 1 and (len(cand) != len(word) or is_swap)
                 else:
-                    is_close = score >= (75 if len(word) <= 4 else 70)
+                    is_close = score >= 80 and (cand[0] == word[0] or score >= 88)
                 if is_close:
                     first = 4 if cand[0] == word[0] else 0
                     ranked.append((score + first, self._surface_freq.get(cand, 0), cand))
@@ -587,10 +598,15 @@ class RuleIndex:
 
     # scoring
 
-    def _score(self, weighted: Mapping[str, float], wanted: set[str]) -> list[tuple[float, int]]:
+    def _score(
+        self, weighted: Mapping[str, float], wanted: set[str]
+    ) -> list[tuple[float, int, float]]:
+        """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
         matched: dict[int, float] = defaultdict(float)
         total_weight = sum(self._idf.get(t, 0.0) * w for t, w in weighted.items()) or 1.0
+        # Words no book uses count fully against how much of the query a passage answers.
+        unknown = sum(self._max_idf * w for t, w in weighted.items() if t not in self._idf)
         for term, q_weight in weighted.items():
             idf = self._idf.get(term)
             if idf is None:
@@ -620,11 +636,15 @@ class RuleIndex:
             if doc.title_terms:
                 title_hits = len(doc.title_terms.intersection(weighted))
                 score *= 1 + _TITLE_BONUS * title_hits / len(doc.title_terms)
-            if doc.passage.table and not doc.own_terms.intersection(weighted):
-                score *= _ROW_CONTEXT_ONLY
+            if doc.passage.table:
+                score *= (
+                    _ROW_LABEL_BOOST if doc.own_terms.intersection(weighted) else _ROW_CONTEXT_ONLY
+                )
             if doc.is_first:
                 score *= _FIRST_BOOST
-            out.append((score, i))
+            if doc.passage.book == self.home:
+                score *= _HOME_BOOST
+            out.append((score, i, matched[i] / (total_weight + unknown)))
         out.sort(key=lambda item: (-item[0], item[1]))
         return out
 
@@ -632,34 +652,36 @@ class RuleIndex:
         self,
         text: str,
         weighted: Mapping[str, float],
-        scored: list[tuple[float, int]],
+        scored: list[tuple[float, int, float]],
         wanted: set[str],
         limit: int,
     ) -> SearchResult:
         ceiling = sum(self._idf.get(t, 0.0) * w for t, w in weighted.items()) * (_K1 + 1)
         ceiling = max(ceiling, 1e-9)
-        boosted = sorted(
-            (
-                (s * (_HOME_BOOST if self._docs[i].passage.book == self.home else 1.0), i)
-                for s, i in scored
-            ),
-            key=lambda item: (-item[0], item[1]),
-        )
-        best = boosted[0][0] / ceiling if boosted else 0.0
-        if not boosted or best < _FOUND_THRESHOLD:
-            closest = self._closest(text, wanted, limit)
-            return SearchResult(text, (), False, closest=closest)
+        if not scored:
+            return SearchResult(text, (), False, closest=self._closest(text, wanted, limit))
+        top_score, _, top_coverage = scored[0]
+        if top_score / ceiling < _FOUND_THRESHOLD or top_coverage < _MIN_COVERAGE:
+            partial = tuple(
+                Match.of(self._docs[i].passage, min(coverage, 0.29))
+                for _, i, coverage in scored[:limit]
+            )
+            return SearchResult(text, (), False, closest=partial)
+
+        def confidence(score: float) -> float:
+            return min(1.0, top_coverage * score / top_score)
+
         matches = tuple(
-            Match.of(self._docs[i].passage, min(1.0, s / ceiling)) for s, i in boosted[:limit]
+            Match.of(self._docs[i].passage, confidence(score)) for score, i, _ in scored[:limit]
         )
         others: list[Match] = []
-        seen = {m.book for m in matches[:1]} | ({self.home} if self.home else set())
-        for s, i in boosted:
+        seen = {matches[0].book} | ({self.home} if self.home else set())
+        for score, i, coverage in scored:
             passage = self._docs[i].passage
-            if passage.book in seen or s / ceiling < _FOUND_THRESHOLD:
+            if passage.book in seen or coverage < _MIN_COVERAGE:
                 continue
             seen.add(passage.book)
-            others.append(Match.of(passage, min(1.0, s / ceiling)))
+            others.append(Match.of(passage, confidence(score)))
         return SearchResult(text, matches, True, other_leagues=tuple(others))
 
     def _closest(self, text: str, wanted: set[str], limit: int) -> tuple[Match, ...]:
@@ -747,6 +769,22 @@ class RuleIndex:
             if citation_slug(p.section).startswith(slug) or citation_slug(p.key).startswith(slug)
         ]
         return hits[:limit]
+
+
+def _table_common_terms(
+    passages: Sequence[Passage],
+) -> dict[tuple[str, str, str | None], frozenset[str]]:
+    """Terms most rows of a table share (its header words): they do not tell rows apart."""
+    rows: dict[tuple[str, str, str | None], list[set[str]]] = defaultdict(list)
+    for p in passages:
+        if p.table:
+            rows[(p.book, p.section, p.table)].append(set(analyse(p.text, ranges=True)))
+    common: dict[tuple[str, str, str | None], frozenset[str]] = {}
+    for key, term_sets in rows.items():
+        counts = Counter(t for terms in term_sets for t in terms)
+        half = max(2, (len(term_sets) + 1) // 2)
+        common[key] = frozenset(t for t, n in counts.items() if n >= half)
+    return common
 
 
 _GENERIC_NAME_WORDS = frozenset({"poker", "league", "rules", "texas", "holdem", "the", "and"})
