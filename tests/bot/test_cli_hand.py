@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bot.cli import main
+from bot.views.hand import TEXT_LIMIT, hand_reply, hand_reply_needs_thread
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_hand_readable_answer_on_the_flop(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "hand", "As Ks vs Qh Qd", "--board", "2c 7d 9h")
+    assert code == 0
+    assert err == ""
+    assert "Odds on the flop" in out
+    assert "Board: 2c 7d 9h" in out
+    assert "Pair of Queens, 9-7-2 kickers" in out
+    assert "wins 23.94%, ties 0.00%" in out
+    assert "all 990 ways" in out
+
+
+def test_cli_hand_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "hand", "As Ks vs Qh Qd", "--board", "2c 7d 9h Ah 3s", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"players", "board", "complete", "winners"}
+    assert data["complete"] is True
+    assert data["winners"] == [0]
+    assert data["players"][0]["category"] == "Pair"
+    assert data["players"][0]["best_five"] == ["As", "Ah", "Ks", "9h", "7d"]
+    assert data["players"][0]["cards"] == ["As", "Ks"]
+    assert (data["players"][0]["win"], data["players"][0]["tie"]) == (1.0, 0.0)
+
+
+def test_cli_hand_lone_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "hand", "As Ks Qs Js Ts", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["players"][0]["name"] == "Royal flush"
+    assert data["winners"] == [0]
+    assert data["board"] == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["hand", "1x Ks vs Qh Qd"], '"1x" is not a card'),
+        (["hand", "As As vs Qh Qd"], "As appears twice"),
+        (["hand", "As Ks vs Qh Qd", "--board", "2c"], "0, 3, 4 or 5 cards"),
+        (["hand", "As Ks"], "A lone hand needs 5 to 7 cards"),
+    ],
+)
+def test_cli_hand_bad_input_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert message in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_cli_hand_as_a_process_has_no_traceback() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, bot.cli; sys.exit(bot.cli.main())", "hand", "As Kx"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        'pokerfloor hand: "Kx" is not a card: use rank 2-9/T/J/Q/K/A and suit s/h/d/c'
+    )
+
+
+def test_hand_reply_showdown_names_winner_and_kicker() -> None:
+    reply = hand_reply("alice: Ks 3d vs bob: Qh Jh board 9s 9h 9d 9c 2c")
+    assert reply.title == "alice wins"
+    assert "same four Nines; the kicker decides: K beats Q" in reply.text
+    assert "all on the board" in reply.fields[0].value
+    assert not reply.private
+
+
+def test_hand_reply_split_mentions_odd_chips() -> None:
+    reply = hand_reply("Ah Kd vs Ac Kh board 2c 3c 4d 5h 6s")
+    assert reply.title == "Split pot"
+    assert "the board plays" in reply.text
+    assert reply.citation is not None
+    assert "2.G.d.5" in reply.citation
+
+
+def test_hand_reply_premium_note_for_a_winning_royal() -> None:
+    reply = hand_reply("Ah Kh vs 2c 2d board Qh Jh Th 2s 2h")
+    assert "200 RP + 100 BP" in reply.fields[0].value
+
+
+def test_hand_reply_fits_discord_with_ten_named_players() -> None:
+    names = [f"{'x' * 30}{i:02d}" for i in range(10)]
+    holes = [
+        "As Ks",
+        "Qh Qd",
+        "Jc Tc",
+        "9s 9d",
+        "8h 7h",
+        "Ad 2d",
+        "Kc Qc",
+        "5s 4s",
+        "3h 3c",
+        "6c 6d",
+    ]
+    text = " vs ".join(f"{n}: {h}" for n, h in zip(names, holes, strict=True))
+    reply = hand_reply(text, "2h 7c Th")
+    assert len(reply.to_text()) <= TEXT_LIMIT
+    assert len(reply.fields) == 10
+
+
+def test_needs_thread_for_preflop_enumeration_only() -> None:
+    assert hand_reply_needs_thread("As Ks vs Qh Qd")
+    assert not hand_reply_needs_thread("As Ks vs Qh Qd board 2c 7d 9h")
+    assert not hand_reply_needs_thread("As Ks Qs Js Ts")
+    assert not hand_reply_needs_thread("nonsense")
