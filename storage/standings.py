@@ -169,21 +169,19 @@ def season_standings(
     )
 
 
-def location_champions(*, session: Session, league_id: int, season_id: int) -> dict[str, str]:
-    """Return location name -> its RP champion for a season (locations nobody scored at omitted)."""
-    rules = get_league_rules(session=session, league_id=league_id)
-    forfeited = forfeited_players(
-        session=session,
-        league_id=league_id,
-        season_id=season_id,
-        forfeit_level=rules.strike_forfeit_level,
-    )
-    owner = (rules.owner or "").casefold()
+def _by_location(
+    session: Session, league_id: int, season_id: int, forfeited: Collection[str]
+) -> dict[int, list[StandingRow]]:
     by_location: dict[int, list[StandingRow]] = {}
     for values in _aggregate(session, season_id, None, by_location=True):
-        row = _row(values[1:], forfeited)
-        if row.player.casefold() != owner:
-            by_location.setdefault(values[0], []).append(row)
+        by_location.setdefault(values[0], []).append(_row(values[1:], forfeited))
+    return by_location
+
+
+def _champions(
+    session: Session, league_id: int, by_location: dict[int, list[StandingRow]], owner: str | None
+) -> dict[str, str]:
+    owner_key = (owner or "").casefold()
     names = dict(
         session.execute(
             sa_select(col(Location.id), col(Location.name)).where(
@@ -193,10 +191,44 @@ def location_champions(*, session: Session, league_id: int, season_id: int) -> d
     )
     out: dict[str, str] = {}
     for lid, rows in by_location.items():
-        best = champion(rows, by="rp")
+        best = champion([r for r in rows if r.player.casefold() != owner_key], by="rp")
         if best is not None:
             out[names[lid]] = best.player
     return out
+
+
+def _overall(by_location: dict[int, list[StandingRow]]) -> list[StandingRow]:
+    """Add up each player's per-location rows into one season row."""
+    totals: dict[str, StandingRow] = {}
+    for rows in by_location.values():
+        for r in rows:
+            seen = totals.get(r.player)
+            if seen is None:
+                totals[r.player] = r
+                continue
+            bests = [b for b in (seen.best_finish, r.best_finish) if b is not None]
+            totals[r.player] = StandingRow(
+                player=r.player,
+                rp=seen.rp + r.rp,
+                bp=seen.bp + r.bp,
+                events=seen.events + r.events,
+                wins=seen.wins + r.wins,
+                best_finish=min(bests) if bests else None,
+            )
+    return list(totals.values())
+
+
+def location_champions(*, session: Session, league_id: int, season_id: int) -> dict[str, str]:
+    """Return location name -> its RP champion for a season (locations nobody scored at omitted)."""
+    rules = get_league_rules(session=session, league_id=league_id)
+    forfeited = forfeited_players(
+        session=session,
+        league_id=league_id,
+        season_id=season_id,
+        forfeit_level=rules.strike_forfeit_level,
+    )
+    by_location = _by_location(session, league_id, season_id, forfeited)
+    return _champions(session, league_id, by_location, rules.owner)
 
 
 def season_toc(
@@ -207,6 +239,9 @@ def season_toc(
     staff: Collection[str] = (),
 ) -> TocTable:
     """Return every player's TOC status for a season (the current one when None).
+
+    One aggregate query per (location, player) gives both the location champions and, added
+    up, the season rows.
 
     Args:
         session: The unit of work.
@@ -226,10 +261,10 @@ def season_toc(
         season_id=found.id,
         forfeit_level=rules.strike_forfeit_level,
     )
-    rows = [_row(v, forfeited) for v in _aggregate(session, found.id, None)]
-    champions = location_champions(session=session, league_id=league_id, season_id=found.id)
+    by_location = _by_location(session, league_id, found.id, forfeited)
+    champions = _champions(session, league_id, by_location, rules.owner)
     table = toc_table(
-        rows,
+        _overall(by_location),
         rules,
         owner=rules.owner,
         location_champions=set(champions.values()),

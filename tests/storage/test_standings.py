@@ -9,10 +9,13 @@ from storage.errors import NotFound
 from storage.leagues import LeagueInfo
 from storage.standings import (
     RESULT_COLUMNS,
+    _by_location,
+    _overall,
     iter_result_rows,
     location_champions,
     season_standings,
     season_toc,
+    standing_rows,
 )
 from tests.storage._league import event, load, make_league
 
@@ -122,6 +125,11 @@ def test_location_champions_are_the_rp_leaders_of_each_location(session):
         "Brewpub": "Ann",
         "Tap Room": "Ben",
     }
+    # The TOC adds up per-location rows; that must equal the season's own aggregate.
+    per_location = _by_location(session, league.id, sid, set())
+    assert sorted(_overall(per_location), key=repr) == sorted(
+        standing_rows(session=session, league_id=league.id, season_id=sid), key=repr
+    )
 
 
 def test_result_rows_stream_for_export(session):
