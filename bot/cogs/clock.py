@@ -35,17 +35,22 @@ log = logging.getLogger(__name__)
 NOT_A_DIRECTOR = "Only a tournament director (Manage Server) can run the clock."
 
 
-def is_director(member: discord.abc.User | None) -> bool:
-    """Whether ``member`` may run the clock: Manage Server (or Administrator) for now."""
-    if not isinstance(member, discord.Member):
+def is_director(interaction: discord.Interaction) -> bool:
+    """Whether the user of ``interaction`` may run the clock.
+
+    For now: Manage Server (or Administrator) in the interaction's server, read from the
+    permissions Discord sends with the interaction (no member cache needed). The league's
+    director role can be added here once league settings exist.
+    """
+    if interaction.guild_id is None:
         return False
-    perms = member.guild_permissions
+    perms = interaction.permissions
     return perms.manage_guild or perms.administrator
 
 
 async def director_check(interaction: discord.Interaction) -> bool:
     """App-command check: let only directors through."""
-    if is_director(interaction.user):
+    if is_director(interaction):
         return True
     raise app_commands.CheckFailure(NOT_A_DIRECTOR)
 
@@ -131,7 +136,7 @@ class ClockButton(
     async def callback(self, interaction: discord.Interaction) -> None:
         """Pause, resume or add a minute, then confirm privately."""
         try:
-            if not is_director(interaction.user):
+            if not is_director(interaction):
                 raise app_commands.CheckFailure(NOT_A_DIRECTOR)
             cog = interaction.client.get_cog("ClockCog")  # type: ignore[attr-defined]
             if not isinstance(cog, ClockCog):

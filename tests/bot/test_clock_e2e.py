@@ -1,0 +1,243 @@
+"""End to end: /clock on the real discord.py client against the fake Discord, with restarts.
+
+APScheduler really runs here, with levels of three seconds; everything else about the clock is
+tested with injected time (tests/rulings/test_clock.py, tests/bot/test_clock_service.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.app import EXTENSIONS, LeagueBot
+from storage import clocks
+from storage.db import make_engine
+from tests.fakediscord import (
+    CHANNEL_ID,
+    EPHEMERAL,
+    MANAGE_GUILD,
+    FakeDiscord,
+    RecordedRequest,
+    snowflake,
+    start_bot,
+    stop_bot,
+)
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+ROLE = 900_000_000_000_000_777
+LEVEL_S = 3.0  # level_minutes=0.05
+TOLERANCE_S = 0.75
+
+
+def make_clock_bot(fake: FakeDiscord, db_url: str) -> LeagueBot:
+    extensions = EXTENSIONS if "bot.cogs.clock" in EXTENSIONS else (*EXTENSIONS, "bot.cogs.clock")
+    return LeagueBot(
+        fake.settings(database_url=db_url),
+        make_engine(db_url),
+        extensions=extensions,
+        guild_ready_timeout=0.01,
+    )
+
+
+async def clock(
+    fake: FakeDiscord,
+    sub: str,
+    options: dict[str, Any] | None = None,
+    *,
+    director: bool = True,
+    role: int | None = None,
+) -> dict[str, Any]:
+    """Run ``/clock <sub>`` and return what the user finally sees."""
+    opts: list[dict[str, Any]] = [
+        {
+            "name": k,
+            "type": 10 if isinstance(v, float) else 4 if isinstance(v, int) else 3,
+            "value": v,
+        }
+        for k, v in (options or {}).items()
+    ]
+    data: dict[str, Any] = {"id": str(snowflake()), "name": "clock", "type": 1}
+    if role is not None:
+        opts.append({"name": "ping_role", "type": 8, "value": str(role)})
+        data["resolved"] = {
+            "roles": {
+                str(role): {
+                    "id": str(role),
+                    "name": "players",
+                    "color": 0,
+                    "hoist": False,
+                    "position": 1,
+                    "permissions": "0",
+                    "managed": False,
+                    "mentionable": True,
+                    "flags": 0,
+                }
+            }
+        }
+    data["options"] = [{"name": sub, "type": 1, "options": opts}]
+    payload = fake._interaction_base(
+        2, data, user_id=42, permissions=MANAGE_GUILD if director else 0, username="td"
+    )
+    it = await fake._send_interaction(payload)
+    return await it.settled()
+
+
+async def press(
+    fake: FakeDiscord, status: RecordedRequest, message_id: int, custom_id: str, *, director: bool
+) -> dict[str, Any]:
+    """Press a button of the status message, sent as Discord does: with the message's buttons."""
+    data = {"custom_id": custom_id, "component_type": 2}
+    payload = fake._interaction_base(
+        3, data, user_id=42, permissions=MANAGE_GUILD if director else 0, username="td"
+    )
+    payload["message"] = fake._message(status.body, CHANNEL_ID, message_id=message_id)
+    it = await fake._send_interaction(payload)
+    return await it.settled()
+
+
+def posts(fake: FakeDiscord) -> list[RecordedRequest]:
+    """Messages the bot posted in the channel (edits excluded), in order."""
+    return [
+        r for r in fake.requests_to("POST", f"/channels/{CHANNEL_ID}/messages") if r.status == 200
+    ]
+
+
+def announcements(fake: FakeDiscord) -> list[RecordedRequest]:
+    return [r for r in posts(fake) if r.body.get("content")]
+
+
+async def wait_for(fake: FakeDiscord, text: str, wait_s: float = 10.0) -> RecordedRequest:
+    async with asyncio.timeout(wait_s):
+        while True:
+            for r in announcements(fake):
+                if text in r.body["content"]:
+                    return r
+            await asyncio.sleep(0.02)
+
+
+def texts(fake: FakeDiscord) -> list[str]:
+    return [r.body["content"] for r in announcements(fake)]
+
+
+async def test_clock_runs_pings_only_the_role_and_resumes_exactly_after_restarts(
+    fake: FakeDiscord, tmp_path: Path
+):
+    db_url = f"sqlite:///{tmp_path / 'clock.db'}"
+    first = make_clock_bot(fake, db_url)
+    await start_bot(fake, first)
+    already = len(posts(fake))
+    body = await clock(fake, "start", {"structure": "bar-league", "level_minutes": 0.05}, role=ROLE)
+    assert body["flags"] & EPHEMERAL
+    assert "Bar League clock started" in body["embeds"][0]["description"]
+    status = posts(fake)[already]
+    assert status.body["embeds"][0]["title"] == "Tournament clock: Bar League"
+    buttons = [c["custom_id"] for row in status.body["components"] for c in row["components"]]
+    assert buttons == ["clock:pause:1", "clock:plus1:1"]
+
+    level1 = await wait_for(fake, "Level 1: blinds 1/2")
+    assert level1.body["content"] == f"<@&{ROLE}> Level 1: blinds 1/2"
+    assert level1.body["allowed_mentions"] == {"parse": [], "roles": [ROLE]}
+    level2 = await wait_for(fake, "Level 2: blinds 2/4")
+    assert abs(level2.at - level1.at - LEVEL_S) < TOLERANCE_S
+
+    # Stop the bot mid-level 2 and start another on the same database within the level.
+    await stop_bot(first)
+    first.engine.dispose()
+    second = make_clock_bot(fake, db_url)
+    await start_bot(fake, second)
+    assert time.perf_counter() - level1.at < 2 * LEVEL_S, "restart too slow for this test"
+    level3 = await wait_for(fake, "Level 3: blinds 4/8")
+    assert abs(level3.at - level1.at - 2 * LEVEL_S) < TOLERANCE_S  # exact resumption
+    assert texts(fake).count(f"<@&{ROLE}> Level 2: blinds 2/4") == 1
+    status_now = await clock(fake, "status", director=False)
+    assert status_now["flags"] & EPHEMERAL
+    fields = {f["name"]: f["value"] for f in status_now["embeds"][0]["fields"]}
+    assert fields["Now"] == "**Level 3**: blinds **4/8**"
+
+    # Down across a level change: the missed level collapses into one catch-up.
+    await stop_bot(second)
+    second.engine.dispose()
+    await asyncio.sleep(LEVEL_S + 0.5)
+    third = make_clock_bot(fake, db_url)
+    before = len(announcements(fake))
+    await start_bot(fake, third)
+    try:
+        catch_up = await wait_for(fake, "We are now at level")
+        assert announcements(fake)[before:] == [catch_up]
+        assert catch_up.body["content"].startswith(f"<@&{ROLE}> We are now at level")
+        missed = int(catch_up.body["content"].split("level ")[1].split(":")[0])
+        following = await wait_for(fake, f"Level {missed + 1}: blinds")
+        assert abs(following.at - level1.at - missed * LEVEL_S) < TOLERANCE_S
+
+        # Nothing was ever announced twice, and the levels came in order.
+        levels = [t for t in texts(fake) if "Level " in t and "blinds" in t]
+        assert len(levels) == len(set(levels))
+        numbers = [int(t.split("Level ")[1].split(":")[0]) for t in levels]
+        assert numbers == sorted(numbers)
+
+        # A pause from the status message's button: private reply, public unpinging notice.
+        record = await third.db.run(clocks.get_clock, clock_id=1)
+        assert record.status_message_id is not None
+        reply = await press(fake, status, record.status_message_id, "clock:pause:1", director=True)
+        assert reply["flags"] & EPHEMERAL
+        notice = await wait_for(fake, "The clock is paused")
+        assert notice.body["allowed_mentions"] == {"parse": []}
+        assert not notice.body["content"].startswith("<@&")
+        count = len(announcements(fake))
+        await asyncio.sleep(LEVEL_S + 0.5)
+        assert len(announcements(fake)) == count  # paused: no level change
+        body = await clock(fake, "end")
+        assert "Ended" in body["embeds"][0]["description"]
+    finally:
+        await stop_bot(third)
+        third.engine.dispose()
+
+
+async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path):
+    bot = make_clock_bot(fake, f"sqlite:///{tmp_path / 'rules.db'}")
+    await start_bot(fake, bot)
+    try:
+        refused = await clock(fake, "start", {"level_minutes": 0.05}, director=False)
+        assert refused["flags"] & EPHEMERAL
+        assert "Only a tournament director" in refused["embeds"][0]["description"]
+        none = await clock(fake, "status", director=False)
+        assert "No clock is running in this channel" in none["embeds"][0]["description"]
+
+        await clock(fake, "start", {"structure": "btown", "level_minutes": 0.5})
+        again = await clock(fake, "start", {"structure": "btown"})
+        assert "already running in this channel" in again["embeds"][0]["description"]
+        ante = await clock(fake, "ante", {"amount": 150})
+        assert ante["flags"] & EPHEMERAL
+        assert "can't be more than the small blind (100)" in ante["embeds"][0]["description"]
+        back = await clock(fake, "back")
+        assert "already at the first level" in back["embeds"][0]["description"]
+        pause = await clock(fake, "pause", director=False)
+        assert "Only a tournament director" in pause["embeds"][0]["description"]
+
+        record = await bot.db.run(clocks.get_clock, clock_id=1)
+        assert record.state.events == ()  # nothing above changed the clock
+        assert record.status_message_id is not None
+        status = [r for r in posts(fake) if r.body.get("embeds")][-1]
+        pressed = await press(
+            fake, status, record.status_message_id, "clock:plus1:1", director=False
+        )
+        assert "Only a tournament director" in pressed["embeds"][0]["description"]
+
+        jump = await clock(fake, "level", {"n": 6})
+        assert "Level 6: blinds 1,000/2,000" in jump["embeds"][0]["description"]
+        await wait_for(fake, "Level 6: blinds 1,000/2,000")
+        added = await clock(fake, "add-time", {"minutes": -0.25})
+        assert added["flags"] & EPHEMERAL
+        await wait_for(fake, "15 seconds taken off")
+        ante_ok = await clock(fake, "ante", {"amount": 500})
+        assert "ante 500" in ante_ok["embeds"][0]["description"]
+        assert texts(fake)[-1].startswith("Ante added: 500 from level 6 on")
+        await clock(fake, "end")
+    finally:
+        await stop_bot(bot)
+        bot.engine.dispose()
