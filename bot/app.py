@@ -37,6 +37,7 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.cogs.rulebook",
     "bot.cogs.hands",
     "bot.cogs.admin",
+    "bot.cogs.clock",
 )
 
 # A command that has not answered after this long defers ("is thinking…") so that the
