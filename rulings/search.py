@@ -67,6 +67,7 @@ _CORRECTED_WEIGHT = 0.8
 _HOME_BOOST = 1.6
 _FOUND_THRESHOLD = 0.12
 _MIN_COVERAGE = 0.3
+_OTHERS_SHARE = 0.4
 
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -676,9 +677,13 @@ class RuleIndex:
         )
         others: list[Match] = []
         seen = {matches[0].book} | ({self.home} if self.home else set())
+        # Another book's answer is worth showing when it covers most of what the best one does.
+        top_unboosted = top_score / (_HOME_BOOST if matches[0].book == self.home else 1.0)
         for score, i, coverage in scored:
             passage = self._docs[i].passage
-            if passage.book in seen or coverage < _MIN_COVERAGE:
+            if passage.book in seen or coverage < max(_MIN_COVERAGE, 0.6 * top_coverage):
+                continue
+            if score < _OTHERS_SHARE * top_unboosted:
                 continue
             seen.add(passage.book)
             others.append(Match.of(passage, confidence(score)))
