@@ -178,8 +178,10 @@ def _ensure_named(
     *,
     confirmed: bool | set[str],
     what: str,
+    actor: str,
+    now: dt.datetime,
 ) -> dict[str, int]:
-    """Return name key -> id, creating the seasons or locations not seen before."""
+    """Return name key -> id, creating (and auditing) the seasons or locations not seen before."""
     known = _named(session, table, league_id)
     display = {key: name for key, (_, name) in known.items()}
     created: list[str] = []
@@ -200,6 +202,15 @@ def _ensure_named(
         known[key] = (row.id or 0, row.name)
         display[key] = row.name
         created.append(key)
+        add_audit_entry(
+            session=session,
+            league_id=league_id,
+            actor=actor,
+            action=f"{what}.add",
+            target=f"{what}:{row.name}",
+            after={"name": row.name},
+            now=now,
+        )
     return {key: rid for key, (rid, _) in known.items()}
 
 
@@ -291,6 +302,8 @@ def import_events(
         [r.season for r in records],
         confirmed=confirmed,
         what="season",
+        actor=actor,
+        now=at,
     )
     locations = _ensure_named(
         session,
@@ -299,6 +312,8 @@ def import_events(
         [r.location for r in records],
         confirmed=confirmed,
         what="location",
+        actor=actor,
+        now=at,
     )
     existing: dict[tuple[int, int, dt.date, str], tuple[int, str]] = {
         (sid, lid, day, kind): (eid or 0, digest)
