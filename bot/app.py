@@ -7,12 +7,16 @@ Other topics add their cog module to ``EXTENSIONS`` (one line); a cog module exp
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
+import gc
 import hashlib
 import json
 import logging
+import multiprocessing
+import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 import discord
@@ -37,6 +41,8 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.cogs.rulebook",
     "bot.cogs.hands",
     "bot.cogs.admin",
+    "bot.cogs.league",
+    "bot.cogs.td",
     "bot.cogs.clock",
 )
 
@@ -44,15 +50,42 @@ EXTENSIONS: tuple[str, ...] = (
 # interaction is acknowledged well inside Discord's 3 s, then answers with a follow-up.
 DEFER_AFTER_S = 0.8
 
-# CPU-heavy work (preflop equity) runs here, off the event loop. Two workers: more threads
-# would only contend for the GIL with the event loop and raise its lag.
-COMPUTE_WORKERS = 2
+# CPU-heavy work (preflop equity) runs in worker processes: in threads it held the GIL often
+# enough to lag the event loop by 40 ms and more during a burst. Started on first use, one
+# core fewer than the machine has and at a lower OS priority, so the event loop keeps a core.
+COMPUTE_WORKERS = max(1, (os.cpu_count() or 2) - 1)
+COMPUTE_NICENESS = 5
+
+
+def _lower_priority() -> None:
+    """Worker-process initializer: yield the CPU to the event loop's process."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(COMPUTE_NICENESS)
 
 
 def configure_endpoints(settings: Settings) -> None:
     """Point discord.py at ``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` (process-wide)."""
     discord.http.Route.BASE = settings.discord_api_base
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
+    _install_fair_gateway()
+
+
+_received_message = discord.gateway.DiscordWebSocket.received_message
+
+
+async def _fair_received_message(self: discord.gateway.DiscordWebSocket, msg: Any, /) -> None:
+    await _received_message(self, msg)
+    # discord.py reads buffered gateway frames back to back without yielding, so a burst of
+    # 1,000 interactions parsed in one go blocked the loop for ~250 ms. Yielding after each
+    # frame lets acknowledgements and timers run in between (loop lag stays under 50 ms).
+    await asyncio.sleep(0)
+
+
+def _install_fair_gateway() -> None:
+    """Make the gateway yield to the event loop after every frame (idempotent)."""
+    ws_class = discord.gateway.DiscordWebSocket
+    if ws_class.received_message is not _fair_received_message:
+        ws_class.received_message = _fair_received_message  # type: ignore[method-assign]
 
 
 def commands_digest(payload: Sequence[dict[str, Any]]) -> str:
@@ -94,7 +127,7 @@ class LeagueBot(commands.Bot):
         self.db = Database(engine)
         self.extension_names = tuple(extensions)
         self.last_sync: bool | None = None
-        self._compute = ThreadPoolExecutor(COMPUTE_WORKERS, thread_name_prefix="compute")
+        self._compute: ProcessPoolExecutor | None = None
         self._rules: Any = None
 
     # -- start-up and shutdown -------------------------------------------------------------
@@ -106,11 +139,17 @@ class LeagueBot(commands.Bot):
         for name in self.extension_names:
             await self.load_extension(name)
         self.last_sync = await self.sync_commands()
+        # Everything loaded so far (modules, hand tables, rulebook index) lives for the whole
+        # run; moving it out of the collector's sight keeps full collections (which stop the
+        # event loop) short.
+        gc.collect()
+        gc.freeze()
 
     async def close(self) -> None:
         """Disconnect, then stop the compute workers."""
         await super().close()
-        self._compute.shutdown(wait=False, cancel_futures=True)
+        if self._compute is not None:
+            self._compute.shutdown(wait=False, cancel_futures=True)
 
     # -- shared services for cogs ----------------------------------------------------------
 
@@ -127,7 +166,15 @@ class LeagueBot(commands.Bot):
             self._rules = await asyncio.to_thread(load_rule_index, self.settings)
 
     async def compute(self, fn: Callable[..., T], /, *args: Any) -> T:
-        """Run CPU-heavy ``fn(*args)`` on the compute workers, never on the event loop."""
+        """Run CPU-heavy ``fn(*args)`` in a worker process, never on the event loop.
+
+        ``fn`` and its arguments must pickle (a module-level function and plain values).
+        """
+        if self._compute is None:
+            context = multiprocessing.get_context("spawn")  # no fork of a threaded process
+            self._compute = ProcessPoolExecutor(
+                COMPUTE_WORKERS, mp_context=context, initializer=_lower_priority
+            )
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._compute, fn, *args)
 
@@ -137,18 +184,24 @@ class LeagueBot(commands.Bot):
         fn: Callable[..., Reply],
         /,
         *args: Any,
+        heavy: bool = False,
         defer_after: float = DEFER_AFTER_S,
     ) -> None:
-        """Compute a reply off the loop and send it, deferring first if it takes a while.
+        """Compute a reply off the event loop and send it, deferring when it takes a while.
 
-        A quick answer goes out as the interaction response; a slow one (preflop equity, a big
-        import) is acknowledged with "thinking…" after ``defer_after`` seconds and then sent
-        as a follow-up, so the 3 s deadline always holds. Errors propagate to ``LeagueTree``.
+        ``heavy`` work (preflop equity, big imports) defers at once ("thinking…") and runs on
+        the compute workers; other work runs on the default thread pool and defers only if it
+        is not done after ``defer_after`` seconds. Either way the interaction is acknowledged
+        well inside Discord's 3 s, and the answer follows. Errors propagate to ``LeagueTree``.
         """
-        task = asyncio.ensure_future(self.compute(fn, *args))
-        done, _ = await asyncio.wait({task}, timeout=defer_after)
-        if not done and not interaction.response.is_done():
+        if heavy:
             await interaction.response.defer(thinking=True)
+            task = asyncio.ensure_future(self.compute(fn, *args))
+        else:
+            task = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+            done, _ = await asyncio.wait({task}, timeout=defer_after)
+            if not done and not interaction.response.is_done():
+                await interaction.response.defer(thinking=True)
         await respond(interaction, await task)
 
     # -- command sync ----------------------------------------------------------------------

@@ -7,7 +7,7 @@ bundled rulebooks.
 
 Adding a console command (one line): append a ``ConsoleCommand`` to ``COMMANDS``::
 
-    ConsoleCommand("standings", "bot.views.league:standings_console", "[season:NAME]", "..."),
+    ConsoleCommand("topic", "bot.views.topic:topic_console", "<args> [opt:VALUE]", "Does X"),
 
 The target ``"module:function"`` is imported on first use; the function takes
 ``(ctx: ConsoleContext, args: str)`` and returns a ``Reply``. ``args`` is the rest of the line;
@@ -81,6 +81,31 @@ COMMANDS: tuple[ConsoleCommand, ...] = (
         "bot.console:hand_command",
         "<cards> [vs <cards> ...] [board:<cards>]",
         "Evaluate a hand, or who wins and how often",
+    ),
+    ConsoleCommand(
+        "standings",
+        "bot.views.league_commands:standings_console",
+        "[season] [location:NAME] [player:NAME]",
+        "Show the season's standings",
+    ),
+    ConsoleCommand(
+        "toc",
+        "bot.views.league_commands:toc_console",
+        "[player] [season:NAME]",
+        "Who is qualified for the Tournament of Champions",
+    ),
+    ConsoleCommand(
+        "stack",
+        "bot.views.league_commands:stack_console",
+        "[player] [early:yes] [on_time:yes] [birthday:yes] [new_player:yes]"
+        " [brought:N] [late_bb:N]",
+        "Work out a starting stack",
+    ),
+    ConsoleCommand(
+        "td",
+        "bot.views.td:td_console",
+        "<result|correct|void|bounty|premium|second_chance|receipt|strike|season|location|events>",
+        "Director tools with name:value options (the console is the local director)",
     ),
     ConsoleCommand("help", "bot.console:help_command", "", "List the commands"),
 )
@@ -174,13 +199,6 @@ def view(topic: str, name: str) -> Callable[..., Reply]:
     return fn
 
 
-def hand_text(cards: str, board: str | None) -> str:
-    """One hand query in the CLI grammar from the ``cards`` and ``board`` options."""
-    if not board:
-        return cards
-    return f"{cards} board {tidy_text(board, what='the board')}"
-
-
 def help_reply(entries: Iterable[tuple[str, str]], *, title: str = "Commands") -> Reply:
     """A list of commands as a reply: one ``usage — summary`` line each."""
     lines = [f"**{usage}**: {summary}" for usage, summary in entries]
@@ -205,7 +223,10 @@ def hand_command(ctx: ConsoleContext, args: str) -> Reply:
     """``/hand <cards> [board:<cards>]``."""
     opts = parse_options(args, ("cards", "board"))
     cards = tidy_text(opts.get("cards", ""), what="some cards")
-    return view("hand", "hand_reply")(hand_text(cards, opts.get("board")))
+    board = opts.get("board")
+    from bot.views.hand import hand_reply
+
+    return hand_reply(cards, tidy_text(board, what="the board") if board else None)
 
 
 def help_command(ctx: ConsoleContext, args: str) -> Reply:

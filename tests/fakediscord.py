@@ -364,6 +364,7 @@ class FakeDiscord:
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.hooks: list[Callable[[RecordedRequest], Awaitable[None] | None]] = []
+        self.files: dict[int, tuple[str, bytes]] = {}  # attachment id -> (content type, bytes)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -372,9 +373,12 @@ class FakeDiscord:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_get("/gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        app.router.add_get("/attachments/{id}/{filename}", self._attachment_file)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        # A burst opens hundreds of connections at once (discord.py sets no connection limit);
+        # the default backlog of 128 would drop SYNs and add 1 s retransmits.
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=4096)
         await site.start()
         server = site._server
         assert server is not None
@@ -442,6 +446,31 @@ class FakeDiscord:
                 self._message_event.clear()
                 await self._message_event.wait()
         return self.messages[channel_id][count - 1]
+
+    def add_attachment(
+        self, filename: str, content: bytes, content_type: str = "application/json"
+    ) -> dict[str, Any]:
+        """Store a file as Discord's CDN would; returns its attachment payload (for ``resolved``).
+
+        The bot downloads it from ``url`` with its HTTP session (``Attachment.read()``).
+        """
+        att_id = snowflake()
+        self.files[att_id] = (content_type, content)
+        url = f"http://127.0.0.1:{self.port}/attachments/{att_id}/{filename}"
+        return {
+            "id": str(att_id),
+            "filename": filename,
+            "size": len(content),
+            "url": url,
+            "proxy_url": url,
+            "content_type": content_type,
+        }
+
+    async def _attachment_file(self, request: web.Request) -> web.StreamResponse:
+        found = self.files.get(int(request.match_info["id"]))
+        if found is None:
+            return web.Response(status=404)
+        return web.Response(body=found[1], headers={"Content-Type": found[0]})
 
     # -- gateway --------------------------------------------------------------------------
 
@@ -529,6 +558,8 @@ class FakeDiscord:
         guild_id: int | None = GUILD_ID,
         focused: str | None = None,
         username: str = "player",
+        option_types: dict[str, int] | None = None,
+        resolved: dict[str, Any] | None = None,
     ) -> Interaction:
         """Send a slash command (or, with ``focused``, an autocomplete) INTERACTION_CREATE.
 
@@ -539,9 +570,13 @@ class FakeDiscord:
             user_id, permissions, roles, username: the member invoking it.
             guild_id: the server; None sends it as a DM.
             focused: the option being typed (an autocomplete interaction, type 4).
+            option_types: option name -> Discord option type, where the value's Python type
+                does not say it (8 role, 7 channel, 11 attachment: the value is the id).
+            resolved: Discord's ``data.resolved`` (``{"attachments": {id: payload}}`` ...).
         """
+        types = option_types or {}
         opts = [
-            {"name": k, "type": _option_type(v), "value": v}
+            {"name": k, "type": types.get(k) or _option_type(v), "value": v}
             | ({"focused": True} if k == focused else {})
             for k, v in (options or {}).items()
         ]
@@ -551,6 +586,8 @@ class FakeDiscord:
             opts[0]["type"] = 2
             opts[0]["options"][0]["type"] = 1
         data: dict[str, Any] = {"id": str(snowflake()), "name": name, "type": 1, "options": opts}
+        if resolved:
+            data["resolved"] = resolved
         payload = self._interaction_base(
             2 if focused is None else 4,
             data,

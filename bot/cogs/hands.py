@@ -9,8 +9,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.console import hand_text, view
 from bot.transformers import CardsArg
+from bot.tree import respond
+from bot.views.hand import hand_reply, hand_reply_needs_thread
 
 if TYPE_CHECKING:
     from bot.app import LeagueBot
@@ -33,9 +34,13 @@ class HandsCog(commands.Cog):
         self, interaction: discord.Interaction, cards: CardsArg, board: CardsArg | None = None
     ) -> None:
         """Evaluate a hand, or who wins and how often against other hands."""
-        # Preflop equity enumerates 1.7 M boards: answer() computes off the event loop and
-        # defers if it is not done quickly.
-        await self.bot.answer(interaction, view("hand", "hand_reply"), hand_text(cards, board))
+        if hand_reply_needs_thread(cards, board):
+            # Preflop equity enumerates up to 1.7 M boards (~50 ms): defer, then compute on a
+            # worker so the event loop stays free.
+            await self.bot.answer(interaction, hand_reply, cards, board, heavy=True)
+        else:
+            # A known board takes microseconds to a few ms: answer straight from the loop.
+            await respond(interaction, hand_reply(cards, board))
 
 
 async def setup(bot: LeagueBot) -> None:

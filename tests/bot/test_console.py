@@ -67,7 +67,7 @@ def test_slash_is_optional_and_blank_lines_are_skipped(console: Console):
 
 
 def test_unknown_command_names_the_known_ones(console: Console):
-    with pytest.raises(UnknownCommandError, match=r"try /rule, /hand, /help"):
+    with pytest.raises(UnknownCommandError, match=r"Unknown command 'river'; try /rule, /hand, "):
         console.handle("/river")
 
 
@@ -134,9 +134,9 @@ def test_pokerfloor_console_reads_stdin_and_exits_zero_at_eof(tmp_path: Path):
 def test_pokerfloor_without_token_opens_the_console(tmp_path: Path):
     done = _pokerfloor([], "/nonsense\n", tmp_path)
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [
-        "Unknown command 'nonsense'; try /rule, /hand, /help."
-    ]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("Unknown command 'nonsense'; try /rule, /hand, ")
 
 
 def test_pokerfloor_run_without_token_is_one_line(tmp_path: Path):

@@ -179,3 +179,29 @@ async def test_owner_health_check(fake: FakeDiscord, bot: LeagueBot):
     data = (await it.response())["data"]
     names = [f["name"] for f in data["embeds"][0]["fields"]]
     assert names[:2] == ["Gateway", "Database"]
+
+
+async def test_hand_with_full_board_answers_at_once(fake: FakeDiscord, bot: LeagueBot):
+    it = await fake.interact("hand", {"cards": "As Ks vs Qh Qd", "board": "2c 7d 9h Jc 3s"})
+    body = await it.response()
+    assert body["type"] == 4
+    embed = body["data"]["embeds"][0]
+    assert "Player 2 wins" in embed["title"]
+    assert body["data"]["allowed_mentions"] == {"parse": []}
+
+
+async def test_hand_preflop_equity_defers_then_follows_up(fake: FakeDiscord, bot: LeagueBot):
+    it = await fake.interact("hand", {"cards": "As Ks vs Qh Qd"})
+    body = await it.response()
+    assert body["type"] == 5  # heavy: acknowledged first, computed in a worker process
+    follow = await it.followup(wait_s=60)
+    text = str(follow["embeds"][0])
+    assert "1,712,304" in text  # exact enumeration of every board
+    assert follow["allowed_mentions"] == {"parse": []}
+
+
+async def test_hand_bad_cards_is_a_private_one_liner(fake: FakeDiscord, bot: LeagueBot):
+    it = await fake.interact("hand", {"cards": "As 1x"})
+    data = (await it.response())["data"]
+    assert _flags(data) & EPHEMERAL
+    assert '"1x" is not a card' in data["embeds"][0]["description"]
