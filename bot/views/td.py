@@ -1,0 +1,567 @@
+"""Director (/td) command logic shared by the Discord cog and the console.
+
+Parsing of options (finish text, uploads, names, dates), the storage calls that resolve a
+server's league first (``*_for``, keyword-only ``session``, run with ``Database.run``), and
+the replies confirming each write: what changed and the points it produced. Every write goes
+through storage functions that record the audit entry with the given ``actor``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import getpass
+import json
+import logging
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+
+from sqlmodel import Session
+
+import rulings
+from bot.console import ConsoleContext, parse_options
+from bot.reply import Field, Reply
+from bot.transformers import BadOption
+from bot.views import league as views
+from bot.views.league_commands import flag, league_of, whole
+from rulings.errors import EventFormatError
+from rulings.events import EventRecord, parse_finish_csv
+from rulings.strikes import check_level, suspension_events
+from storage.event_changes import EventEdit, RecordBuilder, amend_event, record_guild_events
+from storage.events import (
+    EventSummary,
+    ImportOutcome,
+    list_events,
+    parse_events,
+    void_event,
+)
+from storage.guild_settings import GuildSettings, ensure_guild_league
+from storage.leagues import (
+    LeagueInfo,
+    LocationInfo,
+    add_location,
+    ensure_league,
+    get_league_rules,
+    list_locations,
+)
+from storage.players import StrikeInfo, add_strike
+from storage.seasons import SeasonInfo, add_season, get_season, list_seasons
+
+log = logging.getLogger(__name__)
+
+MAX_UPLOAD_BYTES = 1_000_000
+"""The largest results file a director may attach (JSON or CSV)."""
+
+MAX_NAMES = 200
+
+
+# -- option parsing --------------------------------------------------------------------------
+
+
+def parse_names(text: str | None, what: str) -> tuple[str, ...]:
+    """Split a comma- or line-separated list of names (``"Gus, Hal"``).
+
+    Raises:
+        BadOption: more than ``MAX_NAMES`` names.
+    """
+    if not text:
+        return ()
+    names = tuple(" ".join(n.split()) for n in text.replace("\n", ",").split(","))
+    names = tuple(n for n in names if n)
+    if len(names) > MAX_NAMES:
+        raise BadOption(f"{what}: at most {MAX_NAMES} names.")
+    return names
+
+
+def parse_day(text: str | None, today: dt.date) -> dt.date:
+    """An event date: ISO ``2026-11-20``, ``today`` or ``yesterday`` (default today).
+
+    Raises:
+        EventFormatError: not a date.
+    """
+    if text is None or not text.strip() or text.strip().lower() == "today":
+        return today
+    if text.strip().lower() == "yesterday":
+        return today - dt.timedelta(days=1)
+    return rulings.events.parse_date(text.strip())
+
+
+def _season_or_current(season: str | None, current: str | None) -> str:
+    if season and season.strip():
+        return season
+    if current is None:
+        raise EventFormatError("season: there is no season yet; give the season's name")
+    return current
+
+
+def text_event_builder(
+    *,
+    finish: str,
+    location: str,
+    day: dt.date,
+    season: str | None = None,
+    kind: str = "regular",
+    played: Sequence[str] = (),
+) -> RecordBuilder:
+    """Build one event from a typed finish list (``1 Alice, 2 Bob, 3 Carol=Dave``).
+
+    The season defaults to the current one (the season of the latest event).
+    """
+
+    def build(rules: rulings.LeagueRules, current: str | None) -> list[EventRecord]:
+        return [
+            rulings.build_event(
+                season=_season_or_current(season, current),
+                location=location,
+                date=day,
+                kind=kind,
+                finish=rulings.parse_finish_text(finish),
+                played=played,
+                max_receipt_cents=rules.receipt_max_cents,
+            )
+        ]
+
+    return build
+
+
+def check_upload(filename: str, size: int) -> str:
+    """Check an attached results file before downloading it.
+
+    Returns:
+        Its kind: ``json`` or ``csv``.
+
+    Raises:
+        BadOption: another kind of file, or larger than ``MAX_UPLOAD_BYTES``.
+    """
+    kind = filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
+    if kind not in ("json", "csv"):
+        raise BadOption(f"{filename}: attach a .json or .csv results file.")
+    if size > MAX_UPLOAD_BYTES:
+        raise BadOption(
+            f"{filename} is {size:,} bytes; results files are at most {MAX_UPLOAD_BYTES:,}."
+        )
+    return kind
+
+
+def upload_builder(
+    *,
+    filename: str,
+    data: bytes,
+    day: dt.date,
+    location: str | None = None,
+    season: str | None = None,
+    kind: str = "regular",
+    played: Sequence[str] = (),
+) -> RecordBuilder:
+    """Build events from an attached file: the JSON import format, or a ``position,player`` CSV.
+
+    A JSON file carries its own season, location, date and kind; a CSV file holds only the
+    finish order and takes them from the command's options.
+
+    Raises:
+        BadOption: a file that is not UTF-8, or a CSV without a location.
+        EventFormatError: malformed content (raised when the builder runs).
+    """
+    file_kind = check_upload(filename, len(data))
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise BadOption(f"{filename} is not UTF-8 text.") from None
+    if file_kind == "json":
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise BadOption(
+                f"{filename} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
+            ) from None
+
+        def build_json(rules: rulings.LeagueRules, current: str | None) -> list[EventRecord]:
+            del current
+            return parse_events(parsed, rules=rules)
+
+        return build_json
+    if not location:
+        raise BadOption("a CSV finish list needs the location option (and season, date, kind).")
+    try:
+        finish = parse_finish_csv(text)
+    except csv.Error as exc:
+        raise EventFormatError(f"{filename}: {exc}") from None
+
+    def build_csv(rules: rulings.LeagueRules, current: str | None) -> list[EventRecord]:
+        return [
+            rulings.build_event(
+                season=_season_or_current(season, current),
+                location=location,
+                date=day,
+                kind=kind,
+                finish=finish,
+                played=played,
+                max_receipt_cents=rules.receipt_max_cents,
+            )
+        ]
+
+    return build_csv
+
+
+def allow_new_names(confirm: bool, new_players: str | None) -> bool | tuple[str, ...]:
+    """What ``import_events(allow_new=...)`` gets: every new name, or those listed."""
+    return True if confirm else parse_names(new_players, "new_players")
+
+
+# -- storage calls by server -----------------------------------------------------------------
+
+
+def _write_league(session: Session, guild_id: int | None, actor: str) -> LeagueInfo:
+    if guild_id is None:
+        return ensure_league(session=session, actor=actor)
+    return ensure_guild_league(session=session, guild_id=guild_id, actor=actor)
+
+
+def record_for(
+    *,
+    session: Session,
+    guild_id: int | None,
+    build: RecordBuilder,
+    actor: str,
+    allow_new: bool | Collection[str] = False,
+) -> list[ImportOutcome]:
+    """Record events in the server's league (created on the first write)."""
+    return record_guild_events(
+        session=session, guild_id=guild_id, build=build, actor=actor, allow_new=allow_new
+    )
+
+
+def amend_for(
+    *,
+    session: Session,
+    guild_id: int | None,
+    event_id: int,
+    edit: EventEdit,
+    actor: str,
+    reason: str | None = None,
+    allow_new: bool | Collection[str] = False,
+) -> ImportOutcome:
+    """Change one event of the server's league (see ``storage.event_changes.amend_event``)."""
+    league = league_of(session=session, guild_id=guild_id)
+    return amend_event(
+        session=session,
+        league_id=league.id,
+        event_id=event_id,
+        edit=edit,
+        actor=actor,
+        reason=reason,
+        allow_new=allow_new,
+    )
+
+
+def void_for(
+    *, session: Session, guild_id: int | None, event_id: int, reason: str, actor: str
+) -> EventSummary:
+    """Void one event of the server's league (it stays on record, no longer counts)."""
+    league = league_of(session=session, guild_id=guild_id)
+    return void_event(
+        session=session, league_id=league.id, event_id=event_id, reason=reason, actor=actor
+    )
+
+
+def strike_for(
+    *,
+    session: Session,
+    guild_id: int | None,
+    player: str,
+    level: int,
+    reason: str,
+    actor: str,
+    season: str | None = None,
+) -> tuple[StrikeInfo, int | None, bool]:
+    """Record a strike (3.B) in the season given (default: the current one).
+
+    Returns:
+        The strike, the events suspended (None: rest of the season and the TOC), and whether
+        it forfeits the season's points.
+
+    Raises:
+        StrikeError: a level the league does not have.
+    """
+    league = league_of(session=session, guild_id=guild_id)
+    rules = get_league_rules(session=session, league_id=league.id)
+    check_level(level, rules)
+    found = get_season(session=session, league_id=league.id, name=season)
+    info = add_strike(
+        session=session,
+        league_id=league.id,
+        name=player,
+        season_id=found.id,
+        level=level,
+        reason=reason,
+        actor=actor,
+    )
+    return info, suspension_events(level, rules), level >= rules.strike_forfeit_level
+
+
+def season_add_for(*, session: Session, guild_id: int | None, name: str, actor: str) -> SeasonInfo:
+    """Add a season to the server's league."""
+    league = _write_league(session, guild_id, actor)
+    return add_season(session=session, league_id=league.id, name=name, actor=actor)
+
+
+def location_add_for(
+    *, session: Session, guild_id: int | None, name: str, actor: str, confirm: bool = False
+) -> LocationInfo:
+    """Add a host location to the server's league (a near-duplicate name needs ``confirm``)."""
+    league = _write_league(session, guild_id, actor)
+    return add_location(
+        session=session, league_id=league.id, name=name, allow_similar=confirm, actor=actor
+    )
+
+
+def seasons_for(*, session: Session, guild_id: int | None) -> list[SeasonInfo]:
+    """The server's seasons, oldest first."""
+    return list_seasons(session=session, league_id=league_of(session=session, guild_id=guild_id).id)
+
+
+def locations_for(*, session: Session, guild_id: int | None) -> list[LocationInfo]:
+    """The server's locations by name."""
+    league = league_of(session=session, guild_id=guild_id)
+    return list_locations(session=session, league_id=league.id)
+
+
+def events_for(
+    *, session: Session, guild_id: int | None, season: str | None = None
+) -> list[EventSummary]:
+    """The events of a season (default: the current one), by date."""
+    league = league_of(session=session, guild_id=guild_id)
+    found = get_season(session=session, league_id=league.id, name=season)
+    return list_events(session=session, league_id=league.id, season_id=found.id)
+
+
+# -- replies -----------------------------------------------------------------------------------
+
+
+def recorded_reply(
+    outcomes: Sequence[ImportOutcome], *, change: str | None = None, reason: str | None = None
+) -> Reply:
+    """Confirm a write of events: what changed and the points each player got."""
+    if len(outcomes) != 1:
+        return views.import_report_reply(outcomes)
+    reply = views.event_summary_reply(outcomes[0])
+    extra = [
+        line
+        for line in (
+            f"Change: {change}" if change else None,
+            f"Reason: {reason}" if reason else None,
+        )
+        if line
+    ]
+    if not extra:
+        return reply
+    return replace(reply, text="\n".join([reply.text, *extra]))
+
+
+def void_reply(event: EventSummary) -> Reply:
+    """Confirm a voided event."""
+    return Reply(
+        title=f"Event #{event.id} voided",
+        text=(
+            f"{event.label} no longer counts in the standings ({event.players} players).\n"
+            f"Reason: {event.void_reason}"
+        ),
+        footer="The event and its points stay on record in the audit log.",
+    )
+
+
+def strike_reply(strike: StrikeInfo, events: int | None, forfeits: bool) -> Reply:
+    """Confirm a strike and say what it means (3.B)."""
+    if forfeits:
+        meaning = "Suspended for the rest of the season and the TOC; the season's points are lost."
+    else:
+        meaning = f"Suspended for the next {events} event{'s' if events != 1 else ''}."
+    return Reply(
+        title=f"Strike {strike.level} for {strike.player}",
+        text=f"{meaning}\nSeason: {strike.season}\nReason: {strike.reason}",
+        citation="BTown rules 3.B",
+    )
+
+
+def season_added_reply(season: SeasonInfo) -> Reply:
+    """Confirm a new season."""
+    return Reply(title="Season added", text=f"**{season.name}** is ready for events.")
+
+
+def location_added_reply(location: LocationInfo) -> Reply:
+    """Confirm a new location."""
+    return Reply(title="Location added", text=f"**{location.name}** can host events now.")
+
+
+def names_reply(title: str, names: Sequence[str], *, empty: str) -> Reply:
+    """A plain list of names (seasons, locations)."""
+    return Reply(title=title, text="\n".join(f"• {n}" for n in names) if names else empty)
+
+
+def _mention(kind: str, value: int | None) -> str:
+    if value is None:
+        return "not set"
+    return f"<#{value}>" if kind == "channel" else f"<@&{value}>"
+
+
+def settings_reply(after: GuildSettings, before: GuildSettings | None = None) -> Reply:
+    """Show a server's settings; with ``before``, mark what changed."""
+    rows = (
+        ("Director role", _mention("role", after.director_role_id), "director_role_id"),
+        ("Results channel", _mention("channel", after.results_channel_id), "results_channel_id"),
+        ("Clock ping role", _mention("role", after.clock_ping_role_id), "clock_ping_role_id"),
+        ("Rules preset", after.preset, "preset"),
+    )
+    old = before.as_dict() if before is not None else None
+    new = after.as_dict()
+    fields = tuple(
+        Field(
+            name + (" (changed)" if old is not None and old[key] != new[key] else ""),
+            value,
+            inline=True,
+        )
+        for name, value, key in rows
+    )
+    return Reply(
+        title="League settings" if before is None else "League settings changed",
+        fields=fields,
+        footer="Directors: the director role or Manage Server.",
+    )
+
+
+def announcement(reply: Reply, by: str) -> Reply:
+    """The public copy of a confirmation for the results channel."""
+    footer = " · ".join(p for p in (reply.footer, f"Recorded by {by}") if p)
+    return replace(reply, private=False, footer=footer)
+
+
+# -- the console's /td (the person at the terminal is the local director) ------------------
+
+
+_SUBS: dict[str, tuple[str, ...]] = {
+    "result": ("finish", "location", "season", "date", "kind", "played", "new_players", "confirm"),
+    "correct": ("event", "finish", "reason", "played", "new_players", "confirm"),
+    "void": ("event", "reason"),
+    "bounty": ("event", "player", "chips", "confirm"),
+    "premium": ("event", "player", "hand", "confirm"),
+    "second_chance": ("event", "player", "confirm"),
+    "receipt": ("event", "player", "amount", "ref", "photo", "confirm"),
+    "strike": ("player", "level", "reason", "season"),
+    "season": ("name",),
+    "location": ("name", "confirm"),
+    "events": ("season",),
+}
+
+
+def _required(opts: dict[str, str], name: str) -> str:
+    value = opts.get(name)
+    if not value:
+        raise BadOption(f"{name}: is required.")
+    return value
+
+
+def _event_id(opts: dict[str, str]) -> int:
+    value = whole(_required(opts, "event"), "event")
+    assert value is not None
+    return value
+
+
+def console_edit(sub: str, opts: dict[str, str], rules: rulings.LeagueRules) -> EventEdit:
+    """The ``EventEdit`` of an award or correction typed in the console."""
+    if sub == "bounty":
+        chips = whole(_required(opts, "chips"), "chips")
+        return EventEdit(bounty=(_required(opts, "player"), chips or 0))
+    if sub == "premium":
+        return EventEdit(premium_hand=(_required(opts, "player"), _required(opts, "hand")))
+    if sub == "second_chance":
+        return EventEdit(second_chance_winner=_required(opts, "player"))
+    if sub == "receipt":
+        cents = rulings.parse_amount_cents(
+            _required(opts, "amount"), "amount", max_cents=rules.receipt_max_cents
+        )
+        return EventEdit(
+            receipt=rulings.Receipt(
+                _required(opts, "player"), cents, opts.get("ref"), opts.get("photo")
+            )
+        )
+    played = parse_names(opts.get("played"), "played") if "played" in opts else None
+    return EventEdit(finish=rulings.parse_finish_text(_required(opts, "finish")), played=played)
+
+
+def td_console(ctx: ConsoleContext, args: str) -> Reply:
+    """``/td <sub> ...``: the director commands in the console (the local director)."""
+    sub, _, rest = args.strip().partition(" ")
+    sub = sub.lower().replace("-", "_")
+    if sub not in _SUBS:
+        raise BadOption(f"/td {sub or '?'}: try one of {', '.join(sorted(_SUBS))}.")
+    opts = parse_options(rest, _SUBS[sub])
+    who = f"console:{getpass.getuser()}"
+    run = ctx.db.run_sync
+    gid = ctx.guild_id
+    confirm = flag(opts.get("confirm"), "confirm")
+    allow = allow_new_names(confirm, opts.get("new_players"))
+    if sub == "result":
+        build = text_event_builder(
+            finish=_required(opts, "finish"),
+            location=_required(opts, "location"),
+            day=parse_day(opts.get("date"), dt.date.today()),  # noqa: DTZ011 (the local day)
+            season=opts.get("season"),
+            kind=opts.get("kind") or "regular",
+            played=parse_names(opts.get("played"), "played"),
+        )
+        return recorded_reply(
+            run(record_for, guild_id=gid, build=build, actor=who, allow_new=allow)
+        )
+    if sub in ("correct", "bounty", "premium", "second_chance", "receipt"):
+        from bot.views.league_commands import league_rules_for
+
+        edit = console_edit(sub, opts, run(league_rules_for, guild_id=gid))
+        reason = _required(opts, "reason") if sub == "correct" else None
+        outcome = run(
+            amend_for,
+            guild_id=gid,
+            event_id=_event_id(opts),
+            edit=edit,
+            actor=who,
+            reason=reason,
+            allow_new=allow,
+        )
+        return recorded_reply([outcome], change=edit.describe(), reason=reason)
+    if sub == "void":
+        event = run(
+            void_for,
+            guild_id=gid,
+            event_id=_event_id(opts),
+            reason=_required(opts, "reason"),
+            actor=who,
+        )
+        return void_reply(event)
+    if sub == "strike":
+        level = whole(_required(opts, "level"), "level")
+        assert level is not None
+        strike, events, forfeits = run(
+            strike_for,
+            guild_id=gid,
+            player=_required(opts, "player"),
+            level=level,
+            reason=_required(opts, "reason"),
+            season=opts.get("season"),
+            actor=who,
+        )
+        return strike_reply(strike, events, forfeits)
+    if sub == "season":
+        if not opts.get("name"):
+            names = [s.name for s in run(seasons_for, guild_id=gid)]
+            return names_reply("Seasons", names, empty="No seasons yet.")
+        return season_added_reply(run(season_add_for, guild_id=gid, name=opts["name"], actor=who))
+    if sub == "location":
+        if not opts.get("name"):
+            names = [x.name for x in run(locations_for, guild_id=gid)]
+            return names_reply("Locations", names, empty="No locations yet.")
+        return location_added_reply(
+            run(location_add_for, guild_id=gid, name=opts["name"], actor=who, confirm=confirm)
+        )
+    found = run(events_for, guild_id=gid, season=opts.get("season"))
+    from bot.views.league_commands import terminal
+
+    return terminal(views.event_list_pages(found, per_page=1_000_000, char_limit=1 << 30)[0])
