@@ -24,6 +24,7 @@ import yarl
 from discord.ext import commands
 from sqlalchemy.engine import Engine
 
+import rulings
 from bot import render
 from bot.config import Settings
 from bot.database import Database
@@ -128,7 +129,7 @@ class LeagueBot(commands.Bot):
         self.extension_names = tuple(extensions)
         self.last_sync: bool | None = None
         self._compute: ProcessPoolExecutor | None = None
-        self._rules: Any = None
+        self._rules: rulings.RuleIndex | None = None
 
     # -- start-up and shutdown -------------------------------------------------------------
 
@@ -154,8 +155,8 @@ class LeagueBot(commands.Bot):
     # -- shared services for cogs ----------------------------------------------------------
 
     @property
-    def rules(self) -> Any:
-        """The rulebook index (``rulings.RuleIndex``), loaded once at start-up."""
+    def rules(self) -> rulings.RuleIndex | None:
+        """The rulebook index, loaded once at start-up."""
         if self._rules is None:
             self._rules = load_rule_index(self.settings)
         return self._rules
@@ -242,12 +243,10 @@ class LeagueBot(commands.Bot):
         return True
 
 
-def load_rule_index(settings: Settings) -> Any:
-    """The bundled rulebooks plus those in ``RULEBOOK_DIR``, or None before search lands."""
-    import rulings
+def load_rule_index(settings: Settings) -> rulings.RuleIndex:
+    """The bundled rulebooks plus those in ``RULEBOOK_DIR``.
 
-    loader = getattr(rulings, "load_rulebooks", None)
-    if loader is None:
-        log.warning("rulebook search is not available yet")
-        return None
-    return loader(settings.rulebook_dir)
+    Raises:
+        RulingsError: ``RULEBOOK_DIR`` is missing or holds an unreadable or empty book.
+    """
+    return rulings.load_rulebooks(settings.rulebook_dir)

@@ -24,10 +24,11 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TextIO
 
 from sqlalchemy.engine import Engine
 
+import rulings
 from bot.config import Settings
 from bot.database import Database
 from bot.reply import Reply
@@ -128,13 +129,13 @@ class ConsoleContext:
     guild_id: int | None = None
     commands: Sequence[ConsoleCommand] = COMMANDS
     db: Database = field(init=False)
-    _rules: Any = field(default=None, init=False)
+    _rules: rulings.RuleIndex | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.db = Database(self.engine)
 
     @property
-    def rules(self) -> Any:
+    def rules(self) -> rulings.RuleIndex:
         """The rulebook index, loaded on first use."""
         if self._rules is None:
             from bot.app import load_rule_index
@@ -215,8 +216,9 @@ def help_reply(entries: Iterable[tuple[str, str]], *, title: str = "Commands") -
 def rule_command(ctx: ConsoleContext, args: str) -> Reply:
     """``/rule <words> [book:NAME]``."""
     opts = parse_options(args, ("query", "book"))
-    query = tidy_text(opts.get("query", ""), what="a search")
-    return view("rule", "rule_reply")(ctx.rules, query, book=opts.get("book"))
+    from bot.views.rule import rule_reply
+
+    return rule_reply(ctx.rules, opts.get("query", ""), book=opts.get("book"))
 
 
 def hand_command(ctx: ConsoleContext, args: str) -> Reply:

@@ -143,3 +143,17 @@ def test_pokerfloor_run_without_token_is_one_line(tmp_path: Path):
     done = _pokerfloor(["run"], "", tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip() == "pokerfloor: DISCORD_TOKEN is not set (see .env.example)"
+
+
+def test_echo_rule_into_pokerfloor_console_prints_the_answer(tmp_path: Path):
+    done = _pokerfloor(["console"], "/rule oversized chip\n", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "2.G.d.6" in done.stdout
+    assert "over-sized chip" in done.stdout
+    assert done.stderr == ""
+
+
+def test_console_hand_with_board_option(console: Console):
+    reply = console.handle("/hand As Ks vs Qh Qd board: 2c 7d 9h Jc 3s")
+    assert reply is not None
+    assert reply.title == "Player 2 wins"

@@ -205,3 +205,36 @@ async def test_hand_bad_cards_is_a_private_one_liner(fake: FakeDiscord, bot: Lea
     data = (await it.response())["data"]
     assert _flags(data) & EPHEMERAL
     assert '"1x" is not a card' in data["embeds"][0]["description"]
+
+
+async def test_rule_answers_with_citation(fake: FakeDiscord, bot: LeagueBot):
+    it = await fake.interact("rule", {"query": "oversized chip"})
+    body = await it.response()
+    assert body["type"] == 4
+    embed = body["data"]["embeds"][0]
+    assert "2.G.d.6" in embed["title"]
+    assert "over-sized chip" in embed["description"]
+    assert "btown-poker-league 2.G.d.6" in embed["description"]  # the citation closes the body
+    assert body["data"]["allowed_mentions"] == {"parse": []}
+
+
+async def test_rule_unknown_book_is_private(fake: FakeDiscord, bot: LeagueBot):
+    it = await fake.interact("rule", {"query": "odd chip", "book": "nope"})
+    data = (await it.response())["data"]
+    assert _flags(data) & EPHEMERAL
+    assert "no rulebook called 'nope'" in data["embeds"][0]["description"]
+
+
+async def test_rule_autocomplete_suggests_rules_within_limits(fake: FakeDiscord, bot: LeagueBot):
+    it = await fake.interact("rule", {"query": "odd"}, focused="query")
+    body = await it.response()
+    assert body["type"] == 8
+    choices = body["data"]["choices"]
+    assert 1 <= len(choices) <= 25
+    assert all(1 <= len(c["name"]) <= 100 and len(c["value"]) <= 100 for c in choices)
+
+
+async def test_rule_book_autocomplete_lists_books(fake: FakeDiscord, bot: LeagueBot):
+    it = await fake.interact("rule", {"query": "odd chip", "book": "pub"}, focused="book")
+    choices = (await it.response())["data"]["choices"]
+    assert [c["value"] for c in choices] == ["poker-pub"]
