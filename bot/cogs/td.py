@@ -93,9 +93,11 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
             zone = dt.UTC
         return dt.datetime.now(zone).date()
 
-    async def _confirm(self, interaction: discord.Interaction, reply: Reply) -> None:
+    async def _confirm(
+        self, interaction: discord.Interaction, reply: Reply, *, private: bool = False
+    ) -> None:
         """Answer the director, then post the same summary to the results channel."""
-        await send_reply(interaction, reply)
+        await send_reply(interaction, replace(reply, private=private))
         settings = director_settings(interaction)
         channel_id = settings.results_channel_id
         if channel_id is None:
@@ -488,7 +490,7 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
         )
         # Announce in the channel the settings now name (the new one, when it changed).
         interaction.extras["pokerfloor.guild_settings"] = after
-        await self._confirm(interaction, views.settings_reply(after, before))
+        await self._confirm(interaction, views.settings_reply(after, before), private=True)
 
     # -- autocomplete -------------------------------------------------------------------------
 

@@ -1,0 +1,336 @@
+"""End to end: /td director commands through the real client and the fake Discord."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from bot.app import LeagueBot
+from storage.audit import list_audit
+from storage.events import get_event, list_events
+from storage.guild_settings import get_guild_settings
+from storage.league_models import AuditEntry, League, Result
+from storage.leagues import get_league
+from tests.fakediscord import EPHEMERAL, GUILD_ID, MANAGE_GUILD, FakeDiscord
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+DIRECTOR_ROLE = 900_000_000_000_000_700
+PING_ROLE = 900_000_000_000_000_701
+RESULTS_CHANNEL = 900_000_000_000_000_800
+DIRECTOR_ID = 900_000_000_000_000_401
+BOSS_ID = 900_000_000_000_000_402
+
+
+def _flags(body: dict[str, Any]) -> int:
+    return int(body.get("flags") or 0)
+
+
+def _text(message: dict[str, Any]) -> str:
+    embed = message["embeds"][0]
+    fields = "\n".join(f"{f['name']}\n{f['value']}" for f in embed.get("fields") or [])
+    footer = (embed.get("footer") or {}).get("text") or ""
+    return "\n".join([embed.get("title") or "", embed.get("description") or "", fields, footer])
+
+
+def _role(role_id: int, name: str) -> dict[str, Any]:
+    return {
+        "id": str(role_id),
+        "name": name,
+        "color": 0,
+        "hoist": False,
+        "position": 1,
+        "permissions": "0",
+        "managed": False,
+        "mentionable": True,
+        "flags": 0,
+    }
+
+
+def _channel(channel_id: int) -> dict[str, Any]:
+    return {
+        "id": str(channel_id),
+        "type": 0,
+        "name": "results",
+        "permissions": "0",
+        "guild_id": str(GUILD_ID),
+    }
+
+
+async def _counts(bot: LeagueBot) -> tuple[int, int, int]:
+    def count(*, session: Session) -> tuple[int, int, int]:
+        return tuple(  # type: ignore[return-value]
+            int(session.execute(select(func.count()).select_from(t)).scalar_one())
+            for t in (League, AuditEntry, Result)
+        )
+
+    return await bot.db.run(count)
+
+
+async def td(fake: FakeDiscord, sub: list[str], options: dict[str, Any], **kw: Any) -> Any:
+    kw.setdefault("user_id", DIRECTOR_ID)
+    kw.setdefault("roles", [DIRECTOR_ROLE])
+    kw.setdefault("username", "tdmike")
+    return await fake.interact("td", options, sub=sub, **kw)
+
+
+async def test_td_is_hidden_by_default_permissions(fake: FakeDiscord, bot: LeagueBot):
+    td_cmd = next(c for c in fake.commands["global"] if c["name"] == "td")
+    assert int(td_cmd["default_member_permissions"]) == MANAGE_GUILD
+    subs = {o["name"] for o in td_cmd["options"]}
+    assert {"result", "correct", "void", "bounty", "receipt", "settings", "season"} <= subs
+
+
+async def test_player_is_refused_privately_and_nothing_is_written(
+    fake: FakeDiscord, bot: LeagueBot
+):
+    before = await _counts(bot)
+    it = await fake.interact(
+        "td", {"finish": "1 Alice, 2 Bob", "location": "Brewpub"}, sub=["result"]
+    )
+    data = (await it.response())["data"]
+    assert _flags(data) & EPHEMERAL
+    assert "Only the league's directors" in data["embeds"][0]["description"]
+    assert await _counts(bot) == before
+    # A role that is not the director role changes nothing either.
+    other = await td(fake, ["season", "add"], {"name": "2027 Spring"}, roles=[PING_ROLE])
+    assert _flags((await other.response())["data"]) & EPHEMERAL
+    assert await _counts(bot) == before
+
+
+async def test_manager_sets_director_role_and_results_channel(fake: FakeDiscord, bot: LeagueBot):
+    it = await fake.interact(
+        "td",
+        {
+            "director_role": str(DIRECTOR_ROLE),
+            "results_channel": str(RESULTS_CHANNEL),
+            "clock_ping_role": str(PING_ROLE),
+        },
+        sub=["settings"],
+        user_id=BOSS_ID,
+        username="owner",
+        permissions=MANAGE_GUILD,
+        option_types={"director_role": 8, "results_channel": 7, "clock_ping_role": 8},
+        resolved={
+            "roles": {
+                str(DIRECTOR_ROLE): _role(DIRECTOR_ROLE, "TD"),
+                str(PING_ROLE): _role(PING_ROLE, "Players"),
+            },
+            "channels": {str(RESULTS_CHANNEL): _channel(RESULTS_CHANNEL)},
+        },
+    )
+    reply = await it.settled()
+    assert _flags(reply) & EPHEMERAL
+    assert "Director role (changed)" in _text(reply)
+    settings = await bot.db.run(get_guild_settings, guild_id=GUILD_ID)
+    assert settings.director_role_id == DIRECTOR_ROLE
+    assert settings.results_channel_id == RESULTS_CHANNEL
+    assert settings.clock_ping_role_id == PING_ROLE
+    posted = await fake.wait_message(RESULTS_CHANNEL)
+    assert posted["allowed_mentions"] == {"parse": []}
+
+
+async def test_director_records_a_finish_with_a_tie_and_it_is_posted_and_audited(
+    fake: FakeDiscord, bot: LeagueBot
+):
+    posted_before = len(fake.messages.get(RESULTS_CHANNEL, []))
+    it = await td(
+        fake,
+        ["result"],
+        {
+            "finish": "1 Alice, 2 Bob, 3 Carol=Dave, 5 Eve",
+            "location": "Brewpub",
+            "season": "2026 Fall",
+            "date": "2026-11-20",
+            "played": "Gus",
+        },
+    )
+    assert (await it.response())["type"] == 5  # deferred before the storage work
+    reply = await it.settled()
+    text = _text(reply)
+    assert not _flags(reply) & EPHEMERAL
+    assert "Imported" in text
+    # 2.G.e.2: Carol and Dave tied for 3rd share 3rd and 4th: 650 RP and 75 BP each.
+    assert "T3 Carol: 650 RP, 75 BP" in text
+    assert "T3 Dave: 650 RP, 75 BP" in text
+    assert "1 more played without points" in text
+    post = await fake.wait_message(RESULTS_CHANNEL, posted_before + 1)
+    assert post["allowed_mentions"] == {"parse": []}
+    assert "Recorded by tdmike" in _text(post)
+
+    league = await bot.db.run(get_league, guild_id=GUILD_ID)
+    audit = await bot.db.run(list_audit, league_id=league.id)
+    assert any(
+        e.action == "event.import" and e.actor == f"discord:{DIRECTOR_ID}:tdmike" for e in audit
+    )
+
+
+async def test_likely_duplicate_name_gets_a_suggestion_and_nothing_is_written(
+    fake: FakeDiscord, bot: LeagueBot
+):
+    before = await _counts(bot)
+    it = await td(
+        fake,
+        ["result"],
+        {"finish": "1 Allice, 2 Bob", "location": "Brewpub", "date": "2026-11-27"},
+    )
+    reply = await it.settled()
+    assert _flags(reply) & EPHEMERAL
+    assert "'Allice' looks like the existing player 'Alice'" in _text(reply)
+    assert await _counts(bot) == before
+    ok = await td(
+        fake,
+        ["result"],
+        {
+            "finish": "1 Allice, 2 Bob",
+            "location": "Brewpub",
+            "date": "2026-11-27",
+            "new_players": "Allice",
+        },
+    )
+    assert "Imported" in _text(await ok.settled())
+
+
+async def test_awards_on_a_stored_event_recompute_its_points(fake: FakeDiscord, bot: LeagueBot):
+    league = await bot.db.run(get_league, guild_id=GUILD_ID)
+    first = (await bot.db.run(list_events, league_id=league.id))[0].id
+    bounty = await td(fake, ["bounty"], {"event": first, "player": "alice", "chips": 2})
+    text = _text(await bounty.settled())
+    assert "Alice: 1,300 RP, 250 BP" in text  # 1,200 + 2 bounty chips x 50 RP
+    assert "Change: bounty chips of alice set to 2" in text
+
+    photo = fake.add_attachment("receipt.png", b"\x89PNG fake", "image/png")
+    receipt = await td(
+        fake,
+        ["receipt"],
+        {"event": first, "player": "Eve", "amount": "12.50", "ref": "R-1001", "photo": photo["id"]},
+        option_types={"photo": 11},
+        resolved={"attachments": {photo["id"]: photo}},
+    )
+    # 1.C.b: 20 BP for every full dollar: $12.50 earns 240 BP.
+    assert "Eve: 500 RP, 240 BP" in _text(await receipt.settled())
+    detail = await bot.db.run(get_event, league_id=league.id, event_id=first)
+    assert detail.record["receipts"][0]["image_url"] == photo["url"]
+
+    again = await td(
+        fake, ["receipt"], {"event": first, "player": "Bob", "amount": "5", "ref": "R-1001"}
+    )
+    refused = await again.settled()
+    assert _flags(refused) & EPHEMERAL
+    assert "R-1001" in _text(refused)
+
+    hand = await td(fake, ["premium"], {"event": first, "player": "Bob", "hand": "quads"})
+    assert "premium hand (quads) for Bob" in _text(await hand.settled())
+    win = await td(fake, ["second_chance"], {"event": first, "player": "Frank", "confirm": True})
+    assert "Frank: 0 RP, 250 BP" in _text(await win.settled())
+
+
+async def test_json_results_file_is_downloaded_and_imported(fake: FakeDiscord, bot: LeagueBot):
+    night = {
+        "season": "2026 Fall",
+        "location": "Brewpub",
+        "date": "2026-12-04",
+        "kind": "regular",
+        "finish": [["Bob"], ["Alice"], ["Carol"]],
+        "bounties": {"Bob": 1},
+    }
+    file = fake.add_attachment("night.json", json.dumps(night).encode())
+    it = await td(
+        fake,
+        ["result"],
+        {"file": file["id"]},
+        option_types={"file": 11},
+        resolved={"attachments": {file["id"]: file}},
+    )
+    text = _text(await it.settled())
+    assert "Bob: 1,250 RP, 250 BP" in text
+    csv_file = fake.add_attachment("night.csv", b"position,player\n1,Carol\n2,Dave\n", "text/csv")
+    it = await td(
+        fake,
+        ["result"],
+        {"file": csv_file["id"], "location": "Brewpub", "date": "2026-12-11"},
+        option_types={"file": 11},
+        resolved={"attachments": {csv_file["id"]: csv_file}},
+    )
+    assert "Carol: 1,200 RP, 250 BP" in _text(await it.settled())
+
+
+async def test_oversized_or_malformed_files_are_refused_before_writing(
+    fake: FakeDiscord, bot: LeagueBot
+):
+    before = await _counts(bot)
+    big = fake.add_attachment("huge.json", b"{}")
+    big["size"] = 5_000_000
+    it = await td(
+        fake,
+        ["result"],
+        {"file": big["id"]},
+        option_types={"file": 11},
+        resolved={"attachments": {big["id"]: big}},
+    )
+    reply = await it.settled()
+    assert _flags(reply) & EPHEMERAL
+    assert "at most 1,000,000" in _text(reply)
+    bad = fake.add_attachment("bad.json", b'{"season": "2026 Fall", "finish": ')
+    it = await td(
+        fake,
+        ["result"],
+        {"file": bad["id"]},
+        option_types={"file": 11},
+        resolved={"attachments": {bad["id"]: bad}},
+    )
+    reply = await it.settled()
+    assert _flags(reply) & EPHEMERAL
+    assert "not valid JSON" in _text(reply)
+    assert await _counts(bot) == before
+
+
+async def test_correct_void_and_strike(fake: FakeDiscord, bot: LeagueBot):
+    league = await bot.db.run(get_league, guild_id=GUILD_ID)
+    events = await bot.db.run(list_events, league_id=league.id)
+    last = events[-1].id
+    fixed = await td(
+        fake,
+        ["correct"],
+        {"event": last, "finish": "1 Dave, 2 Carol", "reason": "places swapped"},
+    )
+    text = _text(await fixed.settled())
+    assert "Reason: places swapped" in text
+    assert "Dave: 1,200 RP" in text
+
+    void = await td(fake, ["void"], {"event": last, "reason": "played on the wrong night"})
+    assert "voided" in _text(await void.settled())
+    assert (await bot.db.run(get_event, league_id=league.id, event_id=last)).event.status == "void"
+
+    strike = await td(fake, ["strike"], {"player": "Bob", "level": 1, "reason": "slow play"})
+    assert "Suspended for the next 3 events" in _text(await strike.settled())
+    three = await td(fake, ["strike"], {"player": "Bob", "level": 4, "reason": "x"})
+    assert "strike level must be 1 to 3" in _text(await three.settled())
+
+
+async def test_seasons_and_locations(fake: FakeDiscord, bot: LeagueBot):
+    add = await td(fake, ["season", "add"], {"name": "2027 Spring"})
+    assert "2027 Spring" in _text(await add.settled())
+    listed = await td(fake, ["season", "list"], {})
+    assert "2026 Fall" in _text(await listed.settled())
+    near = await td(fake, ["location", "add"], {"name": "Brew pub"})
+    assert "looks like the existing" in _text(await near.settled())
+    ok = await td(fake, ["location", "add"], {"name": "Brew pub", "confirm": True})
+    assert "Brew pub" in _text(await ok.settled())
+
+
+async def test_director_autocomplete_lists_players(fake: FakeDiscord, bot: LeagueBot):
+    it = await td(fake, ["bounty"], {"event": 1, "player": "al", "chips": 1}, focused="player")
+    body = await it.response()
+    names = [c["name"] for c in body["data"]["choices"]]
+    assert names[:1] == ["Alice"]
+
+
+async def test_td_in_a_direct_message_is_refused(fake: FakeDiscord, bot: LeagueBot):
+    it = await fake.interact("td", {"name": "x"}, sub=["season", "add"], guild_id=None)
+    data = (await it.response())["data"]
+    assert _flags(data) & EPHEMERAL
