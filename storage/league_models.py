@@ -108,7 +108,18 @@ class Result(SQLModel, table=True):
     __tablename__ = "result"
     __table_args__ = (
         UniqueConstraint("event_id", "player_id", name="uq_result_player"),
-        Index("ix_result_season_player", "season_id", "player_id"),
+        # Covers the standings aggregate: a season's rows are read from the index alone.
+        Index(
+            "ix_result_standings",
+            "season_id",
+            "player_id",
+            "location_id",
+            "is_counted",
+            "is_regular",
+            "rp",
+            "bp",
+            "position",
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -303,7 +303,20 @@ def upgrade() -> None:
     with op.batch_alter_table("result", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_result_event_id"), ["event_id"], unique=False)
         batch_op.create_index(batch_op.f("ix_result_player_id"), ["player_id"], unique=False)
-        batch_op.create_index("ix_result_season_player", ["season_id", "player_id"], unique=False)
+        batch_op.create_index(
+            "ix_result_standings",
+            [
+                "season_id",
+                "player_id",
+                "location_id",
+                "is_counted",
+                "is_regular",
+                "rp",
+                "bp",
+                "position",
+            ],
+            unique=False,
+        )
 
     op.create_table(
         "second_chance_win",
@@ -340,7 +353,7 @@ def downgrade() -> None:
 
     op.drop_table("second_chance_win")
     with op.batch_alter_table("result", schema=None) as batch_op:
-        batch_op.drop_index("ix_result_season_player")
+        batch_op.drop_index("ix_result_standings")
         batch_op.drop_index(batch_op.f("ix_result_player_id"))
         batch_op.drop_index(batch_op.f("ix_result_event_id"))
 
