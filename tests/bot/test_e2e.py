@@ -33,7 +33,7 @@ async def test_login_syncs_valid_commands_once(fake: FakeDiscord, bot: LeagueBot
     assert len(puts) == 1
     assert puts[0].status == 200
     names = {c["name"] for c in fake.commands["global"]}
-    assert {"rule", "hand", "help", "admin", "echo"} <= names
+    assert {"rule", "hand", "help", "standings", "toc", "stack", "td", "clock", "admin"} <= names
     assert bot.last_sync is True
 
     # A restart with the same command set (same database) makes no sync request.
@@ -74,7 +74,9 @@ async def test_help_lists_commands_but_hides_director_ones(fake: FakeDiscord, bo
     text = data["embeds"][0]["description"]
     assert "/rule query" in text
     assert "/hand cards [board]" in text
+    assert "/standings" in text
     assert "/admin" not in text
+    assert "/td " not in text  # director commands are hidden from players
     boss = await fake.interact("help", permissions=MANAGE_GUILD | (1 << 31))
     assert "/admin health" in (await boss.response())["data"]["embeds"][0]["description"]
 
