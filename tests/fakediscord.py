@@ -599,11 +599,23 @@ class FakeDiscord:
         )
         return await self._send_interaction(payload)
 
-    async def press(self, message_id: int, custom_id: str, **member: Any) -> Interaction:
-        """Send a button press (component interaction, type 3) on a message the bot sent."""
+    async def press(
+        self,
+        message_id: int,
+        custom_id: str,
+        *,
+        components: list[dict[str, Any]] | None = None,
+        **member: Any,
+    ) -> Interaction:
+        """Send a button press (component interaction, type 3) on a message the bot sent.
+
+        Pass the message's ``components`` (as the bot sent them) for buttons that discord.py
+        rebuilds from the message (``DynamicItem``), as Discord includes them.
+        """
         data = {"custom_id": custom_id, "component_type": 2}
         payload = self._interaction_base(3, data, **{"user_id": PLAYER_ID, **member})
-        payload["message"] = self._message({"content": ""}, CHANNEL_ID, message_id=message_id)
+        body = {"content": "", "components": components or []}
+        payload["message"] = self._message(body, CHANNEL_ID, message_id=message_id)
         return await self._send_interaction(payload)
 
     async def _send_interaction(self, payload: dict[str, Any]) -> Interaction:
