@@ -69,6 +69,11 @@ class ProbeCog(commands.Cog):
         """Send a reply far over every Discord limit."""
         await respond(interaction, big_reply())
 
+    @app_commands.command(name="raw_long")
+    async def raw_long(self, interaction: discord.Interaction) -> None:
+        """Bypass render and send 2,001 characters (the fake must refuse it)."""
+        await interaction.response.send_message("x" * 2001)
+
     @app_commands.command(name="pick")
     async def pick(self, interaction: discord.Interaction, thing: str) -> None:
         """Pick something suggested by autocomplete."""

@@ -12,6 +12,7 @@ from bot.app import LeagueBot
 from bot.tree import APOLOGY
 from tests.bot.conftest import make_bot
 from tests.fakediscord import (
+    APP_ID,
     EPHEMERAL,
     MANAGE_GUILD,
     OWNER_ID,
@@ -22,6 +23,8 @@ from tests.fakediscord import (
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+GLOBAL_COMMANDS = f"/applications/{APP_ID}/commands"
+
 
 def _flags(body: dict[str, Any]) -> int:
     return int(body.get("flags") or 0)
@@ -29,7 +32,7 @@ def _flags(body: dict[str, Any]) -> int:
 
 async def test_login_syncs_valid_commands_once(fake: FakeDiscord, bot: LeagueBot, db_url: str):
     assert fake.identifies >= 1
-    puts = fake.requests_to("PUT", "/commands")
+    puts = [r for r in fake.requests if r.method == "PUT" and r.path == GLOBAL_COMMANDS]
     assert len(puts) == 1
     assert puts[0].status == 200
     names = {c["name"] for c in fake.commands["global"]}
@@ -41,7 +44,7 @@ async def test_login_syncs_valid_commands_once(fake: FakeDiscord, bot: LeagueBot
     await start_bot(fake, again)
     try:
         assert again.last_sync is False
-        assert len(fake.requests_to("PUT", "/commands")) == 1
+        assert [r.path for r in fake.requests if r.method == "PUT"].count(GLOBAL_COMMANDS) == 1
     finally:
         await stop_bot(again)
         again.engine.dispose()
@@ -240,3 +243,30 @@ async def test_rule_book_autocomplete_lists_books(fake: FakeDiscord, bot: League
     it = await fake.interact("rule", {"query": "odd chip", "book": "pub"}, focused="book")
     choices = (await it.response())["data"]["choices"]
     assert [c["value"] for c in choices] == ["poker-pub"]
+
+
+async def test_fake_refuses_an_oversized_message_and_the_user_gets_an_apology(
+    fake: FakeDiscord, bot: LeagueBot
+):
+    it = await fake.interact("raw_long")
+    assert await it.refused() == (400, 50035)
+    data = (await it.response())["data"]
+    assert _flags(data) & EPHEMERAL
+    assert data["embeds"][0]["description"] == APOLOGY
+
+
+async def test_zz_every_message_this_module_sent_had_mentions_disabled(
+    fake: FakeDiscord, bot: LeagueBot
+):
+    # (with pytest-xdist this worker may have run only some tests: make sure there is traffic)
+    await (await fake.interact("echo", {"text": "@here"})).response()
+    await (await fake.interact("slow_answer", {"seconds": 0.1})).followup()
+    bodies = []
+    for r in fake.requests:
+        body = r.body if isinstance(r.body, dict) else {}
+        if "callback" in r.path and body.get("type") in (4, 7):
+            bodies.append(body["data"])
+        elif r.method in ("POST", "PATCH") and ("/webhooks/" in r.path or "/messages" in r.path):
+            bodies.append(body)
+    assert len(bodies) >= 2
+    assert all(b.get("allowed_mentions") == {"parse": []} for b in bodies)
