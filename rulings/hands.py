@@ -329,7 +329,9 @@ def _card_key(code: int) -> int:
     return (1 << (13 * suit + rank)) + (1 << (_SUIT_SHIFT + 4 * suit)) + (_W7[rank] << _RANK_SHIFT)
 
 
-_KEY: Final[list[int]] = [_card_key(code) for code in range(52)]
+# Codes 52-103 (and -1 to -52, which Python indexes from the end) get a key with no card bit,
+# so the seven-bits check sends them to the checked path, which names the bad code.
+_KEY: Final[list[int]] = [_card_key(code) for code in range(52)] + [0] * 52
 
 
 def hand_value(strength: int) -> HandValue:

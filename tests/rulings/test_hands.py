@@ -351,6 +351,10 @@ def test_evaluate_accepts_cards_codes_and_split_board():
         ([0, 0, 1, 2, 3, 4, 5], "2s appears twice"),
         ([51, 51, 50, 49, 48, 47], "Ac appears twice"),
         ([0, 1, 2, 3, 52], "not a card"),
+        ([0, 1, 2, 3, 4, 5, -1], "not a card"),
+        ([0, 1, 2, 3, 4, 5, 60], "not a card"),
+        ([0, 1, 2, 3, 4, 5, 500], "not a card"),
+        ([8, 12, 16, 20, 24, 28, -1], "not a card"),
         ([0, 1, 2, 3, "As"], "not a card"),
     ],
 )
