@@ -132,6 +132,9 @@ class Card:
     def __index__(self) -> int:
         return self.code
 
+    def __reduce__(self) -> tuple[type[Card], tuple[Rank, Suit]]:
+        return (Card, (self.rank, self.suit))  # unpickles to the shared instance
+
     @property
     def pretty(self) -> str:
         """The card with its suit symbol (``"A♠"``, ``"10♥"`` is written ``"T♥"``)."""

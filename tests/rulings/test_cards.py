@@ -76,3 +76,15 @@ def test_rank_words():
     assert Rank.SIX.plural == "Sixes"
     assert Rank.TEN.word == "Ten"
     assert Rank.ACE > Rank.KING
+
+
+def test_cards_and_hand_values_survive_pickling_as_the_shared_objects():
+    import copy
+    import pickle
+
+    from rulings import evaluate
+
+    assert pickle.loads(pickle.dumps(card("As"))) is card("As")
+    assert copy.deepcopy(parse_cards("Kd Qh")) == parse_cards("Kd Qh")
+    value = evaluate(parse_cards("As Ks Qs Js Ts"))
+    assert pickle.loads(pickle.dumps(value)) is value
