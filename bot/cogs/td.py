@@ -9,6 +9,7 @@ changed and the points it produced, and is posted to the results channel when on
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
 import zoneinfo
@@ -38,6 +39,7 @@ log = logging.getLogger(__name__)
 
 FINISH_CHARS = 4000
 REASON_CHARS = 500
+DOWNLOAD_TIMEOUT_S = 15.0
 NAME_CHARS = 100
 
 Kind = Literal["regular", "second_chance", "toc"]
@@ -55,6 +57,22 @@ def _text(value: str, what: str, max_chars: int = NAME_CHARS) -> str:
 
 def _opt(value: str | None, what: str, max_chars: int = NAME_CHARS) -> str | None:
     return _text(value, what, max_chars) if value else None
+
+
+async def download(file: discord.Attachment) -> bytes:
+    """Fetch an attachment with the bot's HTTP session (from its URL), within a time limit.
+
+    Raises:
+        BadOption: the download failed or took too long.
+    """
+    try:
+        async with asyncio.timeout(DOWNLOAD_TIMEOUT_S):
+            data = await file.read()
+    except (TimeoutError, discord.HTTPException) as exc:
+        log.info("download of %s failed: %r", file.url, exc)
+        raise BadOption(f"I could not download {file.filename}; please attach it again.") from None
+    views.check_upload(file.filename, len(data))  # the size Discord announced may be wrong
+    return data
 
 
 def _finish(value: str) -> str:
@@ -200,7 +218,7 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
         if file is not None:
             views.check_upload(file.filename, file.size)  # before downloading anything
             await interaction.response.defer(thinking=True)
-            data = await file.read()  # the bot's HTTP session, from the attachment URL
+            data = await download(file)
             build = views.upload_builder(
                 filename=file.filename,
                 data=data,

@@ -286,6 +286,18 @@ async def test_oversized_or_malformed_files_are_refused_before_writing(
     reply = await it.settled()
     assert _flags(reply) & EPHEMERAL
     assert "not valid JSON" in _text(reply)
+    gone = fake.add_attachment("gone.json", b"{}")
+    del fake.files[int(gone["id"])]  # the CDN answers 404
+    it = await td(
+        fake,
+        ["result"],
+        {"file": gone["id"]},
+        option_types={"file": 11},
+        resolved={"attachments": {gone["id"]: gone}},
+    )
+    reply = await it.settled()
+    assert _flags(reply) & EPHEMERAL
+    assert "could not download gone.json" in _text(reply)
     assert await _counts(bot) == before
 
 
