@@ -73,6 +73,9 @@ def uses_hole_cards(hole: Sequence[Card], board: Sequence[Card]) -> bool:
     Returns:
         True if one of the four quads cards or one of the five straight-flush cards is a
         hole card.
+
+    Raises:
+        InvalidCardsError: not 5 to 7 distinct cards in all.
     """
     value = evaluate(hole, board)
     if value.category is HandCategory.FOUR_OF_A_KIND:
@@ -98,7 +101,10 @@ def premium_note(
         rules: the league rules for the amounts; the BTown rules by default.
 
     Returns:
-        None when the hand is not a premium hand, else the note.
+        None when the hand is not a premium hand (or fewer than five cards), else the note.
+
+    Raises:
+        InvalidCardsError: more than 7 cards, or a card given twice.
 
     >>> from rulings.cards import parse_cards
     >>> note = premium_note(parse_cards("Ah Kh"), parse_cards("Qh Jh Th 2c 3d"), won=True)

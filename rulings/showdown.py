@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 EXAMPLE = "As Ks vs Qh Qd board 2c 7d 9h"
 MAX_NAME_CHARS = 32
-_BOARD_RE = re.compile(r"(?:^|\s)board\s*:?", re.IGNORECASE)
+_BOARD_RE = re.compile(r"(?:^|\s)board\b\s*:?", re.IGNORECASE)
 _PLAYER_SPLIT_RE = re.compile(r"(?:^|\s)vs\.?(?=\s|$)|\|", re.IGNORECASE)
 
 

@@ -51,6 +51,12 @@ def test_query_names_become_labels():
     assert len(query.board) == 3
 
 
+def test_query_name_may_contain_the_word_board():
+    query = parse_hand_query("boardwalk: As Ks vs Qh Qd board 2c 7d 9h")
+    assert query.label(0) == "boardwalk"
+    assert len(query.board) == 3
+
+
 def test_query_board_given_separately():
     query = parse_hand_query("As Ks vs Qh Qd", "2c 7d 9h")
     assert format_cards(query.board) == "2c 7d 9h"
