@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
+from rulings.strikes import check_level
 from storage.audit import add_audit_entry, utc_now
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (
@@ -28,7 +29,7 @@ from storage.league_models import (
     SecondChanceWin,
     Strike,
 )
-from storage.leagues import SUGGEST_SCORE, clean_name, name_key, similar_name
+from storage.leagues import SUGGEST_SCORE, clean_name, get_league_rules, name_key, similar_name
 
 log = logging.getLogger(__name__)
 
@@ -424,11 +425,11 @@ def add_strike(
 
     Raises:
         NotFound: no player ``name``.
-        StorageError: a level below 1 or an empty reason.
+        StrikeError: a level outside 1 to the league's forfeit level.
+        StorageError: an empty reason.
     """
     row = _player_row(session, league_id, name)
-    if type(level) is not int or level < 1:
-        raise StorageError("a strike level is a whole number from 1")
+    check_level(level, get_league_rules(session=session, league_id=league_id))
     text = " ".join(reason.split())
     if not text:
         raise StorageError("a strike needs a reason")

@@ -1,4 +1,4 @@
-"""League sub-commands: ``event``, ``standings``, ``toc``, ``export`` and ``player``.
+"""League sub-commands: event, standings, toc, export, league, strike and player.
 
 ``pokerfloor event import FILE.json`` (one event object or a list of them) or ``FILE.csv``
 (``position,player`` rows, with ``--season --location --date --kind``) stores results all or
@@ -433,6 +433,86 @@ def _player_merge(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --- league rules and strikes ------------------------------------------------------------
+
+
+def _setting(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise CliError(f"--set {text!r}: write KEY=VALUE, e.g. --set toc_rp_required=1000")
+    try:
+        value: Any = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw  # plain text, e.g. --set owner=Olga
+    return key.strip(), value
+
+
+@_guard
+def _league_show(args: argparse.Namespace) -> int:
+    with _database(args) as (session, league):
+        rules = get_league_rules(session=session, league_id=league.id)
+    if args.json:
+        _dump({"preset": league.preset, "overrides": dict(league.overrides), **rules.to_dict()})
+        return EXIT_OK
+    _out(f"League {league.name}: preset {league.preset}")
+    for key, value in rules.to_dict().items():
+        mark = " (override)" if key in league.overrides else ""
+        _out(f"  {key} = {json.dumps(value)}{mark}")
+    return EXIT_OK
+
+
+@_guard
+def _league_set(args: argparse.Namespace) -> int:
+    from storage.leagues import update_league_rules
+
+    with _database(args) as (session, league):
+        overrides = dict(league.overrides)
+        for text in args.set or ():
+            key, value = _setting(text)
+            overrides[key] = value
+        for key in args.unset or ():
+            if key not in overrides:
+                raise CliError(f"{key} is not overridden")
+            del overrides[key]
+        update_league_rules(
+            session=session,
+            league_id=league.id,
+            preset=args.preset,
+            overrides=overrides,
+            actor=_actor(args),
+        )
+    _out(f"League {league.name}: preset {args.preset or league.preset}, overrides {overrides}")
+    return EXIT_OK
+
+
+@_guard
+def _strike_add(args: argparse.Namespace) -> int:
+    from storage.seasons import get_season
+
+    with _database(args) as (session, league):
+        season = get_season(session=session, league_id=league.id, name=args.season)
+        strike = store_players.add_strike(
+            session=session,
+            league_id=league.id,
+            name=args.player,
+            season_id=season.id,
+            level=args.level,
+            reason=args.reason,
+            actor=_actor(args),
+        )
+    _out(f"Strike {strike.level} for {strike.player} in {strike.season}: {strike.reason}")
+    return EXIT_OK
+
+
+@_guard
+def _strike_list(args: argparse.Namespace) -> int:
+    with _database(args) as (session, league):
+        strikes = store_players.list_strikes(session=session, league_id=league.id, name=args.player)
+    for s in strikes:
+        _out(f"{s.at.date().isoformat()} {s.player}: strike {s.level} ({s.season}) {s.reason}")
+    return EXIT_OK
+
+
 # --- registration ------------------------------------------------------------------------
 
 
@@ -460,7 +540,7 @@ def _import_options(parser: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Add ``event``, ``standings``, ``toc``, ``export`` and ``player``."""
+    """Add ``event``, ``standings``, ``toc``, ``export``, ``league``, ``strike`` and ``player``."""
     common = _common()
 
     event = sub.add_parser("event", help="import, list, show, correct or void events")
@@ -503,6 +583,29 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("export", parents=[common], help="export everything as CSV files")
     p.add_argument("--csv", required=True, metavar="DIR", help="folder to write into")
     p.set_defaults(handler=_export)
+
+    league = sub.add_parser("league", help="show or change the league's rules")
+    league_sub = league.add_subparsers(dest="league_command", metavar="ACTION", required=True)
+    p = league_sub.add_parser("show", parents=[common], help="every rule value in force")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_league_show)
+    p = league_sub.add_parser("set", parents=[common], help="change the preset or overrides")
+    p.add_argument("--preset", help="btown or poker-pub")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override one value")
+    p.add_argument("--unset", action="append", metavar="KEY", help="drop an override")
+    p.set_defaults(handler=_league_set)
+
+    strike = sub.add_parser("strike", help="record or list strikes (3.B)")
+    strike_sub = strike.add_subparsers(dest="strike_command", metavar="ACTION", required=True)
+    p = strike_sub.add_parser("add", parents=[common], help="record a strike")
+    p.add_argument("player")
+    p.add_argument("--level", type=int, required=True)
+    p.add_argument("--reason", required=True)
+    p.add_argument("--season", help="season name (default: the current season)")
+    p.set_defaults(handler=_strike_add)
+    p = strike_sub.add_parser("list", parents=[common], help="list strikes")
+    p.add_argument("--player")
+    p.set_defaults(handler=_strike_list)
 
     player = sub.add_parser("player", help="list, add, alias or merge players")
     player_sub = player.add_subparsers(dest="player_command", metavar="ACTION", required=True)

@@ -220,3 +220,34 @@ def test_unknown_season_suggests_the_closest(tmp_path, db, capsys):
         2,
         "pokerfloor: there is no season '2026 Fal'; did you mean '2026 Fall'?\n",
     )
+
+
+def test_league_rules_overrides_change_the_points(tmp_path, db, capsys):
+    code, out, _ = run(capsys, "league", "set", "--set", "receipt_bp_per_dollar=10", *db)
+    assert code == 0
+    code, out, _ = run(capsys, "league", "show", "--json", *db)
+    shown = json.loads(out)
+    assert (shown["preset"], shown["receipt_bp_per_dollar"]) == ("btown", 10)
+    _, out, _ = run(
+        capsys, "event", "import", write(tmp_path, "e.json", ISSUE_EVENT), "--json", *db
+    )
+    assert json.loads(out)[0]["points"]["Alice"] == {"rp": 1300, "bp": 250 + 120}
+    code, _, err = run(capsys, "league", "set", "--set", "no_such=1", *db)
+    assert (code, err) == (2, "pokerfloor: unknown league setting 'no_such'\n")
+    code, _, err = run(capsys, "league", "set", "--preset", "nowhere", *db)
+    assert code == 2
+    assert "unknown league preset" in err
+
+
+def test_3_b_strike_three_via_cli_forfeits_the_season(tmp_path, db, capsys):
+    run(capsys, "event", "import", write(tmp_path, "e.json", ISSUE_EVENT), *db)
+    code, out, _ = run(
+        capsys, "strike", "add", "alice", "--level", "3", "--reason", "chip dumping", *db
+    )
+    assert (code, out) == (0, "Strike 3 for Alice in 2026 Fall: chip dumping\n")
+    code, _, err = run(capsys, "strike", "add", "Alice", "--level", "4", "--reason", "x", *db)
+    assert code == 2
+    assert "strike level must be 1 to 3" in err
+    _, out, _ = run(capsys, "standings", "--json", *db)
+    alice = next(r for r in json.loads(out) if r["player"] == "Alice")
+    assert (alice["rp"], alice["bp"]) == (0, 0)
