@@ -130,7 +130,7 @@ class Rulebook:
         Raises:
             RulebookError: the text holds no rule at all.
 
-        >>> book = Rulebook.from_text("mini", "Rules\\n1. Cards speak.\\n2. No straddles.")
+        >>> book = Rulebook.from_text("mini", "Rules\n1. Cards speak.\n2. No straddles.")
         >>> [p.section for p in book.passages]
         ['1', '2']
         """
@@ -295,6 +295,7 @@ class _Parser:
     def __init__(self, name: str, text: str, *, is_markdown: bool = False) -> None:
         self.name = name
         self.lines = _split_lines(text, is_markdown)
+        self.is_markdown = is_markdown
         self.has_roman = any(re.match(r"^[IVX]{2,5}\.", ln) for ln in self.lines)
         self.stack: list[_Node] = []
         self.top: str | None = None
@@ -418,7 +419,9 @@ class _Parser:
                 skipping_nav = True
                 continue
             if cls.kind == "heading" or (
-                cls.kind == "plain" and self._is_unmarked_heading(index, line)
+                cls.kind == "plain"
+                and not self.is_markdown
+                and self._is_unmarked_heading(index, line)
             ):
                 self._open_top(sentence_case(cls.text.rstrip(":").strip()))
             elif cls.kind == "marker":
@@ -493,7 +496,7 @@ class _Parser:
             heading=heading,
             inline_title=inline.group("title").strip() if inline else None,
             is_headed=is_heading,
-            path=[*parent_path, label],
+            path=[*parent_path, label] if label else [*parent_path],
             top=self.top,
             headings=(*parent_headings, heading) if heading else parent_headings,
         )
@@ -525,8 +528,20 @@ class _Parser:
     def _table_line(self, text: str) -> None:
         cells = [c.strip() for c in text.strip().strip("|").split("|")]
         if not self.stack:
-            self._plain(" ".join(c for c in cells if c))
-            return
+            # A table straight under an unnumbered heading: the heading's text becomes a node.
+            node = _Node(
+                kind="table-top",
+                label="",
+                heading=self.top,
+                inline_title=None,
+                is_headed=True,
+                path=[],
+                top=self.top,
+                headings=(self.top,) if self.top else (),
+            )
+            node.lines, self.top_lines = self.top_lines, []
+            self.stack.append(node)
+            self.order.append(node)
         node = self.stack[-1]
         if all(re.fullmatch(r":?-{3,}:?", c) for c in cells if c):
             return
@@ -573,9 +588,9 @@ class _Parser:
     # output
 
     def _citation(self, node: _Node) -> str:
-        numbers = ".".join(node.path)
-        if node.top and node.top != self.title_heading:
-            return f"{node.top} {numbers}"
+        numbers = ".".join(p for p in node.path if p)
+        if node.top and (node.top != self.title_heading or not numbers):
+            return f"{node.top} {numbers}".strip()
         return numbers
 
     def _emit(self) -> tuple[tuple[Passage, ...], tuple[tuple[str, str], ...]]:

@@ -61,10 +61,14 @@ _ROW_TITLE_WEIGHT = 1.0
 _ROW_CONTEXT_ONLY = 0.5
 _TITLE_BONUS = 0.25
 _FIRST_BOOST = 1.1
-_ROW_LABEL_BOOST = 1.2
+_ROW_OWN_BOOST = 1.2
+_ROW_LABEL_BOOST = 1.5
 _GLOSSARY_WEIGHT = 0.7
+_REPLACED_WEIGHT = 0.7
 _CORRECTED_WEIGHT = 0.8
-_HOME_BOOST = 1.6
+_HOME_BOOST = 1.8
+_HOME_BOOST_PARTIAL = 1.2
+_HOME_SHARE = 0.75
 _FOUND_THRESHOLD = 0.12
 _MIN_COVERAGE = 0.3
 _OTHERS_SHARE = 0.4
@@ -344,6 +348,7 @@ class _Doc:
     own_terms: frozenset[str]
     title_terms: frozenset[str]
     is_first: bool
+    label_terms: frozenset[str]
 
 
 class RuleIndex:
@@ -422,7 +427,14 @@ class RuleIndex:
         own = own if p.table else frozenset(weights)
         is_first = not p.table and (p.book, p.title, p.headings) not in self._seen_titles
         self._seen_titles.add((p.book, p.title, p.headings))
-        return _Doc(p, dict(weights), length, sequence, own, frozenset(title_terms), is_first)
+        common = self._table_common.get((p.book, p.section, p.table), frozenset())
+        label = frozenset(analyse(p.part or "", ranges=True)) - common - set(analyse(p.title))
+        # Only a number or a single distinctive word picks out one row ("7", "black").
+        label = frozenset(t for t in label if t.isdigit() or len(label) == 1)
+        label = label if p.table else frozenset()
+        return _Doc(
+            p, dict(weights), length, sequence, own, frozenset(title_terms), is_first, label
+        )
 
     # public API
 
@@ -528,11 +540,19 @@ class RuleIndex:
         weighted: dict[str, float] = {}
         for term, weight in words:
             weighted[term] = max(weighted.get(term, 0.0), weight)
+        replaced: set[str] = set()
+        kept: set[str] = set()
         for key, expansion in self._glossary:
             size = len(key)
             if any(tuple(sequence[i : i + size]) == key for i in range(len(sequence) - size + 1)):
+                replaced.update(t for t in key if t not in expansion)
+                kept.update(expansion)
                 for term in expansion:
                     weighted[term] = max(weighted.get(term, 0.0), _GLOSSARY_WEIGHT)
+        # The player's slang words that the glossary translated count less than the translation.
+        for term in replaced - kept:
+            if term in weighted:
+                weighted[term] = min(weighted[term], _REPLACED_WEIGHT)
         return weighted
 
     def _query_words(self, text: str) -> tuple[list[tuple[str, float]], list[str]]:
@@ -617,6 +637,7 @@ class RuleIndex:
                 norm = _K1 * (1 - _B + _B * doc.length / self._avg_length)
                 scores[i] += q_weight * idf * tf * (_K1 + 1) / (tf + norm)
                 matched[i] += q_weight * idf
+        best_matched = max(matched.values(), default=0.0)
         ordered = list(weighted)
         pairs = {(a, b) for a, b in itertools.pairwise(ordered)}
         out = []
@@ -630,21 +651,24 @@ class RuleIndex:
                 seq = doc.sequence
                 adjacent = {(a, b) for a, b in itertools.pairwise(seq)}
                 bonus = sum(
-                    0.5 * min(self._idf.get(a, 0.0), self._idf.get(b, 0.0))
+                    0.25 * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
                     for a, b in pairs & adjacent
                 )
             score = (raw + bonus) * (0.4 + 0.6 * coverage)
             if doc.title_terms:
                 title_hits = len(doc.title_terms.intersection(weighted))
                 score *= 1 + _TITLE_BONUS * title_hits / len(doc.title_terms)
-            if doc.passage.table:
-                score *= (
-                    _ROW_LABEL_BOOST if doc.own_terms.intersection(weighted) else _ROW_CONTEXT_ONLY
-                )
+            if doc.label_terms.intersection(weighted):
+                score *= _ROW_LABEL_BOOST
+            elif doc.passage.table:
+                has_own = doc.own_terms.intersection(weighted)
+                score *= _ROW_OWN_BOOST if has_own else _ROW_CONTEXT_ONLY
             if doc.is_first:
                 score *= _FIRST_BOOST
             if doc.passage.book == self.home:
-                score *= _HOME_BOOST
+                # The league's own book wins when it answers about as much of the question.
+                full = matched[i] >= _HOME_SHARE * best_matched
+                score *= _HOME_BOOST if full else _HOME_BOOST_PARTIAL
             out.append((score, i, matched[i] / (total_weight + unknown)))
         out.sort(key=lambda item: (-item[0], item[1]))
         return out
@@ -679,6 +703,7 @@ class RuleIndex:
         seen = {matches[0].book} | ({self.home} if self.home else set())
         # Another book's answer is worth showing when it covers most of what the best one does.
         top_unboosted = top_score / (_HOME_BOOST if matches[0].book == self.home else 1.0)
+        top_unboosted = min(top_unboosted, top_score)
         for score, i, coverage in scored:
             passage = self._docs[i].passage
             if passage.book in seen or coverage < max(_MIN_COVERAGE, 0.6 * top_coverage):

@@ -1,0 +1,351 @@
+"""Rule search: the quality bar on the labelled query set, and one focused test per feature."""
+
+from __future__ import annotations
+
+import tomllib
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rulings.errors import UnknownRuleError
+from rulings.rulebook import citation_slug
+from rulings.search import (
+    MAX_QUERY_CHARS,
+    Glossary,
+    Match,
+    RuleIndex,
+    clean_query,
+    load_rulebooks,
+    stem,
+)
+
+QUERIES = Path(__file__).with_name("rule_queries.toml")
+KINDS = ("keyword", "question", "slang", "misspelling", "table", "number")
+
+
+@pytest.fixture(scope="module")
+def index() -> RuleIndex:
+    return load_rulebooks()
+
+
+def load_queries() -> list[dict[str, Any]]:
+    queries: list[dict[str, Any]] = tomllib.loads(QUERIES.read_text(encoding="utf-8"))["query"]
+    return queries
+
+
+def answers(match: Match, expected: list[str]) -> bool:
+    """An expectation is a passage key, or "book section" accepting any part of the section."""
+    mine = {citation_slug(match.key), citation_slug(f"{match.book} {match.section}")}
+    return any(citation_slug(e) in mine for e in expected)
+
+
+def top_key(index: RuleIndex, query: str) -> str:
+    result = index.search(query)
+    assert result.found, query
+    return result.matches[0].key
+
+
+# --- the quality bar -------------------------------------------------------------------------
+
+
+def test_labelled_set_is_big_varied_and_points_at_real_passages(index):
+    queries = load_queries()
+    assert len(queries) >= 120
+    keys = {citation_slug(p.key) for p in index.passages}
+    keys |= {citation_slug(p.citation) for p in index.passages}
+    kinds: dict[str, int] = defaultdict(int)
+    for q in queries:
+        kinds[q["kind"]] += 1
+        for expected in q["expect"]:
+            assert citation_slug(expected) in keys, expected
+    assert set(kinds) == set(KINDS)
+    assert min(kinds[k] for k in KINDS if k != "number") >= 15
+
+
+def test_search_quality_top1_and_top3_per_kind(index):
+    """Targets: top-1 >= 90% and top-3 >= 97%, overall and for every kind of query."""
+    hits: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    misses = []
+    for q in load_queries():
+        matches = index.search(str(q["q"]), limit=3).matches
+        top1 = bool(matches) and answers(matches[0], q["expect"])
+        top3 = any(answers(m, q["expect"]) for m in matches)
+        hits[str(q["kind"])].append((top1, top3))
+        hits["overall"].append((top1, top3))
+        if not top1:
+            misses.append((q["q"], [m.key for m in matches]))
+    for kind, results in hits.items():
+        rate1 = sum(a for a, _ in results) / len(results)
+        rate3 = sum(b for _, b in results) / len(results)
+        assert rate1 >= 0.90, (kind, rate1, misses)
+        assert rate3 >= 0.97, (kind, rate3, misses)
+
+
+# --- rule numbers ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query", ["2.G.d.6", "2-G-d-6", "2gd6", "2 g d 6", "rule 2.G.d.6", "#2-G-d-6", "2.g.d.6"]
+)
+def test_rule_number_returns_that_rule_directly(index, query):
+    result = index.search(query)
+    assert result.is_lookup
+    assert result.matches[0].key == "btown-poker-league 2.G.d.6"
+    assert result.matches[0].score == 1.0
+
+
+def test_rule_number_of_other_books_and_book_qualified_keys(index):
+    assert top_key(index, "bar rules 12") == "poker-pub Bar rules 12"
+    assert (
+        top_key(index, "No-Limit Betting Rules 9")
+        == "red-white-blue-league No-Limit Betting Rules 9"
+    )
+    assert top_key(index, "the-game-texas-holdem 19") == "the-game-texas-holdem 19"
+    assert top_key(index, "btown-poker-league 1.C.a [Finishing Position 7]") == (
+        "btown-poker-league 1.C.a [Finishing Position 7]"
+    )
+
+
+def test_heading_number_lists_its_rules(index):
+    result = index.search("2.G.d", limit=5)
+    assert [m.section for m in result.matches] == [f"2.G.d.{n}" for n in range(1, 6)]
+
+
+def test_number_for_the_twice_used_section_4_gives_both(index):
+    keys = [m.key for m in index.search("4.D", limit=3).matches]
+    assert keys == ["btown-poker-league 4.D", "btown-poker-league 4.D [Second Chance Table]"]
+
+
+def test_words_are_not_mistaken_for_rule_numbers(index):
+    assert not index.search("betting").is_lookup
+    assert not index.search("5th street").is_lookup
+
+
+# --- the issue's examples --------------------------------------------------------------------
+
+
+def test_2_g_d_6_oversized_chip(index):
+    assert top_key(index, "oversized chip") == "btown-poker-league 2.G.d.6"
+    assert top_key(index, "over-sized chip") == "btown-poker-league 2.G.d.6"
+
+
+def test_4_d_who_deals_at_the_second_chance_table(index):
+    assert top_key(index, "who deals at the second chance table?") == (
+        "btown-poker-league 4.D [Second Chance Table]"
+    )
+
+
+def test_2_g_d_4_cards_speak_is_cards_read_themselves(index):
+    assert top_key(index, "cards speak") == "btown-poker-league 2.G.d.4"
+
+
+def test_1_f_smoking_policy_with_a_typo(index):
+    assert top_key(index, "smoking polcy") == "btown-poker-league 1.F"
+    assert top_key(index, "smokng") == "btown-poker-league 1.F"
+
+
+def test_1_c_a_points_for_7th_is_the_table_row(index):
+    best = index.search("points for 7th").matches[0]
+    assert best.key == "btown-poker-league 1.C.a [Finishing Position 7]"
+    assert best.text == "Finishing Position 7: Regular Points Awarded 300"
+    assert best.section == "1.C.a"
+    assert best.table is not None
+    assert "Players earn Regular Points" in best.table
+
+
+def test_2_c_value_of_a_black_chip(index):
+    assert top_key(index, "value of a black chip") == "btown-poker-league 2.C [Chip Color Black]"
+
+
+def test_2_b_blinds_at_level_8(index):
+    best = index.search("blinds at level 8").matches[0]
+    assert best.text == "Level 8: Small Blind 3,000, Big Blind 6,000"
+
+
+# --- numbers, ordinals, slang, typos ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query", ["points for 5th", "points for fifth", "points for 5 place", "5th place points"]
+)
+def test_1_c_a_ordinals_5th_fifth_and_5_agree(index, query):
+    assert top_key(index, query) == "btown-poker-league 1.C.a [Finishing Position 5]"
+
+
+@pytest.mark.parametrize("query", ["1st BREAK", "first break", "when is the 1st break"])
+def test_2_b_first_break_in_any_spelling(index, query):
+    assert top_key(index, query) == "btown-poker-league 2.B [1st BREAK]"
+
+
+def test_1_c_a_ranges_cover_every_place_in_them(index):
+    for place in ("10th", "11th", "12th", "13th"):
+        assert top_key(index, f"points for {place}") == (
+            "btown-poker-league 1.C.a [Finishing Position 10 — 13]"
+        )
+
+
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [
+        ("color up", "btown-poker-league 2.C.c"),
+        ("can i vape at the table", "btown-poker-league 1.F"),
+        ("dealer flashed a card on the deal", "btown-poker-league 2.G.d.13"),
+        ("guy dumped his chips to his buddy", "btown-poker-league 3.A.e"),
+        ("TD ruling final?", "btown-poker-league 1.D"),
+        ("shove for less than a min raise", "btown-poker-league 2.G.d.8"),
+    ],
+)
+def test_slang_reaches_the_rulebook_words(index, query, key):
+    assert top_key(index, query) == key
+
+
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [
+        ("misdael", "btown-poker-league 2.G.d.13"),
+        ("suspention", "btown-poker-league 3.B.a"),
+        ("tournement of champions qualifing", "btown-poker-league 4.B"),
+        ("burn crad shown", "btown-poker-league 2.G.d.12"),
+        ("celphone at table", "btown-poker-league 1.G.a"),
+    ],
+)
+def test_typos_are_corrected_against_the_books_vocabulary(index, query, key):
+    assert top_key(index, query) == key
+
+
+def test_typo_correction_leaves_unrelated_words_alone(index):
+    terms = index.query_terms("can I bring my dog")
+    assert "dog" in terms
+    assert "dig" not in terms
+    assert "mak" not in index.query_terms("parking")
+
+
+def test_joined_and_split_words(index):
+    assert "oversiz" in index.query_terms("over sized chip")
+    assert {"cell", "phon"} <= set(index.query_terms("cellphone"))
+
+
+def test_stemming_is_light_and_consistent():
+    assert stem("raises") == stem("raised") == stem("raising") == stem("raise")
+    assert stem("chips") == stem("chipped") == "chip"
+    assert stem("rake") == stem("raking")
+
+
+# --- home book, other leagues, filters -------------------------------------------------------
+
+
+def test_home_book_ranks_first_other_leagues_listed(index):
+    result = index.search("misdeal")
+    assert result.matches[0].book == "btown-poker-league"
+    assert [m.book for m in result.other_leagues] == ["red-white-blue-league"]
+
+
+def test_other_books_answer_what_the_home_book_does_not(index):
+    assert top_key(index, "rebuy") == "poker-pub Bar rules 11"
+    assert top_key(index, "string betting") == "poker-pub Additional information 6"
+
+
+def test_query_naming_a_book_searches_that_book(index):
+    assert top_key(index, "poker pub points for third place") == "poker-pub Points Awarding 1"
+
+
+def test_books_filter_and_unknown_book(index):
+    result = index.search("misdeal", books=["red-white-blue-league"])
+    assert {m.book for m in result.matches} == {"red-white-blue-league"}
+    with pytest.raises(UnknownRuleError, match="no rulebook called 'nope'"):
+        index.search("misdeal", books=["nope"])
+
+
+def test_no_home_book_ranks_all_alike():
+    index = load_rulebooks(home=None)
+    assert index.home is None
+    assert index.search("misdeal").found
+
+
+def test_limit_is_checked(index):
+    assert len(index.search("chips", limit=7).matches) == 7
+    with pytest.raises(UnknownRuleError):
+        index.search("chips", limit=0)
+    with pytest.raises(UnknownRuleError):
+        index.search("chips", limit=26)
+
+
+# --- no match and bad input ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query", ["pizza", "who won the super bowl", "asdf qwer", "weather tomorrow"]
+)
+def test_nothing_matches_says_so_and_offers_closest(index, query):
+    result = index.search(query)
+    assert not result.found
+    assert result.matches == ()
+    assert 1 <= len(result.closest) <= 3
+
+
+def test_empty_query_is_not_a_search(index):
+    result = index.search("   \x00 ")
+    assert result.query == ""
+    assert not result.found
+
+
+def test_query_is_cleaned_and_cut():
+    assert clean_query("smoking\x07 \u202epolicy") == "smoking policy"
+    assert len(clean_query("chip " * 100)) <= MAX_QUERY_CHARS
+
+
+def test_long_query_still_answers(index):
+    result = index.search("oversized chip " + "please tell me " * 30)
+    assert result.query == clean_query(result.query)
+    assert len(result.query) <= MAX_QUERY_CHARS
+    assert result.matches[0].section == "2.G.d.6"
+
+
+# --- get and autocomplete --------------------------------------------------------------------
+
+
+def test_get_by_book_and_section(index):
+    assert index.get("btown-poker-league", "2-G-d-6").section == "2.G.d.6"
+    row = index.get("btown-poker-league", "2.B [Level 8]")
+    assert row.part == "Level 8"
+    with pytest.raises(UnknownRuleError, match="no rulebook called"):
+        index.get("nope", "1")
+    with pytest.raises(UnknownRuleError):
+        index.get("btown-poker-league", "9.Z")
+
+
+@pytest.mark.parametrize(
+    "prefix", ["", "over", "oversi", "2.G.d", "2g", "points for 7", "smok", "second chance", "zzz"]
+)
+def test_autocomplete_values_resolve_back_to_exactly_that_passage(index, prefix):
+    pairs = index.autocomplete(prefix)
+    assert len(pairs) <= 25
+    for label, value in pairs:
+        assert 0 < len(label) <= 100
+        assert 0 < len(value) <= 100
+        result = index.search(value)
+        assert result.is_lookup
+        assert result.matches[0].key == value
+
+
+def test_autocomplete_suggests_the_rule_being_typed(index):
+    values = [v for _, v in index.autocomplete("oversi")]
+    assert "btown-poker-league 2.G.d.6" in values[:3]
+    values = [v for _, v in index.autocomplete("2.G.d.1")]
+    assert values[:3] == [
+        "btown-poker-league 2.G.d.1",
+        "btown-poker-league 2.G.d.10",
+        "btown-poker-league 2.G.d.11",
+    ]
+
+
+def test_glossary_is_valid_and_reads_toml():
+    glossary = Glossary.bundled()
+    assert len(glossary.pairs) >= 300
+    assert ("cards speak", "cards read themselves verbal declarations not binding") in (
+        glossary.pairs
+    )
+    custom = Glossary.from_toml('[x]\n"nuts" = "best hand"\n')
+    assert custom.pairs == (("nuts", "best hand"),)
