@@ -1,0 +1,204 @@
+"""`pokerfloor rule` and the shared `/rule` reply (bot.views.rule)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import rulings
+from bot.cli import main
+from bot.views.rule import escape_markdown, rule_reply
+
+
+@pytest.fixture(scope="module")
+def index() -> rulings.RuleIndex:
+    return rulings.load_rulebooks()
+
+
+@pytest.fixture(autouse=True)
+def no_rulebook_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RULEBOOK_DIR", raising=False)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["rule", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- the CLI ---------------------------------------------------------------------------------
+
+
+def test_text_answer_cites_the_rule(capsys):
+    code, out, err = run(capsys, "oversized chip")
+    assert code == 0
+    assert err == ""
+    assert out.startswith("BTown Poker League 2.G.d.6: Betting Procedure")
+    assert "A single over-sized chip placed in front of a player" in out
+    assert "-- btown-poker-league 2.G.d.6" in out
+
+
+def test_words_without_quotes_are_one_query(capsys):
+    code, out, _ = run(capsys, "points", "for", "7th")
+    assert code == 0
+    assert "Finishing Position 7: Regular Points Awarded 300" in out
+
+
+def test_json_shape_is_exact(capsys):
+    code, out, _ = run(capsys, "points for 7th", "--json", "--limit", "2")
+    assert code == 0
+    data = json.loads(out)
+    assert isinstance(data, list)
+    assert len(data) == 2
+    for item in data:
+        assert set(item) == {"book", "section", "title", "text", "score"}
+        assert isinstance(item["score"], float)
+        assert len(item["text"]) <= 1500
+    assert data[0] == {
+        "book": "btown-poker-league",
+        "section": "1.C.a",
+        "title": "Regular Points",
+        "text": "Finishing Position 7: Regular Points Awarded 300",
+        "score": data[0]["score"],
+    }
+    assert data[0]["score"] >= data[1]["score"]
+
+
+def test_json_rule_number_and_book_filter(capsys):
+    code, out, _ = run(capsys, "2-G-d-6", "--json")
+    assert code == 0
+    assert json.loads(out)[0]["section"] == "2.G.d.6"
+    code, out, _ = run(capsys, "misdeal", "--json", "--book", "red-white-blue-league")
+    assert code == 0
+    assert {m["book"] for m in json.loads(out)} == {"red-white-blue-league"}
+
+
+def test_json_no_match_gives_closest_and_says_so(capsys):
+    code, out, err = run(capsys, "who won the super bowl", "--json")
+    assert code == 0
+    assert "no rule matches" in err
+    assert len(json.loads(out)) >= 1
+
+
+def test_empty_query_prints_the_guide(capsys):
+    code, out, _ = run(capsys)
+    assert code == 0
+    assert out.startswith("Rulebook search")
+    assert "BTown Poker League (btown-poker-league) - this league's book" in out
+    assert "1 General rules" in out
+    assert "Bar rules" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["misdeal", "--book", "nope"], "no rulebook called 'nope'"),
+        (["misdeal", "--limit", "0"], "--limit must be between 1 and 25"),
+        (["misdeal", "--limit", "99", "--json"], "--limit must be between 1 and 25"),
+        (["misdeal", "--dir", "/no/such/folder"], "does not exist"),
+    ],
+)
+def test_bad_requests_exit_2_with_one_line(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("pokerfloor rule: ")
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_dir_adds_a_league_book(capsys, tmp_path: Path):
+    (tmp_path / "house-rules.md").write_text(
+        "# House rules\n\n## Drinks\n1. No glasses on the felt, ever.\n", encoding="utf-8"
+    )
+    code, out, _ = run(capsys, "glasses on the felt", "--dir", str(tmp_path), "--json")
+    assert code == 0
+    assert json.loads(out)[0] == {
+        "book": "house-rules",
+        "section": "Drinks 1",
+        "title": "Drinks",
+        "text": "No glasses on the felt, ever.",
+        "score": json.loads(out)[0]["score"],
+    }
+
+
+# --- the shared reply ------------------------------------------------------------------------
+
+
+def test_reply_has_citation_see_also_and_echo(index):
+    reply = rule_reply(index, "cards speak")
+    assert reply.citation == "btown-poker-league 2.G.d.4"
+    assert reply.footer == "You asked: “cards speak”"
+    reply = rule_reply(index, "2.G.c.2.E")
+    see_also = next(f for f in reply.fields if f.name == "See also")
+    assert see_also.value.startswith("**2.G.d.4** Betting Procedure: After the last round")
+
+
+def test_reply_table_row_names_its_table(index):
+    reply = rule_reply(index, "blinds at level 8")
+    assert reply.title == "BTown Poker League 2.B [Level 8]: Blind Schedule and Antes"
+    assert reply.text.startswith("**Level 8: Small Blind 3,000, Big Blind 6,000**")
+    assert "From the table in 2.B (Blind Schedule and Antes)" in reply.text
+
+
+def test_reply_section_with_table_lists_its_rows(index):
+    reply = rule_reply(index, "2.C")
+    assert "• Chip Color Black: Value 1,000" in reply.text
+
+
+def test_reply_other_leagues_say(index):
+    reply = rule_reply(index, "misdeal")
+    others = next(f for f in reply.fields if f.name == "Other leagues say")
+    assert others.value.startswith("**Red White Blue League Texas Hold'em Dealing and Card Rules")
+
+
+def test_reply_no_match_offers_closest_privately(index):
+    reply = rule_reply(index, "pizza")
+    assert reply.title == "No rule matches that"
+    assert reply.private
+    assert reply.fields[0].name == "Closest sections"
+
+
+def test_reply_echo_is_neutralised_and_cut(index):
+    nasty = "smoking\x00\x1b[31m **policy** @everyone <@123> " + "x" * 300
+    reply = rule_reply(index, nasty)
+    assert reply.footer is not None
+    assert "\x00" not in reply.footer
+    assert "\x1b" not in reply.footer
+    assert "**policy**" not in reply.footer
+    assert "\\*\\*policy\\*\\*" in reply.footer
+    assert "@everyone" not in reply.footer
+    assert len(reply.footer) <= 300
+
+
+def test_escape_markdown():
+    assert escape_markdown("_a_ `b` [c](d) > e") == "\\_a\\_ \\`b\\` \\[c\\]\\(d\\) \\> e"
+
+
+def test_reply_empty_query_is_the_guide(index):
+    reply = rule_reply(index, "  ")
+    assert reply.title == "Rulebook search"
+    assert len(reply.fields) == 5
+    assert all(len(f.value) <= 1024 for f in reply.fields)
+
+
+def test_reply_bad_book_limit_and_missing_index(index):
+    with pytest.raises(rulings.UnknownRuleError):
+        rule_reply(index, "misdeal", book="nope")
+    with pytest.raises(rulings.RulingsError):
+        rule_reply(index, "misdeal", limit=0)
+    with pytest.raises(rulings.RulingsError, match="still loading"):
+        rule_reply(None, "misdeal")
+
+
+def test_reply_fits_discord_limits(index):
+    for query in ("points", "hand rankings", "chips", "2.G.d", "4.D", "what beats what"):
+        reply = rule_reply(index, query, limit=25)
+        assert len(reply.title) <= 256
+        assert len(reply.text) <= 4096
+        assert all(len(f.value) <= 1024 for f in reply.fields)
+        total = len(reply.title) + len(reply.text) + sum(len(f.value) for f in reply.fields)
+        assert total <= 6000
