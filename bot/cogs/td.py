@@ -24,7 +24,7 @@ from discord.ext import commands
 import rulings
 from bot import render
 from bot.cogs.league import name_choices, send_reply
-from bot.permissions import actor, check_director, director_settings
+from bot.permissions import NotDirectorError, actor, check_director, director_settings
 from bot.reply import Reply
 from bot.transformers import BadOption, tidy_text
 from bot.views import league as league_views
@@ -493,8 +493,13 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
             if values[key] is not KEEP:
                 raise BadOption(f"Either set {clear} or clear it, not both.")
             values[key] = None
+        changing = preset is not None or any(v is not KEEP for v in values.values())
+        perms = interaction.permissions
+        if changing and not (perms.manage_guild or perms.administrator):
+            # A director may look; only a server manager may move the director role itself.
+            raise NotDirectorError("Only members with Manage Server can change league settings.")
         await interaction.response.defer(thinking=True, ephemeral=True)
-        if preset is None and all(v is KEEP for v in values.values()):
+        if not changing:
             current = await self.bot.db.run(get_guild_settings, guild_id=interaction.guild_id)
             reply = views.settings_reply(current)
             await send_reply(interaction, replace(reply, private=True))

@@ -324,6 +324,18 @@ async def test_correct_void_and_strike(fake: FakeDiscord, bot: LeagueBot):
     assert "strike level must be 1 to 3" in _text(await three.settled())
 
 
+async def test_only_a_server_manager_changes_settings(fake: FakeDiscord, bot: LeagueBot):
+    look = await td(fake, ["settings"], {})
+    shown = await look.settled()
+    assert _flags(shown) & EPHEMERAL
+    assert f"<@&{DIRECTOR_ROLE}>" in _text(shown)
+    change = await td(fake, ["settings"], {"preset": "poker-pub"})
+    refused = await change.settled()
+    assert _flags(refused) & EPHEMERAL
+    assert "Manage Server" in _text(refused)
+    assert (await bot.db.run(get_guild_settings, guild_id=GUILD_ID)).preset == "btown"
+
+
 async def test_seasons_and_locations(fake: FakeDiscord, bot: LeagueBot):
     add = await td(fake, ["season", "add"], {"name": "2027 Spring"})
     assert "2027 Spring" in _text(await add.settled())
