@@ -20,10 +20,11 @@ benchmark use others), so the service never imports discord.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -174,6 +175,8 @@ class ClockService:
         self.status_interval = status_interval
         self.scheduler: Any = None
         self._live: dict[int, _Live] = {}
+        self._batch: dict[int, dt.datetime] = {}
+        self._flusher: asyncio.Task[None] | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -197,7 +200,11 @@ class ClockService:
         records = await self.db.run(clocks.list_running_clocks)
         for record in records:
             self._live.setdefault(record.id, _Live(asyncio.Lock(), record.channel_id))
-        await asyncio.gather(*(self._resume(r.id) for r in records))
+        try:
+            await self._process_many({r.id: None for r in records}, collapse=True)
+        except Exception:
+            log.exception("could not resume the clocks")
+        await asyncio.gather(*(self._resume_status(r.id) for r in records))
         return len(records)
 
     async def run_due(self, clock_id: int) -> None:
@@ -211,12 +218,11 @@ class ClockService:
         self.scheduler = None
         self._live.clear()
 
-    async def _resume(self, clock_id: int) -> None:
+    async def _resume_status(self, clock_id: int) -> None:
         try:
-            await self._process(clock_id, collapse=True)
             await self._status(clock_id, force=True)
         except Exception:
-            log.exception("could not resume clock %s", clock_id)
+            log.exception("could not refresh the status of clock %s", clock_id)
 
     # -- director commands ----------------------------------------------------------------
 
@@ -322,31 +328,49 @@ class ClockService:
         return live
 
     async def _tick(self, clock_id: int, scheduled: dt.datetime) -> None:
-        """Scheduler job: post what is due, then schedule the next one."""
-        try:
-            await self._process(clock_id, scheduled=scheduled)
-        except Exception:
-            log.exception("clock %s: announcement job failed", clock_id)
+        """Scheduler job: queue the clock; clocks due together are claimed in one transaction."""
+        previous = self._batch.get(clock_id)
+        self._batch[clock_id] = scheduled if previous is None else max(previous, scheduled)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush(), name="clock-flush")
+
+    async def _flush(self) -> None:
+        await asyncio.sleep(0)  # every job released in this scheduler pass joins the batch
+        while self._batch:
+            batch, self._batch = self._batch, {}
+            try:
+                await self._process_many(batch)
+            except Exception:
+                log.exception("clock announcement batch failed (%d clocks)", len(batch))
 
     async def _process(
         self, clock_id: int, *, scheduled: dt.datetime | None = None, collapse: bool = False
     ) -> None:
-        """Claim the due announcements (recorded before posting), post them, reschedule."""
-        live = await self._live_for(clock_id)
-        async with live.lock:
+        """Claim one clock's due announcements (recorded before posting), post, reschedule."""
+        await self._process_many({clock_id: scheduled}, collapse=collapse)
+
+    async def _process_many(
+        self, batch: Mapping[int, dt.datetime | None], *, collapse: bool = False
+    ) -> None:
+        lives = [await self._live_for(clock_id) for clock_id in sorted(batch)]
+        async with contextlib.AsyncExitStack() as stack:
+            for live in lives:  # sorted ids: two batches never wait on each other in a cycle
+                await stack.enter_async_context(live.lock)
             now = self.now()
             # A job may wake a hair before its time; what it was scheduled for is due.
-            until = now if scheduled is None else max(now, scheduled)
-            record, to_post = await self.db.run(
-                _claim_due, clock_id=clock_id, until=until, now=now, collapse=collapse
-            )
-            for announcement in to_post:
-                try:
-                    await self.poster.announce(record.channel_id, announcement, record.ping_role_id)
-                except Exception:
-                    # Already recorded: lost rather than repeated; the status message still tells.
-                    log.exception("clock %s: could not post %s", clock_id, announcement.key)
-            self._reschedule(record, until)
+            until = {cid: now if when is None else max(now, when) for cid, when in batch.items()}
+            claimed = await self.db.run(_claim_due, until=until, now=now, collapse=collapse)
+            await asyncio.gather(*(self._post(record, posts) for record, posts in claimed))
+            for record, _ in claimed:
+                self._reschedule(record, until[record.id])
+
+    async def _post(self, record: ClockRecord, announcements: list[Announcement]) -> None:
+        for announcement in announcements:
+            try:
+                await self.poster.announce(record.channel_id, announcement, record.ping_role_id)
+            except Exception:
+                # Already recorded: lost rather than repeated; the status message still tells.
+                log.exception("clock %s: could not post %s", record.id, announcement.key)
 
     def _reschedule(self, record: ClockRecord, after: dt.datetime) -> None:
         if self.scheduler is None:
@@ -431,19 +455,29 @@ def _same(a: ClockStatus, b: ClockStatus) -> bool:
 
 
 def _claim_due(
-    *, session: Session, clock_id: int, until: dt.datetime, now: dt.datetime, collapse: bool
-) -> tuple[ClockRecord, list[Announcement]]:
-    """In one transaction: what is due and not yet made, recorded as made now.
+    *, session: Session, until: dict[int, dt.datetime], now: dt.datetime, collapse: bool
+) -> list[tuple[ClockRecord, list[Announcement]]]:
+    """In one transaction: per clock, what is due by ``until[id]`` and not yet made, recorded.
 
-    With ``collapse`` (start-up) everything missed becomes one catch-up message.
+    With ``collapse`` (start-up) everything a clock missed becomes one catch-up message.
     """
-    record = clocks.get_clock(session=session, clock_id=clock_id)
-    due = [
-        a for a in announcements_between(record.state, None, until) if a.key not in record.announced
+    records = clocks.get_clocks(session=session, clock_ids=list(until))
+    posts: dict[int, list[Announcement]] = {}
+    keys: dict[int, list[str]] = {}
+    for record in records:
+        due = [
+            a
+            for a in announcements_between(record.state, None, until[record.id])
+            if a.key not in record.announced
+        ]
+        if due and collapse:
+            summary = catch_up(record.state, due, now)
+            posts[record.id] = [summary]
+            keys[record.id] = [a.key for a in due] + [summary.key]
+        elif due:
+            posts[record.id] = due
+            keys[record.id] = [a.key for a in due]
+    fresh = clocks.record_many_announcements(session=session, keys=keys, at=now)
+    return [
+        (r, [a for a in posts.get(r.id, []) if a.key in set(fresh.get(r.id, []))]) for r in records
     ]
-    if not due:
-        return record, []
-    posts = [catch_up(record.state, due, now)] if collapse else due
-    keys = [a.key for a in due] + ([posts[0].key] if collapse else [])
-    fresh = set(clocks.record_announcements(session=session, clock_id=clock_id, keys=keys, at=now))
-    return record, [a for a in posts if a.key in fresh]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func
+from sqlalchemy import func, insert
 from sqlmodel import Session, col, select
 
 from rulings import (
@@ -146,6 +146,14 @@ def get_clock(*, session: Session, clock_id: int) -> ClockRecord:
     return _load([row], session)[0]
 
 
+def get_clocks(*, session: Session, clock_ids: Sequence[int]) -> list[ClockRecord]:
+    """Several clocks by id in three queries (unknown ids are skipped), in id order."""
+    if not clock_ids:
+        return []
+    rows = session.exec(select(Clock).where(col(Clock.id).in_(clock_ids)).order_by(col(Clock.id)))
+    return _load(list(rows), session)
+
+
 def find_running_clock(*, session: Session, channel_id: int) -> ClockRecord | None:
     """The running clock of a channel, or None."""
     row = session.execute(
@@ -274,21 +282,38 @@ def record_announcements(
     Returns:
         The keys that were not recorded before, in the given order; only those may be posted.
     """
-    wanted = list(dict.fromkeys(keys))
-    if not wanted:
-        return []
-    existing = set(
-        session.execute(
-            select(col(ClockAnnouncementRow.key)).where(
-                col(ClockAnnouncementRow.clock_id) == clock_id,
-                col(ClockAnnouncementRow.key).in_(wanted),
-            )
-        ).scalars()
+    return record_many_announcements(session=session, keys={clock_id: keys}, at=at)[clock_id]
+
+
+def record_many_announcements(
+    *, session: Session, keys: Mapping[int, Iterable[str]], at: dt.datetime
+) -> dict[int, list[str]]:
+    """``record_announcements`` for several clocks in two statements (due at the same moment).
+
+    Args:
+        session: the unit of work.
+        keys: announcement keys per clock id, in posting order.
+        at: when they are recorded.
+
+    Returns:
+        Per clock, the keys not recorded before, in the given order.
+    """
+    wanted = {clock_id: list(dict.fromkeys(ks)) for clock_id, ks in keys.items()}
+    all_keys = {k for ks in wanted.values() for k in ks}
+    if not all_keys:
+        return {clock_id: [] for clock_id in wanted}
+    query = select(col(ClockAnnouncementRow.clock_id), col(ClockAnnouncementRow.key)).where(
+        col(ClockAnnouncementRow.clock_id).in_(list(wanted)),
+        col(ClockAnnouncementRow.key).in_(all_keys),
     )
-    fresh = [k for k in wanted if k not in existing]
+    existing = {(cid, key) for cid, key in session.execute(query)}
+    fresh = {cid: [k for k in ks if (cid, k) not in existing] for cid, ks in wanted.items()}
     made_at = _aware(at, "announcement")
-    session.add_all(ClockAnnouncementRow(clock_id=clock_id, key=k, made_at=made_at) for k in fresh)
-    session.flush()
+    rows = [
+        {"clock_id": cid, "key": k, "made_at": made_at} for cid, ks in fresh.items() for k in ks
+    ]
+    if rows:
+        session.execute(insert(ClockAnnouncementRow), rows)
     return fresh
 
 
