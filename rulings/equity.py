@@ -3,7 +3,9 @@
 With the flop known there are at most 1,081 boards left and each is evaluated with
 ``evaluate``. Pre-flop there are up to 1,712,304 boards (heads-up), so the work is done in
 numpy over a table of all 2,598,960 five-card boards, built on first use (about 0.1 s;
-32 MB, under 50 MB at peak while building) and kept for the life of the process. For each board the table holds:
+32 MB, under 50 MB at peak while building) and kept for the life of the process; a query
+works through it in chunks of 262,144 boards (about 20 MB of working memory). For each
+board the table holds:
 
 * its 52-bit card mask, suit-major with 16 bits per suit (to drop boards holding a player's
   card, and to read the ranks of each suit);
@@ -20,6 +22,7 @@ import functools
 import itertools
 import logging
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -223,13 +226,23 @@ def _hole_rank_id(r1: int, r2: int) -> int:
     return int(_COMB[lo, 1] + _COMB[hi + 1, 2])
 
 
-@functools.cache
+_TABLE_LOCK = threading.Lock()
+
+
 def board_table() -> _BoardTable:
-    """Build the table of all 2,598,960 boards (once per process; see the module docstring).
+    """The table of all 2,598,960 boards, built on first use (see the module docstring).
+
+    Thread-safe: concurrent first callers wait for one build instead of each building one.
 
     Returns:
         The table.
     """
+    with _TABLE_LOCK:
+        return _build_board_table()
+
+
+@functools.cache
+def _build_board_table() -> _BoardTable:
     # Built in 48 blocks, one per lowest card, to keep the peak memory near the table's own
     # 32 MB: the block for lowest card f is f plus every 4 of the cards above it, which are
     # the first C(51 - f, 4) rows of the 4-subsets of range(51) in colex order.
@@ -279,6 +292,9 @@ def board_table() -> _BoardTable:
     return table
 
 
+_CHUNK_BOARDS = 1 << 18  # boards per numpy pass: bounds the working memory to ~20 MB
+
+
 def _equity_batch(holes: Sequence[Sequence[Card]], board: Sequence[Card]) -> Equity:
     """Numpy enumeration over the board table (any known board, used pre-flop)."""
     table = board_table()
@@ -288,29 +304,46 @@ def _equity_batch(holes: Sequence[Sequence[Card]], board: Sequence[Card]) -> Equ
     dead = 0
     for c in itertools.chain.from_iterable(holes):
         dead |= 1 << (16 * c.suit.position + c.rank.index)
-    mask = table.card_mask
-    keep = (mask & np.uint64(dead)) == 0
-    if known:
-        keep &= (mask & np.uint64(known)) == np.uint64(known)
-    selected = np.flatnonzero(keep)
-    base = table.multiset[selected].astype(np.intp) * _HOLE_PAIRS
-    flush = table.flush[selected]
-    flush_ranks = (flush & np.uint16(0x1FFF)).astype(np.intp)
-    flush_kind = (flush >> np.uint16(13)).astype(np.intp)  # 4 + suit when a suit has 3+
-    flushes = flush_table()
-    values = np.empty((len(holes), len(selected)), dtype=np.int32)
-    for i, (a, b) in enumerate(holes):
-        own = np.zeros(8, dtype=np.intp)  # player's rank bits per flush_kind
-        for c in (a, b):
+    hole_ids = [_hole_rank_id(a.rank.index, b.rank.index) for a, b in holes]
+    owns = []
+    for hole in holes:
+        own = np.zeros(8, dtype=np.intp)  # player's rank bits by flush kind (4 + suit)
+        for c in hole:
             own[4 + c.suit.position] |= 1 << c.rank.index
-        best = table.nonflush[base + _hole_rank_id(a.rank.index, b.rank.index)]
-        np.maximum(best, flushes[flush_ranks | own[flush_kind]], out=values[i])
-    top = values.max(axis=0)
-    is_best = values == top
-    count = is_best.sum(axis=0)
-    alone = count == 1
-    wins = tuple(int(n) for n in (is_best & alone).sum(axis=1))
-    ties = tuple(int(n) for n in (is_best & ~alone).sum(axis=1))
-    share = 1.0 / count
-    shares = tuple(float(s) for s in (is_best * share).sum(axis=1))
-    return Equity(len(selected), wins, ties, shares)
+        owns.append(own)
+    flushes = flush_table()
+    players = len(holes)
+    wins = np.zeros(players, dtype=np.int64)
+    ties = np.zeros(players, dtype=np.int64)
+    shares = np.zeros(players, dtype=np.float64)
+    boards = 0
+    for start in range(0, len(table.card_mask), _CHUNK_BOARDS):
+        chunk = slice(start, start + _CHUNK_BOARDS)
+        mask = table.card_mask[chunk]
+        keep = (mask & np.uint64(dead)) == 0
+        if known:
+            keep &= (mask & np.uint64(known)) == np.uint64(known)
+        selected = np.flatnonzero(keep)
+        if not len(selected):
+            continue
+        base = table.multiset[chunk][selected].astype(np.intp) * _HOLE_PAIRS
+        flush = table.flush[chunk][selected]
+        flush_ranks = (flush & np.uint16(0x1FFF)).astype(np.intp)
+        flush_kind = (flush >> np.uint16(13)).astype(np.intp)  # 4 + suit when a suit has 3+
+        values = np.empty((players, len(selected)), dtype=np.int32)
+        for i in range(players):
+            best = table.nonflush[base + hole_ids[i]]
+            np.maximum(best, flushes[flush_ranks | owns[i][flush_kind]], out=values[i])
+        is_best = values == values.max(axis=0)
+        count = is_best.sum(axis=0)
+        alone = count == 1
+        wins += (is_best & alone).sum(axis=1)
+        ties += (is_best & ~alone).sum(axis=1)
+        shares += (is_best / count).sum(axis=1)
+        boards += len(selected)
+    return Equity(
+        boards,
+        tuple(int(n) for n in wins),
+        tuple(int(n) for n in ties),
+        tuple(float(x) for x in shares),
+    )
