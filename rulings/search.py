@@ -20,6 +20,7 @@ answers are returned separately as what "other leagues say".
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import math
@@ -134,10 +135,13 @@ def clean_query(query: str) -> str:
     return " ".join(text.split())[:MAX_QUERY_CHARS].strip()
 
 
+_DASHES = str.maketrans({"—": "-", "–": "-", "’": "'", "‘": "'", "`": "'"})
+
+
 def _fold(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    text = text.lower().replace("’", "'").replace("‘", "'").replace("`", "'")
+    text = text.lower().translate(_DASHES)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
     return re.sub(r"'s\b", "", text)
 
@@ -213,13 +217,18 @@ def _is_stop(word: str) -> bool:
     return word in _STOP_WORDS and word not in _KEPT
 
 
+@functools.lru_cache(maxsize=8192)
+def _analysed(text: str, ranges: bool) -> tuple[str, ...]:
+    return tuple(stem(w) for w in _surface(text, ranges=ranges) if not _is_stop(w))
+
+
 def analyse(text: str, *, ranges: bool = False) -> list[str]:
     """Text -> index terms (folded, numbers normalised, stop words dropped, stemmed).
 
     >>> analyse("Points for the fifth place")
     ['point', '5', 'plac']
     """
-    return [stem(w) for w in _surface(text, ranges=ranges) if not _is_stop(w)]
+    return list(_analysed(text, ranges))
 
 
 # --- the glossary ---------------------------------------------------------------------------
@@ -349,6 +358,7 @@ class _Doc:
     title_terms: frozenset[str]
     is_first: bool
     label_terms: frozenset[str]
+    bigrams: frozenset[tuple[str, str]]
 
 
 class RuleIndex:
@@ -395,15 +405,24 @@ class RuleIndex:
         )
         self._known = set(surfaces) | self.glossary.words
         self._corrections: dict[str, str | None] = {}
-        entries = []
-        for phrase, expansion in self.glossary.pairs:
+        entries: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+        for phrase, words in self.glossary.pairs:
             key = tuple(stem(w) for w in _surface(phrase))
             if key:
-                entries.append((key, tuple(analyse(expansion))))
+                entries.append((key, tuple(analyse(words))))
         entries.sort(key=lambda e: -len(e[0]))
         self._glossary = tuple(entries)
+        self._glossary_by_first: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = (
+            defaultdict(list)
+        )
+        for key, expansion in entries:
+            self._glossary_by_first[key[0]].append((key, expansion))
         self._glossary_words = frozenset(w for key, _ in entries for w in key)
         self._by_key = {citation_slug(p.key): p for p in self.passages}
+        self._section_slugs = {
+            name: [(citation_slug(p.section), p) for p in book.passages]
+            for name, book in self.books.items()
+        }
         log.debug("indexed %d passages from %d books", len(self.passages), len(self.books))
 
     # building
@@ -422,7 +441,7 @@ class RuleIndex:
             for term in analyse(p.table):
                 weights[term] += _TABLE_WEIGHT
         length = float(len(body)) + 4.0
-        sequence = tuple(analyse(" ".join(filter(None, [p.part, p.title, p.text]))))
+        sequence = (*title_terms, *body)
         own = frozenset(body) - self._table_common.get((p.book, p.section, p.table), frozenset())
         own = own if p.table else frozenset(weights)
         is_first = not p.table and (p.book, p.title, p.headings) not in self._seen_titles
@@ -432,8 +451,17 @@ class RuleIndex:
         # Only a number or a single distinctive word picks out one row ("7", "black").
         label = frozenset(t for t in label if t.isdigit() or len(label) == 1)
         label = label if p.table else frozenset()
+        bigrams = frozenset(itertools.pairwise(sequence))
         return _Doc(
-            p, dict(weights), length, sequence, own, frozenset(title_terms), is_first, label
+            p,
+            dict(weights),
+            length,
+            sequence,
+            own,
+            frozenset(title_terms),
+            is_first,
+            label,
+            bigrams,
         )
 
     # public API
@@ -542,13 +570,17 @@ class RuleIndex:
             weighted[term] = max(weighted.get(term, 0.0), weight)
         replaced: set[str] = set()
         kept: set[str] = set()
-        for key, expansion in self._glossary:
-            size = len(key)
-            if any(tuple(sequence[i : i + size]) == key for i in range(len(sequence) - size + 1)):
-                replaced.update(t for t in key if t not in expansion)
-                kept.update(expansion)
-                for term in expansion:
-                    weighted[term] = max(weighted.get(term, 0.0), _GLOSSARY_WEIGHT)
+        matched_keys = {
+            (key, expansion)
+            for i, word in enumerate(sequence)
+            for key, expansion in self._glossary_by_first.get(word, ())
+            if tuple(sequence[i : i + len(key)]) == key
+        }
+        for key, expansion in matched_keys:
+            replaced.update(t for t in key if t not in expansion)
+            kept.update(expansion)
+            for term in expansion:
+                weighted[term] = max(weighted.get(term, 0.0), _GLOSSARY_WEIGHT)
         # The player's slang words that the glossary translated count less than the translation.
         for term in replaced - kept:
             if term in weighted:
@@ -648,8 +680,7 @@ class RuleIndex:
             coverage = matched[i] / total_weight
             bonus = 0.0
             if pairs:
-                seq = doc.sequence
-                adjacent = {(a, b) for a, b in itertools.pairwise(seq)}
+                adjacent = doc.bigrams
                 bonus = sum(
                     0.25 * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
                     for a, b in pairs & adjacent
@@ -773,18 +804,16 @@ class RuleIndex:
         return None, text
 
     def _section_hits(self, book: str, slug: str) -> list[Passage]:
-        passages = self.books[book].passages
-        exact = [p for p in passages if citation_slug(p.section) == slug and not p.table]
+        slugged = self._section_slugs[book]
+        exact = [p for s, p in slugged if s == slug and not p.table]
         if not exact:
-            exact = [p for p in passages if citation_slug(p.section) == slug]
+            exact = [p for s, p in slugged if s == slug]
         if exact:
             return exact
         return [
             p
-            for p in passages
-            if citation_slug(p.section).startswith(slug)
-            and not p.table
-            and _is_section_child(p.section, slug)
+            for s, p in slugged
+            if s.startswith(slug) and not p.table and _is_section_child(p.section, slug)
         ]
 
     def _complete_citation(self, text: str, limit: int) -> list[Passage]:

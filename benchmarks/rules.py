@@ -1,0 +1,259 @@
+"""Benchmark `/rule` search: answer quality and speed against two simple peers, same run.
+
+Quality: top-1 and top-3 hit rates per query kind and overall, on each slice of the labelled set
+in ``tests/rulings/rule_queries.toml`` (``dev``: tuned on; ``probe``: a first held-out set, later
+tuned on; ``heldout``: written after all tuning, never tuned on).
+
+Peers, implemented here as simply as they come, searching every line of every book:
+
+* plain BM25 over lines (lower-cased words, no stemming, no glossary, k1=1.2, b=0.75);
+* rapidfuzz ``token_set_ratio`` of the query against every line.
+
+A peer's hit is the passage that contains the line it returned (the passage with the most of
+that line's words, in the same book), so all three are scored on the same labels.
+
+Speed, pinned to one core: index build, query latency p50/p99 (all books, every labelled query,
+cold = first time a fresh index sees the query, warm = repeated), autocomplete latency.
+
+Run: ``.venv/bin/python benchmarks/rules.py``
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import statistics
+import time
+import tomllib
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from rulings import search as search_module
+from rulings.rulebook import Passage, bundled_books, citation_slug
+from rulings.search import RuleIndex, load_rulebooks
+
+QUERIES = Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rule_queries.toml"
+KINDS = ("keyword", "question", "slang", "misspelling", "table", "number")
+SLICES = ("dev", "probe", "heldout")
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def pin_one_core() -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+
+
+def words(text: str) -> list[str]:
+    return WORD.findall(text.lower())
+
+
+# --- the peers ------------------------------------------------------------------------------
+
+
+class Lines:
+    """Every non-empty line of every bundled book, mapped to the passage that holds it."""
+
+    def __init__(self, index: RuleIndex) -> None:
+        self.lines: list[str] = []
+        self.owner: list[Passage | None] = []
+        by_book: dict[str, list[tuple[set[str], Passage]]] = defaultdict(list)
+        for p in index.passages:
+            terms = set(words(" ".join(filter(None, [p.text, p.part, p.title]))))
+            by_book[p.book].append((terms, p))
+        for book, text in bundled_books().items():
+            for line in text.splitlines():
+                if not words(line):
+                    continue
+                self.lines.append(line)
+                self.owner.append(self._owner(set(words(line)), by_book[book]))
+
+    @staticmethod
+    def _owner(line: set[str], passages: list[tuple[set[str], Passage]]) -> Passage | None:
+        best: tuple[float, int, Passage] | None = None
+        for terms, p in passages:
+            share = len(line & terms) / len(line)
+            key = (share, -len(p.text), p)
+            if best is None or key[:2] > best[:2]:
+                best = key
+        return best[2] if best is not None and best[0] >= 0.5 else None
+
+
+class LineBM25:
+    """Plain BM25 over lines."""
+
+    def __init__(self, lines: Lines) -> None:
+        self.lines = lines
+        self.docs = [Counter(words(line)) for line in lines.lines]
+        self.lengths = [sum(d.values()) for d in self.docs]
+        self.avg = sum(self.lengths) / len(self.lengths)
+        df: Counter[str] = Counter()
+        self.postings: dict[str, list[int]] = defaultdict(list)
+        for i, doc in enumerate(self.docs):
+            for term in doc:
+                df[term] += 1
+                self.postings[term].append(i)
+        n = len(self.docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+
+    def search(self, query: str, limit: int = 3) -> list[Passage | None]:
+        scores: dict[int, float] = defaultdict(float)
+        for term in set(words(query)):
+            for i in self.postings.get(term, ()):
+                tf = self.docs[i][term]
+                norm = 1.2 * (1 - 0.75 + 0.75 * self.lengths[i] / self.avg)
+                scores[i] += self.idf[term] * tf * 2.2 / (tf + norm)
+        ranked = sorted(scores, key=lambda i: -scores[i])
+        return _distinct([self.lines.owner[i] for i in ranked], limit)
+
+
+class LineFuzz:
+    """rapidfuzz token_set_ratio against every line."""
+
+    def __init__(self, lines: Lines) -> None:
+        self.lines = lines
+
+    def search(self, query: str, limit: int = 3) -> list[Passage | None]:
+        found = process.extract(
+            query, self.lines.lines, scorer=fuzz.token_set_ratio, limit=limit * 4
+        )
+        return _distinct([self.lines.owner[i] for _, _, i in found], limit)
+
+
+def _distinct(passages: list[Passage | None], limit: int) -> list[Passage | None]:
+    out: list[Passage | None] = []
+    seen: set[str] = set()
+    for p in passages:
+        key = p.key if p is not None else f"none{len(out)}"
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+        if len(out) == limit:
+            break
+    return out
+
+
+# --- scoring --------------------------------------------------------------------------------
+
+
+def hits(found: list[Passage | None], expected: list[str]) -> tuple[bool, bool]:
+    def ok(p: Passage | None) -> bool:
+        if p is None:
+            return False
+        mine = {citation_slug(p.key), citation_slug(p.citation)}
+        return any(citation_slug(e) in mine for e in expected)
+
+    return (bool(found) and ok(found[0]), any(ok(p) for p in found[:3]))
+
+
+def quality(
+    search: Callable[[str], list[Passage | None]], queries: list[dict[str, Any]]
+) -> dict[tuple[str, str], tuple[int, int, int]]:
+    table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    for q in queries:
+        top1, top3 = hits(search(q["q"]), q["expect"])
+        slice_ = q.get("slice", "dev")
+        for key in ((slice_, q["kind"]), (slice_, "all"), ("all", q["kind"]), ("all", "all")):
+            row = table[key]
+            row[0] += 1
+            row[1] += top1
+            row[2] += top3
+    return {k: (v[0], v[1], v[2]) for k, v in table.items()}
+
+
+def percentile(samples: list[float], pct: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))]
+
+
+def timed(fn: Callable[..., object], *args: Any) -> float:
+    start = time.perf_counter()
+    fn(*args)
+    return (time.perf_counter() - start) * 1000
+
+
+def main() -> None:
+    pin_one_core()
+    queries: list[dict[str, Any]] = tomllib.loads(QUERIES.read_text(encoding="utf-8"))["query"]
+
+    def cold_build() -> RuleIndex:
+        search_module._analysed.cache_clear()  # no help from an earlier build in this process
+        return load_rulebooks()
+
+    builds = [timed(cold_build) for _ in range(7)]
+    index = load_rulebooks()
+    lines = Lines(index)
+    bm25_build = statistics.median(timed(lambda: LineBM25(lines)) for _ in range(7))
+    bm25 = LineBM25(lines)
+    peer_fuzz = LineFuzz(lines)
+
+    def ours(q: str) -> list[Passage | None]:
+        return [index.get(m.book, m.key.split(" ", 1)[1]) for m in index.search(q).matches]
+
+    engines: dict[str, Callable[[str], list[Passage | None]]] = {
+        "pokerfloor": ours,
+        "BM25 lines": bm25.search,
+        "token_set_ratio": peer_fuzz.search,
+    }
+    results = {name: quality(fn, queries) for name, fn in engines.items()}
+
+    print(f"rule search benchmark: {len(queries)} labelled queries, {len(index.passages)} passages")
+    print(f"{len(bundled_books())} books, {len(lines.lines)} lines for the peers\n")
+    print("quality (top-1 / top-3)")
+    header = f"{'slice':8} {'kind':12} {'n':>4}  " + "  ".join(f"{n:>17}" for n in engines)
+    print(header)
+    for slice_ in (*SLICES, "all"):
+        for kind in (*KINDS, "all"):
+            key = (slice_, kind)
+            if key not in results["pokerfloor"]:
+                continue
+            n = results["pokerfloor"][key][0]
+            cells = []
+            for name in engines:
+                _, a, b = results[name][key]
+                cells.append(f"{a / n:6.0%} / {b / n:4.0%}    ")
+            print(f"{slice_:8} {kind:12} {n:>4}  " + "  ".join(f"{c:>17}" for c in cells))
+        print()
+    _, ours1, ours3 = results["pokerfloor"][("all", "all")]
+    for name in ("BM25 lines", "token_set_ratio"):
+        _, a, b = results[name][("all", "all")]
+        top1, top3 = ours1 / max(a, 1), ours3 / max(b, 1)
+        print(f"ratio pokerfloor / {name}: top-1 x{top1:.2f}, top-3 x{top3:.2f}")
+
+    # latency: cold (fresh index, first sight of each query) and warm (repeats)
+    cold_index = cold_build()
+    texts = [str(q["q"]) for q in queries]
+    cold = [timed(cold_index.search, q) for q in texts]
+    warm = [timed(index.search, q) for q in texts * 5]
+    peer_bm25 = [timed(bm25.search, q) for q in texts * 5]
+    peer_fz = [timed(peer_fuzz.search, q) for q in texts * 5]
+    prefixes = sorted({q[:n] for q in texts for n in (1, 3, 5, 8, 12, 20)})
+    complete_cold = [timed(cold_index.autocomplete, p) for p in prefixes]
+    complete = [timed(index.autocomplete, p) for p in prefixes]
+
+    print("\nspeed, one core (ms)")
+    build_p50, build_max = statistics.median(builds), max(builds)
+    print(f"index build (5 books, glossary)  median {build_p50:7.1f}  max {build_max:7.1f}")
+    print(f"  peer BM25-lines build          median {bm25_build:7.1f}")
+    rows = [
+        ("query, cold", cold),
+        ("query, warm", warm),
+        ("peer BM25 lines", peer_bm25),
+        ("peer token_set_ratio", peer_fz),
+        ("autocomplete, cold", complete_cold),
+        ("autocomplete, warm", complete),
+    ]
+    for label, samples in rows:
+        p50, p99 = percentile(samples, 50), percentile(samples, 99)
+        worst, n = max(samples), len(samples)
+        print(f"{label:32} p50 {p50:7.3f}  p99 {p99:7.3f}  max {worst:7.3f}  n={n}")
+    ratio = percentile(warm, 50) / percentile(peer_bm25, 50)
+    print(f"latency ratio pokerfloor / BM25 lines (p50, warm): x{ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()
