@@ -88,7 +88,6 @@ class HandCategory(enum.IntEnum):
         )
 
 
-_ACE = 12  # rank index of an Ace
 _WHEEL = (3, 2, 1, 0, 12)  # 5-4-3-2-A, the lowest straight (rule 6.B)
 
 
