@@ -132,6 +132,10 @@ def status_reply(record: ClockRecord, now: dt.datetime) -> Reply:
         step = structure.steps[late]
         until = f"break {step.number}" if isinstance(step, Break) else f"level {step.number}"
         text = f"Open until the end of {until}" if pos.is_late_registration_open else "Closed"
+        seated_in = pos.level or pos.next_level
+        if pos.is_late_registration_open and seated_in and structure.late_penalty_big_blinds:
+            short = structure.late_penalty(seated_in)
+            text += f"; a late player starts {short:,} short (1.E.d)"
         fields.append(Field("Late registration", text, inline=True))
     return Reply(
         title=f"Tournament clock: {structure.title}",
@@ -159,6 +163,7 @@ class ClockService:
         poster: where messages go.
         now: the wall clock (UTC, timezone-aware); tests inject their own.
         status_interval: seconds between status-message edits (at most one edit per period).
+        warning_seconds: warnings before the end of each level or break, for new clocks.
     """
 
     def __init__(
@@ -168,8 +173,10 @@ class ClockService:
         *,
         now: Callable[[], dt.datetime] = utcnow,
         status_interval: float = STATUS_INTERVAL_S,
+        warning_seconds: tuple[float, ...] = (60.0,),
     ) -> None:
         self.db = db
+        self.warning_seconds = warning_seconds
         self.poster = poster
         self.now = now
         self.status_interval = status_interval
@@ -216,6 +223,9 @@ class ClockService:
         if self.scheduler is not None and self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         self.scheduler = None
+        if self._flusher is not None and not self._flusher.done():
+            self._flusher.cancel()  # what it claimed and did not post, the catch-up covers
+        self._batch.clear()
         self._live.clear()
 
     async def _resume_status(self, clock_id: int) -> None:
@@ -254,6 +264,7 @@ class ClockService:
             level_seconds=None if level_minutes is None else level_minutes * 60,
             break_seconds=None if break_minutes is None else break_minutes * 60,
             ping_role_id=ping_role_id,
+            warning_seconds=self.warning_seconds,
         )
         self._live[record.id] = _Live(asyncio.Lock(), channel_id)
         await self._status(record.id, force=True)

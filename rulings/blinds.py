@@ -14,6 +14,7 @@ Each preset file holds::
     break_minutes = 10         # every break's length
     added_levels = "double"    # how levels past the schedule are made: "double" or "none"
     late_registration = "break 1"   # late registration closes at the end of this step
+    late_penalty_big_blinds = 2     # a late player starts this many big blinds short
     schedule = ["100/200", "200/400/25", {break = "chips to colour up"}, ...]
 
 A level is ``"small/big"`` or ``"small/big/ante"``; a break is an inline table whose ``break``
@@ -110,6 +111,8 @@ class BlindStructure:
         adds_levels: True when levels past the schedule are made by doubling the last one.
         late_registration_step: index in ``steps`` of the step at whose end late registration
             closes, or None when the league has no late registration rule.
+        late_penalty_big_blinds: a late player's stack is short this many big blinds of the
+            level they are seated in (BTown 1.E.d: twice the big blind); 0 for none.
     """
 
     name: str
@@ -120,6 +123,7 @@ class BlindStructure:
     break_minutes: float
     adds_levels: bool = True
     late_registration_step: int | None = None
+    late_penalty_big_blinds: int = 0
 
     def __post_init__(self) -> None:
         levels = [s for s in self.steps if isinstance(s, BlindLevel)]
@@ -223,6 +227,14 @@ class BlindStructure:
             if isinstance(step, Break):
                 return i, step
         return None
+
+    def late_penalty(self, level: BlindLevel) -> int:
+        """Chips taken off a late player's stack when seated during ``level``.
+
+        >>> load_structure("btown").late_penalty(BlindLevel(3, 300, 600))
+        1200
+        """
+        return self.late_penalty_big_blinds * level.big_blind
 
     @property
     def _last_level(self) -> BlindLevel:
@@ -342,6 +354,7 @@ def _from_mapping(data: dict[str, Any], name: str) -> BlindStructure:
         break_minutes=float(data["break_minutes"]),
         adds_levels=added == "double",
         late_registration_step=_late_step(data.get("late_registration"), steps, name),
+        late_penalty_big_blinds=int(data.get("late_penalty_big_blinds", 0)),
     )
 
 

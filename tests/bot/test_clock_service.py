@@ -239,6 +239,17 @@ async def test_status_edits_wait_for_the_interval(engine: Engine, poster: Poster
     assert [s[0] for s in poster.statuses] == ["post"]  # edits wait for the 30 s window
 
 
+async def test_warnings_are_configurable(engine: Engine, poster: Poster, clock: Clock):
+    service = ClockService(Database(engine), poster, now=clock, warning_seconds=(300, 60))
+    clock_id = await start(service)
+    clock.advance(19)
+    await service.run_due(clock_id)
+    assert poster.texts()[1:] == [
+        "5 minutes left in level 1. Next: level 2: blinds 200/400.",
+        "One minute left in level 1. Next: level 2: blinds 200/400.",
+    ]
+
+
 async def test_end_posts_a_final_status_without_buttons(
     service: ClockService, poster: Poster, clock: Clock
 ):
@@ -263,4 +274,6 @@ def test_status_reply_names_level_time_next_level_break_and_late_registration():
     assert values["Time left"].startswith("14:30 (ends <t:")
     assert values["Next level"] == "5: 500/1,000"
     assert values["Next break"] == "Break 1 in 34:30"
-    assert values["Late registration"] == "Open until the end of break 1"
+    assert values["Late registration"] == (
+        "Open until the end of break 1; a late player starts 1,600 short (1.E.d)"
+    )

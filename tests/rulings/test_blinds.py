@@ -51,6 +51,12 @@ def test_1_e_d_late_registration_until_end_of_first_break():
     assert s.steps[5].number == 1
 
 
+def test_1_e_d_late_player_loses_twice_the_big_blind():
+    s = load_structure("btown")
+    assert s.late_penalty(BlindLevel(3, 300, 600)) == 1200  # the rulebook's 300/600 example
+    assert load_structure("bar-league").late_penalty(BlindLevel(1, 1, 2)) == 0
+
+
 def test_4_e_toc_longer_levels_and_late_registration_ends_with_100_200():
     toc = load_structure("btown-toc")
     assert toc.level_minutes > load_structure("btown").level_minutes
