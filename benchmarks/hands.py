@@ -136,29 +136,29 @@ def _treys_loop(holes: Sequence[str], fraction: int) -> float:
 
 def equity_figures(full_treys: bool) -> None:
     from rulings.cards import parse_cards
-    from rulings.equity import equity
+    from rulings.equity import exact_equity
 
     heads_up = [parse_cards(h) for h in HEADS_UP]
     nine = [parse_cards(h) for h in NINE]
     start = time.perf_counter()
-    first = equity(heads_up)
+    first = exact_equity(heads_up)
     t_first = time.perf_counter() - start
     assert (first.wins[0], first.ties[0], first.wins[1]) == (787_966, 6_732, 917_606)
-    t_ours = best_of(5, lambda: equity(heads_up))[0]
+    t_ours = best_of(5, lambda: exact_equity(heads_up))[0]
     t_e7 = _eval7_loop(HEADS_UP)
     fraction = 1 if full_treys else 10
     t_treys = _treys_loop(HEADS_UP, fraction)
     print("2. exhaustive heads-up pre-flop equity, AsKs vs QhQd, 1,712,304 boards (s)")
-    line("equity() with the board table built", t_ours, t_e7, "eval7", "s", "lower")
-    line("equity() first call, building the table", t_first, t_e7, "eval7", "s", "lower")
+    line("exact_equity() with the board table built", t_ours, t_e7, "eval7", "s", "lower")
+    line("exact_equity() first call, building the table", t_first, t_e7, "eval7", "s", "lower")
     label = "treys" if full_treys else "treys~"
-    line("equity() with the board table built", t_ours, t_treys, label, "s", "lower")
+    line("exact_equity() with the board table built", t_ours, t_treys, label, "s", "lower")
     if not full_treys:
         print("     (treys~: timed on every 10th board, times 10)")
-    t_nine = best_of(5, lambda: equity(nine))[0]
+    t_nine = best_of(5, lambda: exact_equity(nine))[0]
     t_nine_e7 = _eval7_loop(NINE)
     print("3. 9-player pre-flop exact equity, 278,256 boards (s; target < 0.25 s)")
-    line("equity() for 9 players", t_nine, t_nine_e7, "eval7", "s", "lower")
+    line("exact_equity() for 9 players", t_nine, t_nine_e7, "eval7", "s", "lower")
 
 
 def table_figures() -> None:

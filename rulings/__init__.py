@@ -27,7 +27,7 @@ from rulings.clock import (
     next_announcement_at,
     position_at,
 )
-from rulings.equity import Equity, equity
+from rulings.equity import Equity, exact_equity
 from rulings.errors import (
     BlindStructureError,
     ClockError,
@@ -177,10 +177,10 @@ __all__ = [
     "catch_up",
     "check_ante",
     "default_index",
-    "equity",
     "evaluate",
     "evaluate_many",
     "event_points",
+    "exact_equity",
     "explain_win",
     "finish_points",
     "forfeits_season",

@@ -118,7 +118,7 @@ def is_heavy(players: int, board_cards: int) -> bool:
     return players >= MIN_PLAYERS and board_cards == 0
 
 
-def equity(holes: Sequence[Sequence[Card]], board: Sequence[Card] = ()) -> Equity:
+def exact_equity(holes: Sequence[Sequence[Card]], board: Sequence[Card] = ()) -> Equity:
     """Exact win and tie counts for every player, over every way the board can finish.
 
     Args:
@@ -133,7 +133,7 @@ def equity(holes: Sequence[Sequence[Card]], board: Sequence[Card] = ()) -> Equit
         InvalidCardsError: a card dealt twice.
 
     >>> from rulings.cards import parse_cards
-    >>> e = equity([parse_cards("As Ks"), parse_cards("Qh Qd")], parse_cards("2c 7d 9h"))
+    >>> e = exact_equity([parse_cards("As Ks"), parse_cards("Qh Qd")], parse_cards("2c 7d 9h"))
     >>> e.boards, e.wins, e.ties
     (990, (237, 753), (0, 0))
     """

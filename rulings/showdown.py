@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulings.cards import Card, check_distinct, format_cards, parse_cards
-from rulings.equity import MAX_PLAYERS, Equity, check_deal, equity, is_heavy
+from rulings.equity import MAX_PLAYERS, Equity, check_deal, exact_equity, is_heavy
 from rulings.errors import InvalidShowdownError
 from rulings.hands import HandValue, best_five, evaluate, explain_win
 from rulings.premium import PremiumNote, premium_note
@@ -246,7 +246,7 @@ def analyse(query: HandQuery) -> ShowdownReport:
     if query.is_lone:
         return _analyse_lone(query)
     holes = [p.cards for p in query.players]
-    odds: Equity = equity(holes, query.board)
+    odds: Equity = exact_equity(holes, query.board)
     complete = len(query.board) == 5
     values: list[HandValue | None] = []
     results = []

@@ -7,9 +7,9 @@ import treys
 from rulings import (
     InvalidCardsError,
     InvalidShowdownError,
-    equity,
     evaluate,
     evaluate_many,
+    exact_equity,
     parse_cards,
 )
 from rulings.cards import DECK, Card
@@ -61,7 +61,7 @@ def test_single_evaluate_matches_batch_on_200000_seven_card_hands():
 
 
 def test_as_ks_vs_qh_qd_preflop_exact_counts():
-    result = equity([cards("As Ks"), cards("Qh Qd")])
+    result = exact_equity([cards("As Ks"), cards("Qh Qd")])
     assert result.boards == 1_712_304
     assert result.wins[0] == 787_966
     assert result.ties[0] == 6_732
@@ -74,7 +74,7 @@ def test_preflop_shares_sum_to_the_boards_for_nine_players():
         cards(h)
         for h in ("As Ks", "Qh Qd", "Jc Tc", "9s 9d", "8h 7h", "Ad 2d", "Kc Qc", "5s 4s", "3h 3c")
     ]
-    result = equity(holes)
+    result = exact_equity(holes)
     assert result.boards == 278_256  # C(34, 5)
     assert sum(result.shares) == pytest.approx(result.boards)
     assert all(0 <= w <= 1 for w in result.win)
@@ -99,14 +99,14 @@ def test_batch_enumeration_matches_board_by_board_loop(holes, board):
 
 def test_flop_turn_and_river_counts():
     holes = [cards("As Ks"), cards("Qh Qd")]
-    assert equity(holes, cards("2c 7d 9h")).boards == 990
-    assert equity(holes, cards("2c 7d 9h Ah")).boards == 44
-    river = equity(holes, cards("2c 7d 9h Ah 3s"))
+    assert exact_equity(holes, cards("2c 7d 9h")).boards == 990
+    assert exact_equity(holes, cards("2c 7d 9h Ah")).boards == 44
+    river = exact_equity(holes, cards("2c 7d 9h Ah 3s"))
     assert (river.boards, river.wins, river.ties) == (1, (1, 0), (0, 0))
 
 
 def test_a_complete_split_counts_as_a_tie_for_both():
-    result = equity([cards("Ah Kd"), cards("Ac Kh")], cards("2c 3c 4d 5h 6s"))
+    result = exact_equity([cards("Ah Kd"), cards("Ac Kh")], cards("2c 3c 4d 5h 6s"))
     assert result.ties == (1, 1)
     assert result.equity == (0.5, 0.5)
 
@@ -124,7 +124,7 @@ def test_a_complete_split_counts_as_a_tie_for_both():
 )
 def test_equity_rejects_impossible_deals(holes, board, error, message):
     with pytest.raises(error, match=message):
-        equity([parse_cards(h) for h in holes], parse_cards(board))
+        exact_equity([parse_cards(h) for h in holes], parse_cards(board))
 
 
 def test_board_table_covers_every_board_once():
