@@ -311,3 +311,31 @@ def test_a_poller_that_records_keys_posts_each_announcement_once(steps):
     assert len(set(keys)) == len(keys)  # nothing twice
     assert set(made) <= set(keys)  # nothing once made is ever taken back
     assert all(a.at <= b.at for a, b in itertools.pairwise(history))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.floats(0, 900) | st.sampled_from([0.0, 60.0, 120.0]), ACTIONS, st.integers(-3, 20)
+        ),
+        max_size=20,
+    ),
+    extra=st.floats(0, 2000),
+)
+def test_the_last_level_announced_is_the_level_the_clock_is_at(steps, extra):
+    state = ClockState(BTOWN, T0, level_seconds=120, break_seconds=60)
+    now = T0
+    for gap, action, value in steps:
+        now += timedelta(seconds=gap)
+        with contextlib.suppress(ClockError, BlindStructureError):
+            state = state.with_event(ClockEvent(action, now, value))
+    now += timedelta(seconds=extra)
+    pos = position_at(state, now)
+    if pos.is_paused or pos.is_ended:
+        return  # a jump while paused is announced on resume
+    kinds = (AnnouncementKind.LEVEL, AnnouncementKind.BREAK)
+    last = [a for a in announcements_between(state, None, now) if a.kind in kinds][-1]
+    step = pos.step
+    name = f"Level {step.number}:" if isinstance(step, BlindLevel) else f"Break {step.number} "
+    assert name in last.text
