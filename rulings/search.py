@@ -72,6 +72,8 @@ _HOME_BOOST_PARTIAL = 1.2
 _HOME_SHARE = 0.75
 _FOUND_THRESHOLD = 0.12
 _MIN_COVERAGE = 0.3
+_PHRASE_WORDS = 3
+_PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
 
 _NUMBER_WORDS = {
@@ -85,6 +87,7 @@ _NUMBER_WORDS = {
     "nineteenth": 19, "twentieth": 20,
 }  # fmt: skip
 # A word list reads better as text than as a list literal.
+_ORDINAL_WORDS = frozenset(w for w in _NUMBER_WORDS if w.endswith(("st", "nd", "rd", "th")))
 _STOP_WORDS = frozenset(
     """
     a about above after again all am an and any are as at be been being before both but by
@@ -111,7 +114,8 @@ _IRREGULAR = {
     "shown": "show", "showed": "show", "shows": "show", "showing": "show", "flopped": "flop",
     "blinds": "blind", "rankings": "rank", "ranking": "rank", "ranked": "rank", "ranks": "rank",
     "worth": "valu", "action": "act", "actions": "act", "acts": "act", "acted": "act",
-    "acting": "act", "using": "use", "used": "use", "uses": "use", "being": "be",
+    "acting": "act", "winner": "win", "winners": "win", "using": "use", "used": "use",
+    "uses": "use", "being": "be",
 }  # fmt: skip
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _RANGE = re.compile(r"\b(\d+)(?:st|nd|rd|th)?\s*(?:—|–|-|to)\s*(\d+)(?:st|nd|rd|th)?\b")
@@ -150,7 +154,7 @@ def _expand_ranges(text: str) -> str:
     def repl(match: re.Match[str]) -> str:
         low, high = int(match.group(1)), int(match.group(2))
         if 0 < high - low <= 10:
-            return " ".join(str(n) for n in range(low, high + 1))
+            return " ".join(f"{n} {ordinal_form(n)}" for n in range(low, high + 1))
         return match.group(0)
 
     return _RANGE.sub(repl, text)
@@ -176,10 +180,22 @@ def _surface(text: str, *, ranges: bool = False) -> list[str]:
 def _number(word: str) -> str:
     ordinal = _ORDINAL.match(word)
     if ordinal:
-        return str(int(ordinal.group(1)))
+        return ordinal_form(int(ordinal.group(1)))
     if word in _NUMBER_WORDS:
-        return str(_NUMBER_WORDS[word])
+        value = _NUMBER_WORDS[word]
+        return ordinal_form(value) if word in _ORDINAL_WORDS else str(value)
     return word
+
+
+def ordinal_form(number: int) -> str:
+    """``1`` -> ``1st``: "first", "1st" and "1ST" all become this one token.
+
+    >>> [ordinal_form(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd']
+    """
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
 
 
 def stem(word: str) -> str:
@@ -226,7 +242,7 @@ def analyse(text: str, *, ranges: bool = False) -> list[str]:
     """Text -> index terms (folded, numbers normalised, stop words dropped, stemmed).
 
     >>> analyse("Points for the fifth place")
-    ['point', '5', 'plac']
+    ['point', '5th', 'plac']
     """
     return list(_analysed(text, ranges))
 
@@ -359,6 +375,7 @@ class _Doc:
     is_first: bool
     label_terms: frozenset[str]
     bigrams: frozenset[tuple[str, str]]
+    flat: str
 
 
 class RuleIndex:
@@ -382,7 +399,7 @@ class RuleIndex:
         self._seen_titles: set[tuple[str, str, tuple[str, ...]]] = set()
         self._table_common = _table_common_terms(self.passages)
         self._docs = [self._doc(p) for p in self.passages]
-        self._aliases = _book_aliases(self.books)
+        self._aliases = _book_aliases(self.books, self.home)
         self._avg_length = sum(d.length for d in self._docs) / max(len(self._docs), 1)
         self._postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
         for i, doc in enumerate(self._docs):
@@ -393,7 +410,7 @@ class RuleIndex:
             term: math.log(1 + (total - len(posts) + 0.5) / (len(posts) + 0.5))
             for term, posts in self._postings.items()
         }
-        self._max_idf = max(self._idf.values(), default=1.0)
+        self._mean_idf = sum(self._idf.values()) / max(len(self._idf), 1)
         surfaces: Counter[str] = Counter()
         for p in self.passages:
             surfaces.update(_surface(" ".join([p.title, p.text, p.part or ""])))
@@ -432,6 +449,11 @@ class RuleIndex:
         body = analyse(p.text, ranges=True)
         for term in body:
             weights[term] += 1.0
+        if p.table:
+            # "points for 7th" asks for the row numbered 7.
+            for term in analyse(p.part or "", ranges=True):
+                if term.isdigit() and 0 < int(term) <= 100:
+                    weights[ordinal_form(int(term))] += 1.0
         title_terms = analyse(" ".join(filter(None, [p.title, p.part])))
         for term in title_terms:
             weights[term] += _TITLE_WEIGHT if not p.table else _ROW_TITLE_WEIGHT
@@ -450,6 +472,7 @@ class RuleIndex:
         label = frozenset(analyse(p.part or "", ranges=True)) - common - set(analyse(p.title))
         # Only a number or a single distinctive word picks out one row ("7", "black").
         label = frozenset(t for t in label if t.isdigit() or len(label) == 1)
+        label |= {ordinal_form(int(t)) for t in label if t.isdigit() and 0 < int(t) <= 100}
         label = label if p.table else frozenset()
         bigrams = frozenset(itertools.pairwise(sequence))
         return _Doc(
@@ -462,6 +485,7 @@ class RuleIndex:
             is_first,
             label,
             bigrams,
+            " " + " ".join(_surface(p.text)) + " ",
         )
 
     # public API
@@ -525,7 +549,9 @@ class RuleIndex:
         else:
             text_for_terms = text
         weighted = self.query_terms(text_for_terms)
-        scored = self._score(weighted, wanted)
+        phrase = _surface(text_for_terms)
+        flat = " " + " ".join(phrase) + " " if len(phrase) >= _PHRASE_WORDS else None
+        scored = self._score(weighted, wanted, flat)
         return self._result(text, weighted, scored, wanted, limit)
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
@@ -652,14 +678,14 @@ class RuleIndex:
     # scoring
 
     def _score(
-        self, weighted: Mapping[str, float], wanted: set[str]
+        self, weighted: Mapping[str, float], wanted: set[str], flat: str | None = None
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
         matched: dict[int, float] = defaultdict(float)
         total_weight = sum(self._idf.get(t, 0.0) * w for t, w in weighted.items()) or 1.0
         # Words no book uses count fully against how much of the query a passage answers.
-        unknown = sum(self._max_idf * w for t, w in weighted.items() if t not in self._idf)
+        unknown = sum(self._mean_idf * w for t, w in weighted.items() if t not in self._idf)
         for term, q_weight in weighted.items():
             idf = self._idf.get(term)
             if idf is None:
@@ -696,6 +722,8 @@ class RuleIndex:
                 score *= _ROW_OWN_BOOST if has_own else _ROW_CONTEXT_ONLY
             if doc.is_first:
                 score *= _FIRST_BOOST
+            if flat is not None and flat in doc.flat:
+                score *= _PHRASE_BOOST  # the player quoted the book word for word
             if doc.passage.book == self.home:
                 # The league's own book wins when it answers about as much of the question.
                 full = matched[i] >= _HOME_SHARE * best_matched
@@ -794,7 +822,7 @@ class RuleIndex:
 
     def _named_book(self, text: str) -> tuple[str | None, str]:
         """A book the query names ("poker pub points for 3rd"), and the query without it."""
-        words = _surface(text)
+        words = [w for w in _surface(text) if w != "and"]
         for alias, name in self._aliases:
             size = len(alias)
             for i in range(len(words) - size + 1):
@@ -849,16 +877,33 @@ def _table_common_terms(
 _GENERIC_NAME_WORDS = frozenset({"poker", "league", "rules", "texas", "holdem", "the", "and"})
 
 
-def _book_aliases(books: Mapping[str, Rulebook]) -> tuple[tuple[tuple[str, ...], str], ...]:
-    """Word sequences that name a book in a query: its full name, or its first two words."""
+def _book_aliases(
+    books: Mapping[str, Rulebook], home: str | None
+) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """Word sequences that name a book in a query.
+
+    A book's full name always does ("red white blue league"); its first two words do when one
+    of them is a word the league's own book never uses ("poker pub", "bar league"), so "the
+    game" or "red white" chips do not switch books.
+    """
+    home_words: set[str] = set()
+    if home is not None:
+        for p in books[home].passages:
+            home_words.update(_surface(f"{p.title} {p.text}"))
     aliases: list[tuple[tuple[str, ...], str]] = []
     for name in books:
         words = tuple(_surface(name.replace("-", " ")))
-        candidates = {words, words[:2]}
-        for alias in candidates:
-            distinctive = [w for w in alias if w not in _GENERIC_NAME_WORDS]
-            if len(alias) >= 2 and distinctive:
-                aliases.append((alias, name))
+        if len(words) >= 2:
+            aliases.append((words, name))
+        if len(words) >= 4:
+            aliases.append((words[:3], name))
+        short = words[:2]
+        if (
+            len(words) > 2
+            and not _is_stop(short[0])
+            and any(w not in home_words and w not in _GENERIC_NAME_WORDS for w in short)
+        ):
+            aliases.append((short, name))
     aliases.sort(key=lambda a: -len(a[0]))
     return tuple(aliases)
 
