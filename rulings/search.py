@@ -667,7 +667,12 @@ class RuleIndex:
                     is_swap = len(cand) == len(word) and sorted(cand) == sorted(word)
                     is_close = OSA.distance(word, cand) <= 1 and (len(cand) != len(word) or is_swap)
                 else:
-                    is_close = score >= 80 and (cand[0] == word[0] or score >= 88)
+                    edits = OSA.distance(word, cand)
+                    is_close = (
+                        score >= 80
+                        and (cand[0] == word[0] or score >= 88)
+                        and edits <= (1 if len(word) <= 6 else 2)
+                    )
                 if is_close:
                     first = 4 if cand[0] == word[0] else 0
                     ranked.append((score + first, self._surface_freq.get(cand, 0), cand))
