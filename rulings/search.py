@@ -72,6 +72,7 @@ _HOME_BOOST_PARTIAL = 1.2
 _HOME_SHARE = 0.75
 _FOUND_THRESHOLD = 0.12
 _MIN_COVERAGE = 0.3
+_UNKNOWN_SHARE = 0.5
 _PHRASE_WORDS = 3
 _PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
@@ -690,7 +691,9 @@ class RuleIndex:
         matched: dict[int, float] = defaultdict(float)
         total_weight = sum(self._idf.get(t, 0.0) * w for t, w in weighted.items()) or 1.0
         # Words no book uses count fully against how much of the query a passage answers.
-        unknown = sum(self._mean_idf * w for t, w in weighted.items() if t not in self._idf)
+        unknown = sum(
+            _UNKNOWN_SHARE * self._mean_idf * w for t, w in weighted.items() if t not in self._idf
+        )
         for term, q_weight in weighted.items():
             idf = self._idf.get(term)
             if idf is None:
