@@ -179,6 +179,29 @@ def _done(record: ClockRecord, service: ClockService) -> Reply:
 STRUCTURES = [app_commands.Choice(name=name, value=name) for name in preset_names()]
 
 
+class AnnouncementChannel(app_commands.Transformer):
+    """A channel option limited to channels with a text chat, read without the guild cache."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        """A channel option."""
+        return discord.AppCommandOptionType.channel
+
+    @property
+    def channel_types(self) -> list[discord.ChannelType]:
+        """Text, announcement and voice channels (voice channels have a text chat)."""
+        return [discord.ChannelType.text, discord.ChannelType.news, discord.ChannelType.voice]
+
+    async def transform(self, interaction: discord.Interaction, value: Any, /) -> int:
+        """The channel's id."""
+        if not hasattr(value, "id") or getattr(value, "type", None) not in self.channel_types:
+            raise app_commands.CheckFailure("Pick a text channel for the clock's announcements.")
+        return int(value.id)
+
+
+ChannelArg = app_commands.Transform[int, AnnouncementChannel]
+
+
 @app_commands.guild_only()
 class ClockCog(commands.GroupCog, group_name="clock"):
     """Run the live tournament clock."""
@@ -225,13 +248,13 @@ class ClockCog(commands.GroupCog, group_name="clock"):
         interaction: discord.Interaction,
         structure: str = "btown",
         level_minutes: app_commands.Range[float, 0.02, 1440.0] | None = None,
-        channel: discord.TextChannel | None = None,
+        channel: ChannelArg | None = None,
         ping_role: discord.Role | None = None,
     ) -> None:
         """Start the tournament clock in this channel (or the one given)."""
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.guild_id is not None
-        channel_id = channel.id if channel is not None else _channel_id(interaction)
+        channel_id = channel if channel is not None else _channel_id(interaction)
         record = await self.service.start_clock(
             guild_id=interaction.guild_id,
             channel_id=channel_id,

@@ -51,6 +51,7 @@ async def clock(
     *,
     director: bool = True,
     role: int | None = None,
+    channel: int | None = None,
 ) -> dict[str, Any]:
     """Run ``/clock <sub>`` and return what the user finally sees."""
     opts: list[dict[str, Any]] = [
@@ -78,6 +79,11 @@ async def clock(
                     "flags": 0,
                 }
             }
+        }
+    if channel is not None:
+        opts.append({"name": "channel", "type": 7, "value": str(channel)})
+        data.setdefault("resolved", {})["channels"] = {
+            str(channel): {"id": str(channel), "type": 0, "name": "table-2", "permissions": "0"}
         }
     data["options"] = [{"name": sub, "type": 1, "options": opts}]
     payload = fake._interaction_base(
@@ -229,6 +235,23 @@ async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path
             fake, status, record.status_message_id, "clock:plus1:1", director=False
         )
         assert "Only a tournament director" in pressed["embeds"][0]["description"]
+
+        command = next(c for c in fake.commands["global"] if c["name"] == "clock")
+        subs = {o["name"]: o for o in command["options"]}
+        assert set(subs) == {
+            "start", "pause", "resume", "next", "back", "add-time", "level", "ante", "end", "status"
+        }  # fmt: skip
+        start_options = {o["name"]: o for o in subs["start"]["options"]}
+        assert start_options["channel"]["channel_types"] == [0, 5, 2]  # text, news, voice
+        assert start_options["level_minutes"]["type"] == 10  # decimals allowed
+        elsewhere = CHANNEL_ID + 1
+        other = await clock(fake, "start", {"structure": "poker-pub"}, channel=elsewhere)
+        assert f"clock started in <#{elsewhere}>" in other["embeds"][0]["description"]
+        first = await fake.wait_message(elsewhere, count=2)  # the status, then level 1
+        assert first["content"] == "Level 1: blinds 25/50"
+        assert first["allowed_mentions"] == {"parse": []}  # no ping role: nobody is pinged
+        several = await clock(fake, "status", director=False)  # this channel's own clock
+        assert "blinds **100/200**" in several["embeds"][0]["fields"][0]["value"]
 
         jump = await clock(fake, "level", {"n": 6})
         assert "Level 6: blinds 1,000/2,000" in jump["embeds"][0]["description"]
