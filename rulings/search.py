@@ -74,6 +74,7 @@ _FOUND_THRESHOLD = 0.12
 _MIN_COVERAGE = 0.3
 _UNKNOWN_SHARE = 0.5
 _PHRASE_WORDS = 3
+_PHRASE_GAP = 2
 _PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
 
@@ -121,6 +122,7 @@ _IRREGULAR = {
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _RANGE = re.compile(r"\b(\d+)(?:st|nd|rd|th)?\s*(?:—|–|-|to)\s*(\d+)(?:st|nd|rd|th)?\b")
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+_MONEY = re.compile(r"\$\s?\d|\d\s?(?:bucks|dollars)\b", re.IGNORECASE)
 _LOOKUP_PREFIX = re.compile(
     r"^\s*(?:(?:rule|rules|section|sec|see|paragraph|para)\b\.?|§|#)\s*", re.IGNORECASE
 )
@@ -601,8 +603,10 @@ class RuleIndex:
             (key, expansion)
             for i, word in enumerate(sequence)
             for key, expansion in self._glossary_by_first.get(word, ())
-            if tuple(sequence[i : i + len(key)]) == key
+            if _follows(sequence, i, key)
         }
+        if _MONEY.search(text):
+            matched_keys.add((("$",), ("money", "currency", "cash")))
         for key, expansion in matched_keys:
             replaced.update(t for t in key if t not in expansion)
             kept.update(expansion)
@@ -914,6 +918,20 @@ def _book_aliases(
             aliases.append((short, name))
     aliases.sort(key=lambda a: -len(a[0]))
     return tuple(aliases)
+
+
+def _follows(sequence: Sequence[str], start: int, key: tuple[str, ...]) -> bool:
+    """Does ``key`` occur from ``start`` on, each word within a couple of words of the last?
+
+    "show up 20 minutes late" matches the phrase "show up late"; the order must hold.
+    """
+    at = start
+    for word in key[1:]:
+        window = sequence[at + 1 : at + 2 + _PHRASE_GAP]
+        if word not in window:
+            return False
+        at += 1 + window.index(word)
+    return True
 
 
 def _is_section_child(section: str, slug: str) -> bool:
