@@ -110,8 +110,9 @@ def status_reply(record: ClockRecord, now: dt.datetime) -> Reply:
         left = "The clock has ended."
     elif pos.is_paused:
         left = f"{format_seconds(pos.remaining)} (paused)"
+    elif pos.ends_at is None:
+        left = "The last level: no limit"
     else:
-        assert pos.ends_at is not None
         left = f"{format_seconds(pos.remaining)} (ends <t:{int(pos.ends_at.timestamp())}:T>)"
     fields = [Field("Now", now_text), Field("Time left", left, inline=True)]
     if pos.next_level is not None and not pos.is_ended:

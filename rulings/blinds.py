@@ -146,9 +146,15 @@ class BlindStructure:
         return len(self.steps) - 1
 
     @property
-    def step_count(self) -> int | None:
-        """How many steps exist: None when levels are added without end."""
-        return None if self.adds_levels else len(self.steps)
+    def step_count(self) -> int:
+        """How many steps exist, added levels included (they stop at level ``MAX_LEVEL``).
+
+        >>> load_structure("bar-league").step_count
+        100
+        """
+        if not self.adds_levels:
+            return len(self.steps)
+        return len(self.steps) + MAX_LEVEL - self._last_level.number
 
     def step(self, index: int) -> Step:
         """The step at ``index`` (0 is the first level), added levels included.
@@ -213,7 +219,7 @@ class BlindStructure:
     def next_level(self, index: int) -> BlindLevel | None:
         """The first level after step ``index`` (None when the schedule ends first)."""
         i = index + 1
-        while self.step_count is None or i < self.step_count:
+        while i < self.step_count:
             step = self.step(i)
             if isinstance(step, BlindLevel):
                 return step

@@ -208,7 +208,10 @@ class ClockPosition:
     @property
     def summary(self) -> str:
         """``"Level 6: blinds 1,000/2,000, 12:31 left"`` (or the break, or paused)."""
-        text = f"{_step_name(self.step)}, {format_seconds(self.remaining)} left"
+        if math.isinf(self.remaining):
+            text = f"{_step_name(self.step)}, the last level"
+        else:
+            text = f"{_step_name(self.step)}, {format_seconds(self.remaining)} left"
         if self.is_ended:
             return f"Ended at {_step_name(self.step)}"
         return f"{text} (paused)" if self.is_paused else text
@@ -243,6 +246,8 @@ def format_seconds(seconds: float) -> str:
     >>> format_seconds(751), format_seconds(4), format_seconds(3725.2)
     ('12:31', '0:04', '1:02:06')
     """
+    if math.isinf(seconds):
+        return "no limit"  # the last level of a schedule
     total = max(0, math.ceil(seconds - 1e-6))
     hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
@@ -304,7 +309,9 @@ def position_at(state: ClockState, now: datetime) -> ClockPosition:
         remaining=remaining,
         is_paused=cursor.is_paused,
         is_ended=cursor.is_ended,
-        ends_at=now + timedelta(seconds=remaining) if running else None,
+        ends_at=now + timedelta(seconds=remaining)
+        if running and math.isfinite(remaining)
+        else None,
         next_level=_with_antes(nxt, cursor.antes) if nxt is not None else None,
         next_break=brk[1] if brk is not None else None,
         seconds_to_break=to_break,
@@ -395,8 +402,8 @@ def catch_up(state: ClockState, missed: Sequence[Announcement], now: datetime) -
 
 def _duration(state: ClockState, cursor: _Cursor, index: int) -> float:
     structure = state.structure
-    if structure.step_count is not None and index == structure.step_count - 1:
-        return math.inf  # a schedule that adds no levels stays on its last level
+    if index == structure.step_count - 1:
+        return math.inf  # the clock stays on the last level (level 100 when levels are added)
     step = structure.step(index)
     base = state.break_seconds if isinstance(step, Break) else state.level_seconds
     return base + cursor.extra if index == cursor.index else base
@@ -519,11 +526,8 @@ def _jump_target(state: ClockState, cursor: _Cursor, event: ClockEvent) -> int:
     structure = state.structure
     if event.action is ClockAction.NEXT:
         target = cursor.index + 1
-        if structure.step_count is not None and target >= structure.step_count:
+        if target >= structure.step_count:
             raise ClockError("This is the last level of the schedule.")
-        step = structure.step(target)
-        if isinstance(step, BlindLevel) and step.number > 100:
-            raise ClockError("The clock stops adding levels at level 100.")
         return target
     if event.action is ClockAction.BACK:
         if cursor.index == 0:
@@ -680,7 +684,7 @@ def _step_items(
 
 
 def _has_step(structure: BlindStructure, index: int) -> bool:
-    return structure.step_count is None or index < structure.step_count
+    return index < structure.step_count
 
 
 def _previous_level(state: ClockState, cursor: _Cursor, index: int) -> BlindLevel | None:

@@ -253,6 +253,18 @@ def test_schedule_running_out_is_announced_once_and_levels_double():
     ]
 
 
+def test_the_clock_stops_adding_levels_at_level_100():
+    state = btown((ClockAction.LEVEL, 1, 100))
+    assert level_at(state, 10_000).number == 100
+    assert position_at(state, at(10_000)).ends_at is None
+    assert position_at(state, at(10_000)).summary.endswith("the last level")
+    assert next_announcement_at(state, at(1)) is None
+    with pytest.raises(ClockError, match="last level"):
+        state.with_event(ClockEvent(ClockAction.NEXT, at(2)))
+    state = btown((ClockAction.LEVEL, 1, 99))
+    assert level_at(state, 50).number == 100
+
+
 def test_catch_up_we_are_now_at_level_6():
     state = btown()
     missed = announcements_between(state, at(90), at(115))
