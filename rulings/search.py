@@ -105,6 +105,7 @@ _STOP_WORDS = frozenset(
     gonna wanna need needs allowed
     """.split()  # noqa: SIM905
 )
+_ROOT_LETTERS = 6
 _KEPT = frozenset({"after", "before", "out", "off"})
 _IRREGULAR = {
     "dealt": "deal", "chose": "choose", "chosen": "choose", "won": "win", "winning": "win",
@@ -223,7 +224,9 @@ def stem(word: str) -> str:
         word = _undouble(word[:-2])
     if word.endswith("e") and len(word) >= 4:
         word = word[:-1]
-    return word
+    # Long words keep their first six letters, which joins derived forms the suffix rules
+    # miss: qualify/qualification, register/registration, suspend/suspension.
+    return word[:_ROOT_LETTERS]
 
 
 def _undouble(word: str) -> str:
@@ -599,12 +602,21 @@ class RuleIndex:
             weighted[term] = max(weighted.get(term, 0.0), weight)
         replaced: set[str] = set()
         kept: set[str] = set()
-        matched_keys = {
-            (key, expansion)
-            for i, word in enumerate(sequence)
-            for key, expansion in self._glossary_by_first.get(word, ())
-            if _follows(sequence, i, key)
-        }
+        found: list[tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...]]] = []
+        for i, word in enumerate(sequence):
+            for key, expansion in self._glossary_by_first.get(word, ()):
+                positions = _follows(sequence, i, key)
+                if positions is not None:
+                    found.append((positions, key, expansion))
+        # Longest phrases first; a phrase inside a longer one that matched adds nothing.
+        found.sort(key=lambda f: -len(f[0]))
+        covered: set[int] = set()
+        matched_keys: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+        for positions, key, expansion in found:
+            if set(positions) <= covered:
+                continue
+            covered.update(positions)
+            matched_keys.add((key, expansion))
         if _MONEY.search(text):
             matched_keys.add((("$",), ("money", "currency", "cash")))
         for key, expansion in matched_keys:
@@ -673,10 +685,11 @@ class RuleIndex:
                     is_close = OSA.distance(word, cand) <= 1 and (len(cand) != len(word) or is_swap)
                 else:
                     edits = OSA.distance(word, cand)
+                    allowed = 1 if len(word) <= 5 else 2
                     is_close = (
-                        score >= 80
+                        score >= (85 if len(word) == 6 else 80)
                         and (cand[0] == word[0] or score >= 88)
-                        and edits <= (1 if len(word) <= 6 else 2)
+                        and edits <= allowed
                     )
                 if is_close:
                     first = 4 if cand[0] == word[0] else 0
@@ -920,18 +933,20 @@ def _book_aliases(
     return tuple(aliases)
 
 
-def _follows(sequence: Sequence[str], start: int, key: tuple[str, ...]) -> bool:
-    """Does ``key`` occur from ``start`` on, each word within a couple of words of the last?
+def _follows(sequence: Sequence[str], start: int, key: tuple[str, ...]) -> tuple[int, ...] | None:
+    """Where ``key`` occurs from ``start`` on, each word within a couple of words of the last.
 
     "show up 20 minutes late" matches the phrase "show up late"; the order must hold.
     """
     at = start
+    positions = [start]
     for word in key[1:]:
         window = sequence[at + 1 : at + 2 + _PHRASE_GAP]
         if word not in window:
-            return False
+            return None
         at += 1 + window.index(word)
-    return True
+        positions.append(at)
+    return tuple(positions)
 
 
 def _is_section_child(section: str, slug: str) -> bool:
