@@ -670,31 +670,32 @@ class RuleIndex:
     def _correct(self, word: str) -> str | None:
         """The book word a misspelt ``word`` most likely meant, or None when none is close.
 
-        Typos keep the first letter and length roughly; short words only get one dropped,
-        added or swapped letter (so "dog" does not become "dig", but "crad" becomes "card").
+        One typing slip for words of up to five letters, two for longer ones (optimal string
+        alignment: a swap of two letters is one slip). Short words only get a dropped, added
+        or swapped letter, so "dog" does not become "dig" while "crad" becomes "card"; a second
+        slip must keep the first letter, so "weather" does not become "either".
         """
         if word in self._corrections:
             return self._corrections[word]
         best: str | None = None
         if len(word) >= 3 and not any(ch.isdigit() for ch in word):
-            found = process.extract(word, self._vocabulary, scorer=fuzz.ratio, limit=10)
+            allowed = 1 if len(word) <= 5 else 2
+            found = process.extract(
+                word, self._vocabulary, scorer=OSA.distance, score_cutoff=allowed, limit=12
+            )
             ranked = []
-            for cand, score, _ in found:
+            for cand, distance, _ in found:
+                same_first = cand[0] == word[0]
                 if len(word) <= 4:
                     is_swap = len(cand) == len(word) and sorted(cand) == sorted(word)
-                    is_close = OSA.distance(word, cand) <= 1 and (len(cand) != len(word) or is_swap)
-                else:
-                    edits = OSA.distance(word, cand)
-                    allowed = 1 if len(word) <= 5 else 2
-                    is_close = (
-                        score >= (85 if len(word) == 6 else 80)
-                        and (cand[0] == word[0] or score >= 88)
-                        and edits <= allowed
-                    )
-                if is_close:
-                    first = 4 if cand[0] == word[0] else 0
-                    ranked.append((score + first, self._surface_freq.get(cand, 0), cand))
-            best = max(ranked)[2] if ranked else None
+                    if len(cand) == len(word) and not is_swap:
+                        continue
+                if distance == 2 and (
+                    not same_first or (len(word) == 6 and fuzz.ratio(word, cand) < 85)
+                ):
+                    continue
+                ranked.append((-distance, same_first, self._surface_freq.get(cand, 0), cand))
+            best = max(ranked)[3] if ranked else None
         self._corrections[word] = best
         return best
 
