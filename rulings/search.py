@@ -651,6 +651,7 @@ class RuleIndex:
                 sequence.extend(stem(part) for part in parts)
                 continue
             fixed = self._correct(word)
+            fixed = _number(fixed) if fixed else None
             out.append((fixed, _CORRECTED_WEIGHT) if fixed else (word, 1.0))
             sequence.append(stem(fixed or word))
         return [(stem(w), weight) for w, weight in out], sequence
