@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
+import aiohttp
 import discord
 import yarl
 from discord.ext import commands
@@ -56,6 +57,8 @@ DEFER_AFTER_S = 0.8
 # core fewer than the machine has and at a lower OS priority, so the event loop keeps a core.
 COMPUTE_WORKERS = max(1, (os.cpu_count() or 2) - 1)
 COMPUTE_NICENESS = 5
+
+HTTP_CONNECTIONS = 64
 
 
 def _lower_priority() -> None:
@@ -132,6 +135,14 @@ class LeagueBot(commands.Bot):
         self._rules: rulings.RuleIndex | None = None
 
     # -- start-up and shutdown -------------------------------------------------------------
+
+    async def login(self, token: str) -> None:
+        """Log in over a pooled HTTP connector, then run ``setup_hook``."""
+        if self.http.connector is discord.utils.MISSING:
+            # discord.py's default has no connection limit: a burst of 1,000 interactions
+            # opened ~1,000 TCP connections. A pool of keep-alive connections is cheaper.
+            self.http.connector = aiohttp.TCPConnector(limit=HTTP_CONNECTIONS)
+        await super().login(token)
 
     async def setup_hook(self) -> None:
         """Create missing tables, load the rulebooks and the cogs, then sync if changed."""
