@@ -63,6 +63,8 @@ _ROW_CONTEXT_ONLY = 0.5
 _TITLE_BONUS = 0.25
 _FIRST_BOOST = 1.1
 _ROW_OWN_BOOST = 1.2
+_ROW_OWN_MIN_IDF = 3.0
+_ROW_COMMON_OWN = 0.8
 _ROW_LABEL_BOOST = 1.5
 _GLOSSARY_WEIGHT = 0.7
 _REPLACED_WEIGHT = 0.7
@@ -745,8 +747,13 @@ class RuleIndex:
             if doc.label_terms.intersection(weighted):
                 score *= _ROW_LABEL_BOOST
             elif doc.passage.table:
-                has_own = doc.own_terms.intersection(weighted)
-                score *= _ROW_OWN_BOOST if has_own else _ROW_CONTEXT_ONLY
+                own = doc.own_terms.intersection(weighted)
+                if not own:
+                    score *= _ROW_CONTEXT_ONLY
+                elif max(self._idf.get(t, 0.0) for t in own) >= _ROW_OWN_MIN_IDF:
+                    score *= _ROW_OWN_BOOST
+                else:
+                    score *= _ROW_COMMON_OWN  # a common word ("bonus") hardly picks a row
             if doc.is_first:
                 score *= _FIRST_BOOST
             if flat is not None and flat in doc.flat:
