@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -57,6 +58,16 @@ class Settings(BaseSettings):
     def _no_trailing_slash(cls, value: str) -> str:
         """discord.py appends paths starting with ``/`` to the base."""
         return value.rstrip("/")
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        """Refuse a time zone name the system does not know, at start-up."""
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r} (use an IANA name)") from exc
+        return value
 
     @property
     def has_token(self) -> bool:

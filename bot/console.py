@@ -18,6 +18,7 @@ one line. Keep the handler's logic in ``bot.views`` so the Discord cog calls the
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import re
@@ -280,6 +281,9 @@ class Console:
             0 when every line was answered, 2 when a line was a user mistake, 1 after a bug.
         """
         code = EXIT_OK
+        if interactive:
+            with contextlib.suppress(ImportError):
+                import readline  # noqa: F401  (line editing and history for input())
         while True:
             line = _read(stdin, stdout, interactive=interactive)
             if line is None or line.strip().lower() in ("quit", "exit", "/quit", "/exit"):

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.config import Settings
+from rulings import RulingsError
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ def run_bot(args: argparse.Namespace) -> int:
     if settings.discord_token is None or not settings.has_token:
         _say("pokerfloor: DISCORD_TOKEN is not set (see .env.example)")
         return EXIT_USAGE
+    import aiohttp
     import discord
 
     from bot.app import LeagueBot
@@ -97,6 +99,13 @@ def run_bot(args: argparse.Namespace) -> int:
     except discord.LoginFailure:
         _say("pokerfloor: Discord refused the token (DISCORD_TOKEN)")
         return EXIT_USAGE
+    except RulingsError as exc:  # e.g. an unreadable book in RULEBOOK_DIR
+        _say(f"pokerfloor: {exc}")
+        return EXIT_USAGE
+    except (aiohttp.ClientError, OSError) as exc:
+        log.debug("cannot reach Discord", exc_info=exc)
+        _say(f"pokerfloor: cannot reach Discord at {settings.discord_api_base}: {exc}")
+        return 1
     finally:
         engine.dispose()
     return 0

@@ -58,3 +58,10 @@ def test_env_example_documents_every_field():
     text = (ROOT / ".env.example").read_text()
     for name in Settings.model_fields:
         assert f"\n{name.upper()}=" in text, name
+
+
+def test_unknown_time_zone_is_refused_at_start_up():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="unknown time zone 'Mars/Base'"):
+        Settings(_env_file=None, timezone="Mars/Base")
