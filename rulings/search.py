@@ -659,7 +659,12 @@ class RuleIndex:
         return [(stem(w), weight) for w, weight in out], sequence
 
     def _is_known(self, word: str) -> bool:
-        return word in self._known or stem(word) in self._idf or stem(word) in self._glossary_words
+        if word in self._known:
+            return True
+        # An unseen inflection of a known word ("bringing") is known; a bare stem is not
+        # ("stak" is a typo for "stack", not the stem of "stakes").
+        root = stem(word)
+        return root != word and (root in self._idf or root in self._glossary_words)
 
     def _split(self, word: str) -> list[str] | None:
         if len(word) < 6:
