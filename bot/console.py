@@ -187,20 +187,6 @@ def _put(found: dict[str, str], name: str, value: str) -> None:
     found[name] = value
 
 
-def view(topic: str, name: str) -> Callable[..., Reply]:
-    """The function ``name`` of ``bot.views.<topic>`` (shared by the console and the cogs).
-
-    Raises:
-        RulingsError: the topic is not built yet.
-    """
-    try:
-        module = importlib.import_module(f"bot.views.{topic}")
-    except ModuleNotFoundError as exc:
-        raise RulingsError(f"/{topic} is not available in this version yet.") from exc
-    fn: Callable[..., Reply] = getattr(module, name)
-    return fn
-
-
 def help_reply(entries: Iterable[tuple[str, str]], *, title: str = "Commands") -> Reply:
     """A list of commands as a reply: one ``usage — summary`` line each."""
     lines = [f"**{usage}**: {summary}" for usage, summary in entries]
