@@ -153,6 +153,7 @@ def _fold(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    text = re.sub(r"\b(\d+)k\b", r"\g<1>000", text)  # 100k -> 100000
     return re.sub(r"'s\b", "", text)
 
 
@@ -176,7 +177,8 @@ def _surface(text: str, *, ranges: bool = False) -> list[str]:
         word = word.replace("'", "")
         if "-" in word:
             parts = [p for p in word.split("-") if p]
-            out.append("".join(parts))
+            if not all(p.isdigit() for p in parts):  # "100-200" is two amounts, not one
+                out.append("".join(parts))
             out.extend(parts)
             continue
         out.append(word)
@@ -640,7 +642,8 @@ class RuleIndex:
         for i, word in enumerate(raw):
             if i + 1 < len(raw):
                 joined = word + raw[i + 1]
-                if joined in self._known and not _is_stop(joined):
+                is_number = word.isdigit() and raw[i + 1].isdigit()
+                if joined in self._known and not _is_stop(joined) and not is_number:
                     out.append((joined, 1.0))
             if _is_stop(word) or word.isdigit() or self._is_known(word):
                 sequence.append(stem(word))
@@ -749,8 +752,9 @@ class RuleIndex:
             if doc.title_terms:
                 title_hits = len(doc.title_terms.intersection(weighted))
                 score *= 1 + _TITLE_BONUS * title_hits / len(doc.title_terms)
-            if doc.label_terms.intersection(weighted):
-                score *= _ROW_LABEL_BOOST
+            numbers = [t for t in doc.own_terms.intersection(weighted) if t.isdigit()]
+            if doc.label_terms.intersection(weighted) or len(numbers) >= 2:
+                score *= _ROW_LABEL_BOOST  # "blinds at level 8", "100/200 blinds"
             elif doc.passage.table:
                 own = doc.own_terms.intersection(weighted)
                 if not own:
