@@ -76,6 +76,9 @@ _FOUND_THRESHOLD = 0.12
 _MIN_COVERAGE = 0.3
 _UNKNOWN_SHARE = 0.5
 _PHRASE_WORDS = 3
+_HEADING_MATCH_RATIO = 88
+_HEADING_MATCH_BOOST = 1.6
+_HEADING_MIN_CHARS = 6
 _PHRASE_GAP = 2
 _PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
@@ -410,6 +413,13 @@ class RuleIndex:
         self._table_common = _table_common_terms(self.passages)
         self._docs = [self._doc(p) for p in self.passages]
         self._aliases = _book_aliases(self.books, self.home)
+        self._headings = {h: _plain(h) for p in self.passages for h in (*p.headings, p.title) if h}
+        # The passage that opens each heading: where a query naming the heading should land.
+        self._opens: dict[tuple[str, str], int] = {}
+        for i, p in enumerate(self.passages):
+            for h in (*p.headings, p.title):
+                if h and not p.table:
+                    self._opens.setdefault((p.book, h), i)
         self._avg_length = sum(d.length for d in self._docs) / max(len(self._docs), 1)
         self._postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
         for i, doc in enumerate(self._docs):
@@ -465,8 +475,12 @@ class RuleIndex:
                 if term.isdigit() and 0 < int(term) <= 100:
                     weights[ordinal_form(int(term))] += 1.0
         title_terms = analyse(" ".join(filter(None, [p.title, p.part])))
+        is_first = not p.table and (p.book, p.title, p.headings) not in self._seen_titles
+        self._seen_titles.add((p.book, p.title, p.headings))
+        # The heading weighs fully on its own text only; later rules under it inherit less.
+        title_weight = _TITLE_WEIGHT if is_first or p.part else _HEADING_WEIGHT
         for term in title_terms:
-            weights[term] += _TITLE_WEIGHT if not p.table else _ROW_TITLE_WEIGHT
+            weights[term] += title_weight if not p.table else _ROW_TITLE_WEIGHT
         for term in analyse(" ".join(p.headings)):
             weights[term] += _HEADING_WEIGHT
         if p.table:
@@ -476,8 +490,6 @@ class RuleIndex:
         sequence = (*title_terms, *body)
         own = frozenset(body) - self._table_common.get((p.book, p.section, p.table), frozenset())
         own = own if p.table else frozenset(weights)
-        is_first = not p.table and (p.book, p.title, p.headings) not in self._seen_titles
-        self._seen_titles.add((p.book, p.title, p.headings))
         common = self._table_common.get((p.book, p.section, p.table), frozenset())
         label = frozenset(analyse(p.part or "", ranges=True)) - common - set(analyse(p.title))
         # Only a number or a single distinctive word picks out one row ("7", "black").
@@ -561,7 +573,14 @@ class RuleIndex:
         weighted = self.query_terms(text_for_terms)
         phrase = _surface(text_for_terms)
         flat = " " + " ".join(phrase) + " " if len(phrase) >= _PHRASE_WORDS else None
-        scored = self._score(weighted, wanted, flat)
+        plain = _plain(text_for_terms)
+        named = frozenset(
+            h
+            for h, folded in self._headings.items()
+            if len(plain) >= _HEADING_MIN_CHARS
+            and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
+        )
+        scored = self._score(weighted, wanted, flat, named)
         return self._result(text, weighted, scored, wanted, limit)
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
@@ -636,29 +655,37 @@ class RuleIndex:
 
     def _query_words(self, text: str) -> tuple[list[tuple[str, float]], list[str]]:
         """Weighted search terms, and the whole stemmed word sequence the glossary matches."""
+        # First fix the words: known ones stay, run-together ones split, typos corrected.
+        fixed: list[tuple[str, float]] = []
         raw = _surface(text)
-        out: list[tuple[str, float]] = []
-        sequence: list[str] = []
-        for i, word in enumerate(raw):
-            if i + 1 < len(raw):
-                joined = word + raw[i + 1]
-                is_number = word.isdigit() and raw[i + 1].isdigit()
-                if joined in self._known and not _is_stop(joined) and not is_number:
-                    out.append((joined, 1.0))
-            if _is_stop(word) or word.isdigit() or self._is_known(word):
-                sequence.append(stem(word))
-                if not _is_stop(word):
-                    out.append((word, 1.0))
+        for k, word in enumerate(raw):
+            is_piece = (k + 1 < len(raw) and word + raw[k + 1] in self._known) or (
+                k > 0 and raw[k - 1] + word in self._known
+            )  # "mis deal" is "misdeal" typed apart: keep both halves as they are
+            if _is_stop(word) or word.isdigit() or is_piece or self._is_known(word):
+                fixed.append((word, 1.0))
                 continue
             parts = self._split(word)
             if parts:
-                out.extend((part, 1.0) for part in parts)
-                sequence.extend(stem(part) for part in parts)
+                fixed.extend((part, 1.0) for part in parts)
                 continue
-            fixed = self._correct(word)
-            fixed = _number(fixed) if fixed else None
-            out.append((fixed, _CORRECTED_WEIGHT) if fixed else (word, 1.0))
-            sequence.append(stem(fixed or word))
+            correction = self._correct(word)
+            if correction:
+                fixed.append((_number(correction), _CORRECTED_WEIGHT))
+            else:
+                fixed.append((word, 1.0))
+        # Then words the books write joined ("chip up" -> "chipup", "heads up" -> "headsup").
+        out: list[tuple[str, float]] = []
+        for i, (word, weight) in enumerate(fixed):
+            if i + 1 < len(fixed):
+                after = fixed[i + 1][0]
+                joined = word + after
+                is_number = word.isdigit() and after.isdigit()
+                if joined in self._known and not _is_stop(joined) and not is_number:
+                    out.append((joined, min(weight, fixed[i + 1][1])))
+            if not _is_stop(word):
+                out.append((word, weight))
+        sequence = [stem(word) for word, _ in fixed]
         return [(stem(w), weight) for w, weight in out], sequence
 
     def _is_known(self, word: str) -> bool:
@@ -713,7 +740,11 @@ class RuleIndex:
     # scoring
 
     def _score(
-        self, weighted: Mapping[str, float], wanted: set[str], flat: str | None = None
+        self,
+        weighted: Mapping[str, float],
+        wanted: set[str],
+        flat: str | None = None,
+        named: frozenset[str] = frozenset(),
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -765,6 +796,8 @@ class RuleIndex:
                     score *= _ROW_COMMON_OWN  # a common word ("bonus") hardly picks a row
             if doc.is_first:
                 score *= _FIRST_BOOST
+            if named and any(self._opens.get((doc.passage.book, h)) == i for h in named):
+                score *= _HEADING_MATCH_BOOST  # the query names the section: "smoking policy"
             if flat is not None and flat in doc.flat:
                 score *= _PHRASE_BOOST  # the player quoted the book word for word
             if doc.passage.book == self.home:
@@ -949,6 +982,11 @@ def _book_aliases(
             aliases.append((short, name))
     aliases.sort(key=lambda a: -len(a[0]))
     return tuple(aliases)
+
+
+def _plain(text: str) -> str:
+    """Lower-case words only, for comparing a query with a heading."""
+    return " ".join(_WORD.findall(_fold(text)))
 
 
 def _follows(sequence: Sequence[str], start: int, key: tuple[str, ...]) -> tuple[int, ...] | None:
