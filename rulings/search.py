@@ -565,22 +565,22 @@ class RuleIndex:
             matches = tuple(Match.of(p, 1.0) for p in lookup[:limit])
             return SearchResult(text, matches, True, is_lookup=True)
         if books is None:
-            named, text_for_terms = self._named_book(text)
-            if named is not None:
-                wanted = {named}
+            book_named, text_for_terms = self._named_book(text)
+            if book_named is not None:
+                wanted = {book_named}
         else:
             text_for_terms = text
         weighted = self.query_terms(text_for_terms)
         phrase = _surface(text_for_terms)
         flat = " " + " ".join(phrase) + " " if len(phrase) >= _PHRASE_WORDS else None
         plain = _plain(text_for_terms)
-        named = frozenset(
+        headings = frozenset(
             h
             for h, folded in self._headings.items()
             if len(plain) >= _HEADING_MIN_CHARS
             and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
         )
-        scored = self._score(weighted, wanted, flat, named)
+        scored = self._score(weighted, wanted, flat, headings)
         return self._result(text, weighted, scored, wanted, limit)
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
