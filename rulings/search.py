@@ -69,6 +69,7 @@ _ROW_LABEL_BOOST = 1.5
 _GLOSSARY_WEIGHT = 0.7
 _REPLACED_WEIGHT = 0.7
 _CORRECTED_WEIGHT = 0.8
+_JOINED_WEIGHT = 1.0  # "burn cards" also as "burncards": an alternative, not a second word
 _HOME_BOOST = 1.8
 _HOME_BOOST_PARTIAL = 1.2
 _HOME_SHARE = 0.75
@@ -682,7 +683,7 @@ class RuleIndex:
                 joined = word + after
                 is_number = word.isdigit() and after.isdigit()
                 if joined in self._known and not _is_stop(joined) and not is_number:
-                    out.append((joined, min(weight, fixed[i + 1][1])))
+                    out.append((joined, _JOINED_WEIGHT * min(weight, fixed[i + 1][1])))
             if not _is_stop(word):
                 out.append((word, weight))
         sequence = [stem(word) for word, _ in fixed]
