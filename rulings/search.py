@@ -450,6 +450,7 @@ class RuleIndex:
                 entries.append((key, tuple(analyse(words))))
         entries.sort(key=lambda e: -len(e[0]))
         self._glossary = tuple(entries)
+        self._phrases = sorted({" ".join(_WORD.findall(_fold(p))) for p, _ in self.glossary.pairs})
         self._glossary_by_first: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = (
             defaultdict(list)
         )
@@ -605,7 +606,13 @@ class RuleIndex:
             if not passages:
                 words = text.split()
                 last = words[-1].lower() if words else ""
-                if last and last not in self._known and len(last) >= 2:
+                # A phrase completes several words or a whole word ("odd" -> "odd chip"); a
+                # half-typed single word completes from the books' words ("smok" -> "smoking").
+                is_word = last in self._known or len(words) > 1
+                phrase = self._complete_phrase(text) if is_word else None
+                if phrase is not None:
+                    text = phrase  # "cards sp" -> "cards speak", "odd" -> "odd chip"
+                elif last and last not in self._known and len(last) >= 2:
                     completions = [w for w in self._vocabulary if w.startswith(last)]
                     completions.sort(key=lambda w: -self._surface_freq.get(w, 0))
                     if completions:
@@ -920,6 +927,18 @@ class RuleIndex:
             for s, p in slugged
             if s.startswith(slug) and not p.table and _is_section_child(p.section, slug)
         ]
+
+    def _complete_phrase(self, text: str) -> str | None:
+        """The shortest glossary phrase of two or more words that ``text`` begins."""
+        typed = " ".join(_WORD.findall(_fold(text)))
+        if len(typed) < 3:
+            return None
+        found = [
+            phrase
+            for phrase in self._phrases
+            if phrase.startswith(typed) and phrase != typed and " " in phrase
+        ]
+        return min(found, key=len) if found else None
 
     def _complete_citation(self, text: str, limit: int) -> list[Passage]:
         slug = citation_slug(_LOOKUP_PREFIX.sub("", text))
