@@ -166,6 +166,12 @@ class Rulebook:
 def display_title(name: str) -> str:
     """A readable title from a book's file name.
 
+    Args:
+        name: the file name without extension.
+
+    Returns:
+        The title.
+
     >>> display_title("btown-poker-league")
     'BTown Poker League'
     """
@@ -175,6 +181,12 @@ def display_title(name: str) -> str:
 
 def citation_slug(text: str) -> str:
     """Fold a citation for comparison: lower case, letters and digits only.
+
+    Args:
+        text: a citation or key as typed.
+
+    Returns:
+        The folded form.
 
     >>> citation_slug("2-G-d-6") == citation_slug("2.G.d.6") == citation_slug("2gd6")
     True
@@ -191,6 +203,12 @@ def _is_child(section: str, parent: str) -> bool:
 
 def sentence_case(text: str) -> str:
     """Tame an ALL-CAPS heading ("BAR RULES" -> "Bar rules"); leave others alone.
+
+    Args:
+        text: a heading.
+
+    Returns:
+        The heading in sentence case if it was shouted.
 
     >>> sentence_case("BAR RULES"), sentence_case("No-Limit Betting Rules")
     ('Bar rules', 'No-Limit Betting Rules')
@@ -786,7 +804,11 @@ def _link_see_also(passages: list[Passage]) -> list[Passage]:
 
 
 def bundled_books() -> dict[str, str]:
-    """The books shipped with pokerfloor, as ``{name: text}``."""
+    """The books shipped with pokerfloor.
+
+    Returns:
+        ``{name: text}``, sorted by name.
+    """
     folder = resources.files("rulings") / "data" / "rulebooks"
     books = {}
     for entry in folder.iterdir():
@@ -802,8 +824,7 @@ def read_books(folder: Path) -> dict[str, str]:
         folder: the league's rulebook folder.
 
     Returns:
-        ``{name: text}``, names being file names without extension (``.md`` kept as a suffix
-        flag for the parser is not needed: markdown is detected by the name passed on).
+        ``{file name: text}``; the extension tells the parser which books are markdown.
 
     Raises:
         RulebookError: the folder does not exist or a file cannot be read as UTF-8.

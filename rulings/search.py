@@ -142,6 +142,12 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u20
 def clean_query(query: str) -> str:
     r"""Drop control and invisible characters, squeeze spaces and cut to 200 characters.
 
+    Args:
+        query: what was typed.
+
+    Returns:
+        The query as searched and echoed back.
+
     >>> clean_query("  oversized\x00 chip\n ")
     'oversized chip'
     """
@@ -202,6 +208,12 @@ def _number(word: str) -> str:
 def ordinal_form(number: int) -> str:
     """``1`` -> ``1st``: "first", "1st" and "1ST" all become this one token.
 
+    Args:
+        number: a positive integer.
+
+    Returns:
+        The ordinal token.
+
     >>> [ordinal_form(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22)]
     ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd']
     """
@@ -212,6 +224,12 @@ def ordinal_form(number: int) -> str:
 
 def stem(word: str) -> str:
     """A light suffix stripper, enough to match plural and tense variants.
+
+    Args:
+        word: a folded word.
+
+    Returns:
+        Its root: suffixes stripped, at most six letters.
 
     >>> [stem(w) for w in ["raises", "raised", "raising", "players", "policies", "chipped"]]
     ['rais', 'rais', 'rais', 'player', 'policy', 'chip']
@@ -255,6 +273,13 @@ def _analysed(text: str, ranges: bool) -> tuple[str, ...]:
 def analyse(text: str, *, ranges: bool = False) -> list[str]:
     """Text -> index terms (folded, numbers normalised, stop words dropped, stemmed).
 
+    Args:
+        text: any text (a passage or a query).
+        ranges: spell out number ranges ("10 — 13" -> 10 11 12 13), for table rows.
+
+    Returns:
+        The terms, in order.
+
     >>> analyse("Points for the fifth place")
     ['point', '5th', 'plac']
     """
@@ -276,7 +301,11 @@ class Glossary:
 
     @classmethod
     def bundled(cls) -> Glossary:
-        """The glossary shipped in ``rulings/data/glossary.toml``."""
+        """The glossary shipped in ``rulings/data/glossary.toml``.
+
+        Returns:
+            The glossary.
+        """
         raw = (resources.files("rulings") / "data" / "glossary.toml").read_text(encoding="utf-8")
         return cls.from_toml(raw)
 
@@ -340,7 +369,15 @@ class Match:
 
     @classmethod
     def of(cls, passage: Passage, score: float) -> Match:
-        """Wrap a passage with its score."""
+        """Wrap a passage with its score.
+
+        Args:
+            passage: the passage found.
+            score: its relevance, 0 to 1.
+
+        Returns:
+            The match.
+        """
         return cls(
             book=passage.book,
             section=passage.section,
@@ -553,8 +590,7 @@ class RuleIndex:
             The result: best matches, or a "no match" with the closest sections.
 
         Raises:
-            UnknownRuleError: a book in ``books`` is not loaded.
-            ValueError: ``limit`` is out of range.
+            UnknownRuleError: a book in ``books`` is not loaded, or ``limit`` is out of range.
         """
         if not 1 <= limit <= MAX_LIMIT:
             raise UnknownRuleError(f"The limit must be between 1 and {MAX_LIMIT}.")
@@ -626,7 +662,14 @@ class RuleIndex:
     # query analysis
 
     def query_terms(self, text: str) -> dict[str, float]:
-        """The weighted index terms searched for ``text`` (after corrections and glossary)."""
+        """The weighted index terms searched for ``text`` (after corrections and glossary).
+
+        Args:
+            text: the cleaned query.
+
+        Returns:
+            ``{term: weight}``; typed words weigh 1, corrected ones 0.8, glossary words 0.7.
+        """
         words, sequence = self._query_words(text)
         weighted: dict[str, float] = {}
         for term, weight in words:
@@ -1082,7 +1125,18 @@ _DEFAULT: dict[tuple[str | None, str | None], RuleIndex] = {}
 
 
 def default_index(extra_dir: Path | None = None, *, home: str | None = DEFAULT_HOME) -> RuleIndex:
-    """``load_rulebooks`` once per folder and home, then reuse the index."""
+    """``load_rulebooks`` once per folder and home, then reuse the index.
+
+    Args:
+        extra_dir: the league's own rulebook folder, if any.
+        home: the league's own book.
+
+    Returns:
+        The shared index.
+
+    Raises:
+        RulebookError: as ``load_rulebooks``.
+    """
     key = (str(extra_dir) if extra_dir is not None else None, home)
     if key not in _DEFAULT:
         _DEFAULT[key] = load_rulebooks(extra_dir, home=home)
