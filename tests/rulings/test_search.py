@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rulings.errors import UnknownRuleError
 from rulings.rulebook import citation_slug
@@ -349,3 +351,22 @@ def test_glossary_is_valid_and_reads_toml():
     )
     custom = Glossary.from_toml('[x]\n"nuts" = "best hand"\n')
     assert custom.pairs == (("nuts", "best hand"),)
+
+
+# --- any input -------------------------------------------------------------------------------
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.text(max_size=300))
+def test_any_text_searches_and_completes_without_error(index, text):
+    result = index.search(text, limit=5)
+    assert len(result.matches) <= 5
+    assert len(result.query) <= MAX_QUERY_CHARS
+    assert result.found == bool(result.matches)
+    for match in result.matches:
+        assert 0.0 <= match.score <= 1.0
+    for label, value in index.autocomplete(text):
+        assert 0 < len(label) <= 100
+        assert 0 < len(value) <= 100
