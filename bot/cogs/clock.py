@@ -4,9 +4,10 @@ Directors start, pause, resume, move and end the clock; everyone can ask ``/cloc
 The clock itself runs in ``bot.clock_service.ClockService``; this cog translates Discord
 interactions into its calls and posts its messages (``DiscordClockPoster``).
 
-Who is a director: ``is_director`` (Manage Server for now; the league's director role can be
-added there). ``default_permissions`` cannot be used: it applies to the whole ``/clock`` group
-and would hide ``/clock status`` from players, so the check runs at call time.
+Who is a director: ``bot.permissions`` (the league's director role, or Manage Server), checked
+at call time for each director command and each button press. ``default_permissions`` cannot
+be used: it applies to the whole ``/clock`` group and would hide ``/clock status`` from
+players. ``/clock start`` without ``ping_role`` pings the server's configured clock ping role.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from discord.ext import commands
 
 from bot import render
 from bot.clock_service import ClockService, ClockStatus
+from bot.permissions import check_director, director_only, director_settings
 from bot.reply import Reply
 from bot.tree import is_user_error, reply_privately, respond, unwrap, user_message
 from rulings import Announcement, ClockAction, position_at, preset_names
@@ -31,31 +33,6 @@ if TYPE_CHECKING:
     from bot.app import LeagueBot
 
 log = logging.getLogger(__name__)
-
-NOT_A_DIRECTOR = "Only a tournament director (Manage Server) can run the clock."
-
-
-def is_director(interaction: discord.Interaction) -> bool:
-    """Whether the user of ``interaction`` may run the clock.
-
-    For now: Manage Server (or Administrator) in the interaction's server, read from the
-    permissions Discord sends with the interaction (no member cache needed). The league's
-    director role can be added here once league settings exist.
-    """
-    if interaction.guild_id is None:
-        return False
-    perms = interaction.permissions
-    return perms.manage_guild or perms.administrator
-
-
-async def director_check(interaction: discord.Interaction) -> bool:
-    """App-command check: let only directors through."""
-    if is_director(interaction):
-        return True
-    raise app_commands.CheckFailure(NOT_A_DIRECTOR)
-
-
-director_only = app_commands.check(director_check)
 
 
 class DiscordClockPoster:
@@ -136,8 +113,7 @@ class ClockButton(
     async def callback(self, interaction: discord.Interaction) -> None:
         """Pause, resume or add a minute, then confirm privately."""
         try:
-            if not is_director(interaction):
-                raise app_commands.CheckFailure(NOT_A_DIRECTOR)
+            await check_director(interaction)  # refuses privately; nothing is written
             cog = interaction.client.get_cog("ClockCog")  # type: ignore[attr-defined]
             if not isinstance(cog, ClockCog):
                 raise app_commands.CheckFailure("The clock is not running on this bot right now.")
@@ -239,10 +215,10 @@ class ClockCog(commands.GroupCog, group_name="clock"):
         structure="Blind structure (default: btown)",
         level_minutes="Level length in minutes; decimals allowed (default: the structure's)",
         channel="Channel for the announcements (default: this one)",
-        ping_role="Role to ping at each level and break",
+        ping_role="Role to ping at each level and break (default: the league's clock role)",
     )
     @app_commands.choices(structure=STRUCTURES)
-    @director_only
+    @director_only()
     async def start(
         self,
         interaction: discord.Interaction,
@@ -254,6 +230,7 @@ class ClockCog(commands.GroupCog, group_name="clock"):
         """Start the tournament clock in this channel (or the one given)."""
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.guild_id is not None
+        settings = director_settings(interaction)  # read by the director check
         channel_id = channel if channel is not None else _channel_id(interaction)
         record = await self.service.start_clock(
             guild_id=interaction.guild_id,
@@ -261,39 +238,39 @@ class ClockCog(commands.GroupCog, group_name="clock"):
             structure=structure,
             created_by=interaction.user.id,
             level_minutes=level_minutes,
-            ping_role_id=ping_role.id if ping_role is not None else None,
+            ping_role_id=ping_role.id if ping_role is not None else settings.clock_ping_role_id,
         )
         title = record.state.structure.title
         text = f"{title} clock started in <#{channel_id}>. {_done(record, self.service).text}"
         await respond(interaction, Reply(title="Clock started", text=text, private=True))
 
     @app_commands.command(name="pause")
-    @director_only
+    @director_only()
     async def pause(self, interaction: discord.Interaction) -> None:
         """Pause the clock (e.g. during a re-draw, 2.D.d)."""
         await self._act(interaction, ClockAction.PAUSE)
 
     @app_commands.command(name="resume")
-    @director_only
+    @director_only()
     async def resume(self, interaction: discord.Interaction) -> None:
         """Resume a paused clock."""
         await self._act(interaction, ClockAction.RESUME)
 
     @app_commands.command(name="next")
-    @director_only
+    @director_only()
     async def next_level(self, interaction: discord.Interaction) -> None:
         """Go to the next level or break now."""
         await self._act(interaction, ClockAction.NEXT)
 
     @app_commands.command(name="back")
-    @director_only
+    @director_only()
     async def back(self, interaction: discord.Interaction) -> None:
         """Go back to the start of the previous level or break."""
         await self._act(interaction, ClockAction.BACK)
 
     @app_commands.command(name="add-time")
     @app_commands.describe(minutes="Minutes to add to this level; negative to take time off")
-    @director_only
+    @director_only()
     async def add_time(
         self, interaction: discord.Interaction, minutes: app_commands.Range[float, -600.0, 600.0]
     ) -> None:
@@ -302,7 +279,7 @@ class ClockCog(commands.GroupCog, group_name="clock"):
 
     @app_commands.command(name="level")
     @app_commands.describe(n="The level number to jump to")
-    @director_only
+    @director_only()
     async def level(
         self, interaction: discord.Interaction, n: app_commands.Range[int, 1, 100]
     ) -> None:
@@ -311,7 +288,7 @@ class ClockCog(commands.GroupCog, group_name="clock"):
 
     @app_commands.command(name="ante")
     @app_commands.describe(amount="Ante in chips from this level on; 0 removes it")
-    @director_only
+    @director_only()
     async def ante(
         self, interaction: discord.Interaction, amount: app_commands.Range[int, 0, 1_000_000_000]
     ) -> None:
@@ -319,7 +296,7 @@ class ClockCog(commands.GroupCog, group_name="clock"):
         await self._act(interaction, ClockAction.ANTE, amount)
 
     @app_commands.command(name="end")
-    @director_only
+    @director_only()
     async def end(self, interaction: discord.Interaction) -> None:
         """Stop the clock for good."""
         await self._act(interaction, ClockAction.END)

@@ -7,6 +7,8 @@ tested with injected time (tests/rulings/test_clock.py, tests/bot/test_clock_ser
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -14,11 +16,14 @@ from typing import Any
 import pytest
 
 from bot.app import EXTENSIONS, LeagueBot
+from bot.permissions import REFUSAL
 from storage import clocks
 from storage.db import make_engine
+from storage.guild_settings import update_guild_settings
 from tests.fakediscord import (
     CHANNEL_ID,
     EPHEMERAL,
+    GUILD_ID,
     MANAGE_GUILD,
     FakeDiscord,
     RecordedRequest,
@@ -52,6 +57,7 @@ async def clock(
     director: bool = True,
     role: int | None = None,
     channel: int | None = None,
+    member_roles: list[int] | None = None,
 ) -> dict[str, Any]:
     """Run ``/clock <sub>`` and return what the user finally sees."""
     opts: list[dict[str, Any]] = [
@@ -87,19 +93,35 @@ async def clock(
         }
     data["options"] = [{"name": sub, "type": 1, "options": opts}]
     payload = fake._interaction_base(
-        2, data, user_id=42, permissions=MANAGE_GUILD if director else 0, username="td"
+        2,
+        data,
+        user_id=42,
+        permissions=MANAGE_GUILD if director else 0,
+        roles=member_roles,
+        username="td",
     )
     it = await fake._send_interaction(payload)
     return await it.settled()
 
 
 async def press(
-    fake: FakeDiscord, status: RecordedRequest, message_id: int, custom_id: str, *, director: bool
+    fake: FakeDiscord,
+    status: RecordedRequest,
+    message_id: int,
+    custom_id: str,
+    *,
+    director: bool,
+    member_roles: list[int] | None = None,
 ) -> dict[str, Any]:
     """Press a button of the status message, sent as Discord does: with the message's buttons."""
     data = {"custom_id": custom_id, "component_type": 2}
     payload = fake._interaction_base(
-        3, data, user_id=42, permissions=MANAGE_GUILD if director else 0, username="td"
+        3,
+        data,
+        user_id=42,
+        permissions=MANAGE_GUILD if director else 0,
+        roles=member_roles,
+        username="td",
     )
     payload["message"] = fake._message(status.body, CHANNEL_ID, message_id=message_id)
     it = await fake._send_interaction(payload)
@@ -117,10 +139,13 @@ def announcements(fake: FakeDiscord) -> list[RecordedRequest]:
     return [r for r in posts(fake) if r.body.get("content")]
 
 
-async def wait_for(fake: FakeDiscord, text: str, wait_s: float = 10.0) -> RecordedRequest:
+async def wait_for(
+    fake: FakeDiscord, text: str, wait_s: float = 10.0, *, after: int = 0
+) -> RecordedRequest:
+    """The first announcement containing ``text`` among those from index ``after`` on."""
     async with asyncio.timeout(wait_s):
         while True:
-            for r in announcements(fake):
+            for r in announcements(fake)[after:]:
                 if text in r.body["content"]:
                     return r
             await asyncio.sleep(0.02)
@@ -212,7 +237,7 @@ async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path
     try:
         refused = await clock(fake, "start", {"level_minutes": 0.05}, director=False)
         assert refused["flags"] & EPHEMERAL
-        assert "Only a tournament director" in refused["embeds"][0]["description"]
+        assert REFUSAL in refused["embeds"][0]["description"]
         none = await clock(fake, "status", director=False)
         assert "No clock is running in this channel" in none["embeds"][0]["description"]
 
@@ -225,7 +250,7 @@ async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path
         back = await clock(fake, "back")
         assert "already at the first level" in back["embeds"][0]["description"]
         pause = await clock(fake, "pause", director=False)
-        assert "Only a tournament director" in pause["embeds"][0]["description"]
+        assert REFUSAL in pause["embeds"][0]["description"]
 
         record = await bot.db.run(clocks.get_clock, clock_id=1)
         assert record.state.events == ()  # nothing above changed the clock
@@ -234,7 +259,7 @@ async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path
         pressed = await press(
             fake, status, record.status_message_id, "clock:plus1:1", director=False
         )
-        assert "Only a tournament director" in pressed["embeds"][0]["description"]
+        assert REFUSAL in pressed["embeds"][0]["description"]
 
         command = next(c for c in fake.commands["global"] if c["name"] == "clock")
         subs = {o["name"]: o for o in command["options"]}
@@ -262,6 +287,80 @@ async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path
         ante_ok = await clock(fake, "ante", {"amount": 500})
         assert "ante 500" in ante_ok["embeds"][0]["description"]
         assert texts(fake)[-1].startswith("Ante added: 500 from level 6 on")
+        await clock(fake, "end")
+    finally:
+        await stop_bot(bot)
+        bot.engine.dispose()
+
+
+DIRECTOR_ROLE = 900_000_000_000_000_888
+CLOCK_ROLE = 900_000_000_000_000_999
+
+
+async def test_league_director_role_runs_the_clock_and_the_configured_role_is_pinged(
+    fake: FakeDiscord, tmp_path: Path
+):
+    bot = make_clock_bot(fake, f"sqlite:///{tmp_path / 'roles.db'}")
+    await start_bot(fake, bot)
+    before = len(announcements(fake))  # the fake is shared by this module's tests
+    try:
+        await bot.db.run(
+            update_guild_settings,
+            guild_id=GUILD_ID,
+            actor="test",
+            director_role_id=DIRECTOR_ROLE,
+            clock_ping_role_id=CLOCK_ROLE,
+        )
+        # A plain player (a role, but not the director's): refused privately, nothing written.
+        refused = await clock(
+            fake, "start", {"level_minutes": 0.5}, director=False, member_roles=[CLOCK_ROLE]
+        )
+        assert refused["flags"] & EPHEMERAL
+        assert refused["embeds"][0]["description"] == REFUSAL
+        assert await bot.db.run(clocks.list_running_clocks) == []
+
+        # The director role without Manage Server: starts (no ping_role given) and pauses.
+        started = await clock(
+            fake, "start", {"level_minutes": 0.5}, director=False, member_roles=[DIRECTOR_ROLE]
+        )
+        assert "BTown Poker League clock started" in started["embeds"][0]["description"]
+        level1 = await wait_for(fake, "Level 1: blinds 100/200", after=before)
+        assert level1.body["content"] == f"<@&{CLOCK_ROLE}> Level 1: blinds 100/200"
+        assert level1.body["allowed_mentions"] == {"parse": [], "roles": [CLOCK_ROLE]}
+
+        pause = await clock(fake, "pause", director=False, member_roles=[CLOCK_ROLE])
+        assert pause["embeds"][0]["description"] == REFUSAL
+        record = await bot.db.run(clocks.get_clock, clock_id=1)
+        assert record.state.events == ()
+        assert record.status_message_id is not None
+        status = [r for r in posts(fake) if r.body.get("embeds")][-1]
+        pressed = await press(
+            fake, status, record.status_message_id, "clock:pause:1", director=False
+        )
+        assert pressed["embeds"][0]["description"] == REFUSAL
+        assert (await bot.db.run(clocks.get_clock, clock_id=1)).state.events == ()
+
+        paused = await clock(fake, "pause", director=False, member_roles=[DIRECTOR_ROLE])
+        assert paused["flags"] & EPHEMERAL
+        await wait_for(fake, "The clock is paused", after=before)
+        # The status message shows "Resume" once its next edit is due (at most every 30 s).
+        with_resume = json.loads(json.dumps(status.body).replace("clock:pause:1", "clock:resume:1"))
+        resumed = await press(
+            fake,
+            dataclasses.replace(status, body=with_resume),
+            record.status_message_id,
+            "clock:resume:1",
+            director=False,
+            member_roles=[DIRECTOR_ROLE],
+        )
+        assert resumed["flags"] & EPHEMERAL
+        await wait_for(fake, "The clock is running again", after=before)
+        actions = [
+            e.action.value for e in (await bot.db.run(clocks.get_clock, clock_id=1)).state.events
+        ]
+        assert actions == ["pause", "resume"]
+        everyone = await clock(fake, "status", director=False)  # status stays open to all
+        assert everyone["embeds"][0]["fields"][0]["value"] == "**Level 1**: blinds **100/200**"
         await clock(fake, "end")
     finally:
         await stop_bot(bot)
