@@ -69,6 +69,7 @@ _ROW_LABEL_BOOST = 1.5
 _GLOSSARY_WEIGHT = 0.7
 _REPLACED_WEIGHT = 0.7
 _CORRECTED_WEIGHT = 0.8
+_COMPOUND_WEIGHT = 0.5  # "burn card" also counts a little as "burncard" (another book's spelling)
 _JOINED_WEIGHT = 1.0  # "burn cards" also as "burncards": an alternative, not a second word
 _HOME_BOOST = 1.8
 _HOME_BOOST_PARTIAL = 1.2
@@ -449,6 +450,7 @@ class RuleIndex:
         )
         self._seen_titles: set[tuple[str, str, tuple[str, ...]]] = set()
         self._table_common = _table_common_terms(self.passages)
+        self._compounds = _compounds(self.passages)
         self._docs = [self._doc(p) for p in self.passages]
         self._aliases = _book_aliases(self.books, self.home)
         self._headings = {h: _plain(h) for p in self.passages for h in (*p.headings, p.title) if h}
@@ -508,6 +510,11 @@ class RuleIndex:
         body = analyse(p.text, ranges=True)
         for term in body:
             weights[term] += 1.0
+        # "burn card" here, "burncard" in another book: index the joined form too.
+        words = _surface(p.text)
+        for a, b in itertools.pairwise(words):
+            if a + b in self._compounds:
+                weights[stem(a + b)] += _COMPOUND_WEIGHT
         if p.table:
             # "points for 7th" asks for the row numbered 7.
             for term in analyse(p.part or "", ranges=True):
@@ -995,6 +1002,20 @@ class RuleIndex:
             if citation_slug(p.section).startswith(slug) or citation_slug(p.key).startswith(slug)
         ]
         return hits[:limit]
+
+
+def _compounds(passages: Sequence[Passage]) -> frozenset[str]:
+    """Words the books write joined that are also two of their words ("burncard", "allin")."""
+    words = {w for p in passages for w in _surface(f"{p.title} {p.text}")}
+    found = set()
+    for word in words:
+        if len(word) < 6 or word.isdigit():
+            continue
+        for cut in range(2, len(word) - 1):
+            if word[:cut] in words and word[cut:] in words and not word[:cut].isdigit():
+                found.add(word)
+                break
+    return frozenset(found)
 
 
 def _table_common_terms(
