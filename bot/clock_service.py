@@ -4,11 +4,13 @@ Truth is in the database (``storage.clocks``): a clock's start and the director'
 scheduler's jobs are derived from that state after every change, one date job per clock at its
 next announcement and one per clock for the status message, so nothing is lost by a restart:
 
-* every announcement has a stable key; keys are recorded in the same transaction that decides
-  what is due, *before* anything is posted. A crash between the two costs at most one message,
-  never a duplicate;
-* on start-up every running clock resumes; announcements missed while the bot was down are
-  folded into one catch-up message ("We are now at level 6: blinds 1,000/2,000"); a paused
+* every announcement has a stable key; keys are claimed in the same transaction that decides
+  what is due, *before* anything is posted, and settled once the post is done with (posted, or
+  given up after an error: lost rather than repeated). A restart therefore never repeats one;
+* on start-up every running clock resumes; announcements missed while the bot was down, and
+  those a crash left claimed but unsettled (the process died between claim and post), are
+  folded into one catch-up message ("We are now at level 6: blinds 1,000/2,000"), never
+  re-posted as they were (one of them may have gone out just before the crash); a paused
   clock stays paused;
 * each clock has one live status message, edited at most every ``status_interval`` seconds
   (30 s), and only when its text changed.
@@ -372,16 +374,27 @@ class ClockService:
             # A job may wake a hair before its time; what it was scheduled for is due.
             until = {cid: now if when is None else max(now, when) for cid, when in batch.items()}
             claimed = await self.db.run(_claim_due, until=until, now=now, collapse=collapse)
-            await asyncio.gather(*(self._post(record, posts) for record, posts in claimed))
-            for record, _ in claimed:
-                self._reschedule(record, until[record.id])
+            await asyncio.gather(*(self._post(c.record, c.posts) for c in claimed))
+            # Done with (posted or given up): a restart must not take these for a crash's.
+            await self._settle({c.record.id: c.keys for c in claimed if c.keys})
+            for c in claimed:
+                self._reschedule(c.record, until[c.record.id])
+
+    async def _settle(self, keys: dict[int, list[str]]) -> None:
+        if not keys:
+            return
+        try:
+            await self.db.run(clocks.settle_announcements, keys=keys, at=self.now())
+        except Exception:
+            # Left unsettled: the next start-up posts one catch-up more than needed, no repeat.
+            log.exception("could not settle the announcements of clocks %s", sorted(keys))
 
     async def _post(self, record: ClockRecord, announcements: list[Announcement]) -> None:
         for announcement in announcements:
             try:
                 await self.poster.announce(record.channel_id, announcement, record.ping_role_id)
             except Exception:
-                # Already recorded: lost rather than repeated; the status message still tells.
+                # Already claimed: lost rather than repeated; the status message still tells.
                 log.exception("clock %s: could not post %s", record.id, announcement.key)
 
     def _reschedule(self, record: ClockRecord, after: dt.datetime) -> None:
@@ -466,21 +479,38 @@ def _same(a: ClockStatus, b: ClockStatus) -> bool:
     return (a.reply.fields, a.is_paused, a.is_ended) == (b.reply.fields, b.is_paused, b.is_ended)
 
 
+@dataclass(frozen=True)
+class _Claim:
+    """What one clock claimed in one pass: the messages to post and the keys to settle after."""
+
+    record: ClockRecord
+    posts: list[Announcement]
+    keys: list[str]
+
+
 def _claim_due(
     *, session: Session, until: dict[int, dt.datetime], now: dt.datetime, collapse: bool
-) -> list[tuple[ClockRecord, list[Announcement]]]:
-    """In one transaction: per clock, what is due by ``until[id]`` and not yet made, recorded.
+) -> list[_Claim]:
+    """In one transaction: per clock, what is due by ``until[id]`` and not yet claimed, claimed.
 
-    With ``collapse`` (start-up) everything a clock missed becomes one catch-up message.
+    With ``collapse`` (start-up) everything a clock missed becomes one catch-up message,
+    including what a crashed process claimed and never settled (released and claimed again
+    under the catch-up, so it is never posted verbatim).
     """
     records = clocks.get_clocks(session=session, clock_ids=list(until))
+    released: dict[int, list[str]] = {}
+    if collapse:
+        released = clocks.release_unsettled_announcements(
+            session=session, clock_ids=[r.id for r in records]
+        )
     posts: dict[int, list[Announcement]] = {}
     keys: dict[int, list[str]] = {}
     for record in records:
+        claimed = record.announced.difference(released.get(record.id, ()))
         due = [
             a
             for a in announcements_between(record.state, None, until[record.id])
-            if a.key not in record.announced
+            if a.key not in claimed
         ]
         if due and collapse:
             summary = catch_up(record.state, due, now)
@@ -490,6 +520,9 @@ def _claim_due(
             posts[record.id] = due
             keys[record.id] = [a.key for a in due]
     fresh = clocks.record_many_announcements(session=session, keys=keys, at=now)
-    return [
-        (r, [a for a in posts.get(r.id, []) if a.key in set(fresh.get(r.id, []))]) for r in records
-    ]
+    claims = []
+    for r in records:
+        mine = fresh.get(r.id, [])
+        made = set(mine)
+        claims.append(_Claim(r, [a for a in posts.get(r.id, []) if a.key in made], mine))
+    return claims

@@ -1,7 +1,8 @@
 """Tables of the tournament clock: the clock, the director's actions, the announcements made.
 
 The clock's truth is its start plus its actions; the scheduler's jobs are derived from them.
-Announcement keys are recorded before the message is posted, so a restart never repeats one.
+Announcement keys are claimed before the message is posted, so a restart never repeats one, and
+settled after it, so a restart knows which claims a crash left unposted.
 All times are stored in UTC (``DateTime(timezone=True)``; SQLite gives them back naive and
 ``storage.clocks`` re-attaches UTC).
 """
@@ -64,7 +65,12 @@ class ClockEventRow(SQLModel, table=True):
 
 
 class ClockAnnouncementRow(SQLModel, table=True):
-    """An announcement recorded as made (before it was posted)."""
+    """An announcement claimed before it was posted, and settled once the post was done with.
+
+    ``made_at`` is the claim (before posting). ``settled_at`` is set after the post returned
+    (posted, or given up after an error) or when a restart's catch-up covered it; a row still
+    unsettled at start-up was claimed by a process that died before posting it.
+    """
 
     __tablename__ = "clock_announcement"
 
@@ -73,3 +79,6 @@ class ClockAnnouncementRow(SQLModel, table=True):
     )
     key: str = Field(sa_column=Column(String(160), primary_key=True))
     made_at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    settled_at: dt.datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, insert
+from sqlalchemy import delete, func, insert, tuple_, update
 from sqlmodel import Session, col, select
 
 from rulings import (
@@ -40,7 +40,9 @@ class ClockRecord:
         status_message_id: the live status message, once posted.
         created_by: the director who started it.
         state: the pure clock (structure, start, actions).
-        announced: keys of the announcements already made.
+        announced: keys of the announcements already claimed (made, or being made).
+        unsettled: the claimed keys whose post was never done with: claimed by a process that
+            died (or is still posting them); a subset of ``announced``.
     """
 
     id: int
@@ -51,6 +53,7 @@ class ClockRecord:
     created_by: int
     state: ClockState
     announced: frozenset[str]
+    unsettled: frozenset[str] = frozenset()
 
     @property
     def is_ended(self) -> bool:
@@ -265,13 +268,16 @@ def add_clock_event(
         created_by=record.created_by,
         state=state,
         announced=record.announced,
+        unsettled=record.unsettled,
     )
 
 
 def record_announcements(
     *, session: Session, clock_id: int, keys: Iterable[str], at: dt.datetime
 ) -> list[str]:
-    """Record announcements as made; call it before posting them.
+    """Claim announcements (record them as made); call it before posting them.
+
+    A claim stays unsettled until ``settle_announcements`` says the post was done with.
 
     Args:
         session: the unit of work.
@@ -317,6 +323,78 @@ def record_many_announcements(
     return fresh
 
 
+def settle_announcements(
+    *, session: Session, keys: Mapping[int, Iterable[str]], at: dt.datetime
+) -> int:
+    """Mark claimed announcements as done with: posted, given up, or covered by a catch-up.
+
+    Args:
+        session: the unit of work.
+        keys: claimed announcement keys per clock id.
+        at: when (timezone-aware).
+
+    Returns:
+        How many claims were settled now (already settled or unknown keys are skipped).
+    """
+    pairs = [(cid, k) for cid, ks in keys.items() for k in dict.fromkeys(ks)]
+    if not pairs:
+        return 0
+    settled_at = _aware(at, "settle")
+    count = 0
+    for start in range(0, len(pairs), 500):  # bounded statements, whatever the batch
+        chunk = pairs[start : start + 500]
+        result = session.execute(
+            update(ClockAnnouncementRow)
+            .where(
+                tuple_(col(ClockAnnouncementRow.clock_id), col(ClockAnnouncementRow.key)).in_(
+                    chunk
+                ),
+                col(ClockAnnouncementRow.settled_at).is_(None),
+            )
+            .values(settled_at=settled_at)
+            .execution_options(synchronize_session=False)
+        )
+        count += int(getattr(result, "rowcount", 0) or 0)
+    return count
+
+
+def release_unsettled_announcements(
+    *, session: Session, clock_ids: Sequence[int]
+) -> dict[int, list[str]]:
+    """Forget the unsettled claims of some clocks, so a catch-up may claim them again.
+
+    Only for start-up, when no other process is posting for these clocks: an unsettled claim
+    then belongs to a process that died between claiming and posting.
+
+    Args:
+        session: the unit of work.
+        clock_ids: the clocks.
+
+    Returns:
+        Per clock (only those that had any), the keys released.
+    """
+    if not clock_ids:
+        return {}
+    unsettled = (
+        col(ClockAnnouncementRow.clock_id).in_(list(clock_ids)),
+        col(ClockAnnouncementRow.settled_at).is_(None),
+    )
+    released: dict[int, list[str]] = {}
+    rows = session.execute(
+        select(col(ClockAnnouncementRow.clock_id), col(ClockAnnouncementRow.key)).where(*unsettled)
+    )
+    for clock_id, key in rows:
+        released.setdefault(clock_id, []).append(key)
+    if released:
+        session.execute(
+            delete(ClockAnnouncementRow)
+            .where(*unsettled)
+            .execution_options(synchronize_session=False)
+        )
+        log.warning("released unposted claims after a crash: %s", released)
+    return released
+
+
 def set_status_message(*, session: Session, clock_id: int, message_id: int | None) -> None:
     """Remember (or forget, with None) the clock's live status message.
 
@@ -349,16 +427,23 @@ def _load(rows: list[Clock], session: Session) -> list[ClockRecord]:
     ).scalars():
         events[ev.clock_id].append(ev)
     made: dict[int, list[str]] = {i: [] for i in ids if i is not None}
-    for clock_id, key in session.execute(
-        select(col(ClockAnnouncementRow.clock_id), col(ClockAnnouncementRow.key)).where(
-            col(ClockAnnouncementRow.clock_id).in_(ids)
-        )
+    unsettled: dict[int, list[str]] = {i: [] for i in ids if i is not None}
+    for clock_id, key, settled_at in session.execute(
+        select(
+            col(ClockAnnouncementRow.clock_id),
+            col(ClockAnnouncementRow.key),
+            col(ClockAnnouncementRow.settled_at),
+        ).where(col(ClockAnnouncementRow.clock_id).in_(ids))
     ):
         made[clock_id].append(key)
-    return [_record(r, events[r.id], made[r.id]) for r in rows if r.id is not None]
+        if settled_at is None:
+            unsettled[clock_id].append(key)
+    return [_record(r, events[r.id], made[r.id], unsettled[r.id]) for r in rows if r.id is not None]
 
 
-def _record(row: Clock, events: list[ClockEventRow], made: list[str]) -> ClockRecord:
+def _record(
+    row: Clock, events: list[ClockEventRow], made: list[str], unsettled: Sequence[str] = ()
+) -> ClockRecord:
     assert row.id is not None
     state = ClockState(
         structure=load_structure(row.structure),
@@ -377,4 +462,5 @@ def _record(row: Clock, events: list[ClockEventRow], made: list[str]) -> ClockRe
         created_by=row.created_by,
         state=state,
         announced=frozenset(made),
+        unsettled=frozenset(unsettled),
     )

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +16,7 @@ from bot.clock_service import ClockService, ClockStatus, status_reply
 from bot.database import Database
 from rulings import Announcement, BlindStructureError, ClockAction, ClockError
 from storage import clocks
+from storage.db import create_schema, make_engine
 from storage.errors import AlreadyExists, NotFound
 
 T0 = dt.datetime(2026, 3, 5, 19, 0, tzinfo=dt.UTC)
@@ -277,3 +281,137 @@ def test_status_reply_names_level_time_next_level_break_and_late_registration():
     assert values["Late registration"] == (
         "Open until the end of break 1; a late player starts 1,600 short (1.E.d)"
     )
+
+
+class HangingPoster(Poster):
+    """Posts normally until a message starting with ``hang_on``: then blocks until cancelled."""
+
+    def __init__(self, hang_on: str) -> None:
+        super().__init__()
+        self.hang_on = hang_on
+        self.reached = asyncio.Event()
+
+    async def announce(
+        self, channel_id: int, announcement: Announcement, ping_role_id: int | None
+    ) -> None:
+        if announcement.text.startswith(self.hang_on):
+            self.reached.set()
+            await asyncio.Event().wait()  # the process dies here
+        await super().announce(channel_id, announcement, ping_role_id)
+
+
+async def crash_while_posting(service: ClockService, poster: HangingPoster, coro: Any) -> None:
+    """Run ``coro`` until the poster blocks, then kill it (what dying mid-post leaves behind)."""
+    task = asyncio.create_task(coro)
+    await asyncio.wait_for(poster.reached.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await service.stop()
+
+
+async def test_a_crash_between_claim_and_post_is_covered_by_one_catch_up(
+    engine: Engine, clock: Clock
+):
+    crashing = HangingPoster("Level 2")
+    service = ClockService(Database(engine), crashing, now=clock, status_interval=0)
+    clock_id = await start(service, ping_role_id=ROLE)
+    clock.advance(20)  # the warning and level 2 are due; the process dies posting level 2
+    await crash_while_posting(service, crashing, service.run_due(clock_id))
+    record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
+    # claimed together, settled together: the posted warning is unsettled as well
+    assert record.unsettled == {"0.0:warn60:0", "0:start:1"}
+    assert crashing.texts()[-1].startswith("One minute left in level 1")
+
+    clock.advance(0.5)
+    poster = Poster()
+    restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    await restarted.resume_all()
+    assert poster.posts == [
+        (CHANNEL, "We are now at level 2: blinds 200/400, 19:30 left.", True, ROLE)
+    ]
+    again = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    await again.resume_all()  # settled now: a second restart posts nothing
+    clock.advance(19)
+    await again.run_due(clock_id)
+    assert poster.texts()[1:] == ["One minute left in level 2. Next: level 3: blinds 300/600."]
+    assert all("Level 2: blinds" not in t for t in crashing.texts() + poster.texts())
+    record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
+    assert record.unsettled == frozenset()
+
+
+async def test_a_crash_while_posting_the_catch_up_is_covered_by_the_next_restart(
+    engine: Engine, service: ClockService, poster: Poster, clock: Clock
+):
+    clock_id = await start(service)
+    clock.advance(45)  # down through level 2 into level 3
+    crashing = HangingPoster("We are now")
+    first = ClockService(Database(engine), crashing, now=clock, status_interval=0)
+    await crash_while_posting(first, crashing, first.resume_all())
+    clock.advance(1)
+    second = Poster()
+    restarted = ClockService(Database(engine), second, now=clock, status_interval=0)
+    await restarted.resume_all()
+    assert second.texts() == ["We are now at level 3: blinds 300/600, 14:00 left."]
+    assert crashing.texts() == []
+    record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
+    assert record.unsettled == frozenset()
+
+
+async def test_a_post_that_fails_is_settled_so_a_restart_posts_no_catch_up(
+    engine: Engine, service: ClockService, poster: Poster, clock: Clock
+):
+    clock_id = await start(service)
+    clock.advance(20)
+    poster.fail_next = True  # Discord refuses the warning: given up, not a crash
+    await service.run_due(clock_id)
+    record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
+    assert record.unsettled == frozenset()
+    restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    await restarted.resume_all()
+    assert poster.texts() == ["Level 1: blinds 100/200", "Level 2: blinds 200/400"]
+
+
+_DIE_WHILE_POSTING = """
+import asyncio, datetime as dt, os, sys
+from bot.clock_service import ClockService
+from bot.database import Database
+from storage.db import make_engine
+
+class DyingPoster:
+    async def announce(self, channel_id, announcement, ping_role_id):
+        if announcement.text.startswith("Level 2"):
+            os._exit(3)  # the process dies between the claim and the post
+    async def post_status(self, channel_id, status):
+        return 1
+    async def edit_status(self, channel_id, message_id, status):
+        return True
+
+now = dt.datetime.fromisoformat(sys.argv[2])
+service = ClockService(Database(make_engine(sys.argv[1])), DyingPoster(), now=lambda: now)
+asyncio.run(service.run_due(1))
+"""
+
+
+async def test_a_process_that_dies_after_the_claim_costs_no_duplicate(tmp_path: Path, clock: Clock):
+    url = f"sqlite:///{tmp_path / 'clock.db'}"
+    engine = make_engine(url)
+    create_schema(engine)
+    poster = Poster()
+    service = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    await start(service)
+    clock.advance(20)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _DIE_WHILE_POSTING, url, clock.now.isoformat()
+    )
+    assert await process.wait() == 3
+    record = await Database(engine).run(clocks.get_clock, clock_id=1)
+    assert len(record.unsettled) == 2  # the warning (posted or not, nobody knows) and level 2
+    clock.advance(1)
+    restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    await restarted.resume_all()
+    assert poster.texts() == [
+        "Level 1: blinds 100/200",
+        "We are now at level 2: blinds 200/400, 19:00 left.",
+    ]
+    engine.dispose()

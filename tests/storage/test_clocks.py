@@ -15,9 +15,11 @@ from storage.clocks import (
     get_running_clock,
     list_running_clocks,
     record_announcements,
+    release_unsettled_announcements,
     set_status_message,
+    settle_announcements,
 )
-from storage.db import session_scope
+from storage.db import make_engine, session_scope, upgrade_schema
 from storage.errors import AlreadyExists, NotFound
 
 T0 = datetime(2026, 3, 5, 19, 0, tzinfo=UTC)
@@ -159,3 +161,49 @@ def test_stored_times_are_utc_in_the_database(engine: Engine):
         assert stored.startswith("2026-03-05 19:00:00")
     else:
         assert stored.astimezone(UTC) == T0
+
+
+def test_claims_stay_unsettled_until_settled_and_a_restart_may_release_them(session):
+    one = start(session)
+    two = start(session, channel=CHANNEL + 1)
+    record_announcements(session=session, clock_id=one.id, keys=["a", "b"], at=T0)
+    record_announcements(session=session, clock_id=two.id, keys=["a", "c"], at=T0)
+    assert get_clock(session=session, clock_id=one.id).unsettled == {"a", "b"}
+    later = T0 + timedelta(seconds=1)
+    assert settle_announcements(session=session, keys={one.id: ["a", "zz"]}, at=later) == 1
+    assert settle_announcements(session=session, keys={one.id: ["a"]}, at=later) == 0
+    assert get_clock(session=session, clock_id=one.id).unsettled == {"b"}
+    assert get_clock(session=session, clock_id=two.id).unsettled == {"a", "c"}  # its own "a"
+    released = release_unsettled_announcements(session=session, clock_ids=[one.id, two.id])
+    assert {k: sorted(v) for k, v in released.items()} == {one.id: ["b"], two.id: ["a", "c"]}
+    assert get_clock(session=session, clock_id=one.id).announced == {"a"}
+    assert get_clock(session=session, clock_id=two.id).announced == frozenset()
+    assert release_unsettled_announcements(session=session, clock_ids=[one.id]) == {}
+    assert settle_announcements(session=session, keys={}, at=later) == 0
+    with pytest.raises(ClockError, match="timezone-aware"):
+        settle_announcements(session=session, keys={one.id: ["b"]}, at=datetime(2026, 3, 5))  # noqa: DTZ001
+
+
+def test_migration_0004_settles_announcements_made_before_it():
+    engine = make_engine("sqlite://")
+    upgrade_schema(engine, "0003")
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO clock (id, guild_id, channel_id, structure, level_seconds,"
+                " break_seconds, warning_seconds, created_by, started_at)"
+                " VALUES (1, 9, 5, 'btown', 1200, 600, '60', 7, '2026-03-05 19:00:00')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO clock_announcement (clock_id, key, made_at)"
+                " VALUES (1, '0:start:0', '2026-03-05 19:00:00')"
+            )
+        )
+    upgrade_schema(engine)
+    with session_scope(engine) as s:
+        record = get_clock(session=s, clock_id=1)
+    assert record.announced == {"0:start:0"}
+    assert record.unsettled == frozenset()  # posted before the upgrade: no catch-up for it
+    engine.dispose()
