@@ -12,6 +12,7 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 log = logging.getLogger(__name__)
 
@@ -20,9 +21,17 @@ SUBCOMMANDS = ("hand", "rule", "league", "console")
 EXIT_USAGE = 2
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage mistakes are one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``<prog>: <message> (see --help)`` and exit 2, without the usage block."""
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every topic's sub-commands."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="pokerfloor",
         description="The floor person of a bar poker league: rules, hands, clock and standings.",
     )
