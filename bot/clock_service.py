@@ -34,14 +34,13 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlmodel import Session
 
 from bot.database import Database
-from bot.reply import Field, Reply
+from bot.reply import Reply
+from bot.views.clock import status_reply
 from rulings import (
     Announcement,
-    Break,
     ClockAction,
     announcements_between,
     catch_up,
-    format_seconds,
     next_announcement_at,
     position_at,
 )
@@ -88,64 +87,6 @@ class ClockPoster(Protocol):
 def utcnow() -> dt.datetime:
     """The current time in UTC (the service's default clock)."""
     return dt.datetime.now(dt.UTC)
-
-
-def status_reply(record: ClockRecord, now: dt.datetime) -> Reply:
-    """The live status of a clock: level, time left, next level, next break.
-
-    Args:
-        record: the clock.
-        now: the moment shown.
-
-    Returns:
-        A public reply.
-    """
-    pos = position_at(record.state, now)
-    structure = record.state.structure
-    if isinstance(pos.step, Break):
-        now_text = f"**Break {pos.step.number}**"
-        if pos.step.chip_up:
-            now_text += f"\nChip-up: {pos.step.chip_up}"
-    else:
-        now_text = f"**Level {pos.step.number}**: blinds **{pos.step.blinds}**"
-    if pos.is_ended:
-        left = "The clock has ended."
-    elif pos.is_paused:
-        left = f"{format_seconds(pos.remaining)} (paused)"
-    elif pos.ends_at is None:
-        left = "The last level: no limit"
-    else:
-        left = f"{format_seconds(pos.remaining)} (ends <t:{int(pos.ends_at.timestamp())}:T>)"
-    fields = [Field("Now", now_text), Field("Time left", left, inline=True)]
-    if pos.next_level is not None and not pos.is_ended:
-        fields.append(
-            Field("Next level", f"{pos.next_level.number}: {pos.next_level.blinds}", inline=True)
-        )
-    if pos.next_break is not None and pos.seconds_to_break is not None and not pos.is_ended:
-        fields.append(
-            Field(
-                "Next break",
-                f"Break {pos.next_break.number} in {format_seconds(pos.seconds_to_break)}",
-                inline=True,
-            )
-        )
-    if pos.is_late_registration_open is not None and not pos.is_ended:
-        late = structure.late_registration_step
-        assert late is not None
-        step = structure.steps[late]
-        until = f"break {step.number}" if isinstance(step, Break) else f"level {step.number}"
-        text = f"Open until the end of {until}" if pos.is_late_registration_open else "Closed"
-        seated_in = pos.level or pos.next_level
-        if pos.is_late_registration_open and seated_in and structure.late_penalty_big_blinds:
-            short = structure.late_penalty(seated_in)
-            text += f"; a late player starts {short:,} short (1.E.d)"
-        fields.append(Field("Late registration", text, inline=True))
-    return Reply(
-        title=f"Tournament clock: {structure.title}",
-        fields=tuple(fields),
-        citation=structure.source or None,
-        footer=f"As of <t:{int(now.timestamp())}:T>; updated every 30 seconds.",
-    )
 
 
 @dataclass

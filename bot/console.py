@@ -109,6 +109,7 @@ COMMANDS: tuple[ConsoleCommand, ...] = (
         "<result|correct|void|bounty|premium|second_chance|receipt|strike|season|location|events>",
         "Director tools with name:value options (the console is the local director)",
     ),
+    ConsoleCommand("clock", "bot.views.clock:clock_console", "status", "Show the running clocks"),
     ConsoleCommand("help", "bot.console:help_command", "", "List the commands"),
 )
 

@@ -204,11 +204,15 @@ def get_clock_for_channel(
     raise NotFound("No clock is running in this channel. Start one with /clock start.")
 
 
-def list_running_clocks(*, session: Session) -> list[ClockRecord]:
-    """Every clock not ended, oldest first (three queries whatever their number)."""
-    rows = session.execute(
-        select(Clock).where(col(Clock.ended_at).is_(None)).order_by(col(Clock.id))
-    ).scalars()
+def list_running_clocks(*, session: Session, guild_id: int | None = None) -> list[ClockRecord]:
+    """Every clock not ended (on one server, with ``guild_id``), oldest first.
+
+    Three queries whatever their number.
+    """
+    query = select(Clock).where(col(Clock.ended_at).is_(None))
+    if guild_id is not None:
+        query = query.where(col(Clock.guild_id) == guild_id)
+    rows = session.execute(query.order_by(col(Clock.id))).scalars()
     return _load(list(rows), session)
 
 
