@@ -32,7 +32,7 @@ from bot.database import Database
 from bot.reply import Reply
 from bot.tree import LeagueTree, respond
 from storage import bot_models
-from storage.db import create_schema
+from storage.db import upgrade_schema
 
 log = logging.getLogger(__name__)
 
@@ -145,8 +145,8 @@ class LeagueBot(commands.Bot):
         await super().login(token)
 
     async def setup_hook(self) -> None:
-        """Create missing tables, load the rulebooks and the cogs, then sync if changed."""
-        await asyncio.to_thread(create_schema, self.engine)
+        """Migrate the database, load the rulebooks and the cogs, then sync if changed."""
+        await asyncio.to_thread(upgrade_schema, self.engine)
         await self.load_rules()
         for name in self.extension_names:
             await self.load_extension(name)

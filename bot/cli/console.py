@@ -59,11 +59,11 @@ def run_console(args: argparse.Namespace) -> int:
         _say(f"pokerfloor: bad configuration: {_first_error(exc)}")
         return EXIT_USAGE
     from bot.console import Console, ConsoleContext
-    from storage.db import create_schema, make_engine
+    from storage.db import make_engine, upgrade_schema
 
     engine = make_engine(settings.database_url)
     try:
-        create_schema(engine)
+        upgrade_schema(engine)
         interactive = sys.stdin.isatty()
         if interactive:
             sys.stdout.write("pokerfloor console: type /help, or quit to leave.\n")
