@@ -112,6 +112,22 @@ _STOP_WORDS = frozenset(
     gonna wanna need needs allowed
     """.split()  # noqa: SIM905
 )
+# Words of table talk and storytelling ("so my buddy made a move and..."): searched, but they
+# weigh little, so a rare book word they happen to match ("making" a call) cannot carry a result.
+_CHATTY = frozenset(
+    """
+    buddy buddies friend friends pal pals dude dudes bro bros man fella fellas homie mate
+    wife husband girlfriend boyfriend lady ladies woman girl girls kid kids fellow folks
+    actually basically literally kinda sorta totally seriously honestly anyway anyways um uh
+    lol lmao omg wtf idk tbh imo pls plz thanks thx ty hi hello yo question questions quick
+    real really dumb stupid weird crazy exactly tonight today yesterday think thought
+    wondering wonder curious sure confused asking ask asked try tried trying
+    told make made makes making take took takes taking give gave given gives put puts
+    putting come came comes coming look looked looks looking see saw seen sees let stuff way
+    lot bit whole legit fine fair bad good well now wrong true false
+    """.split()  # noqa: SIM905
+)
+_CHATTY_WEIGHT = 0.35
 _ROOT_LETTERS = 6
 _KEPT = frozenset({"after", "before", "out", "off"})
 _IRREGULAR = {
@@ -190,7 +206,8 @@ def _surface(text: str, *, ranges: bool = False) -> list[str]:
             parts = [p for p in word.split("-") if p]
             if not all(p.isdigit() for p in parts):  # "100-200" is two amounts, not one
                 out.append("".join(parts))
-            out.extend(parts)
+            # A prefix on its own ("re" of "re-raise") says nothing the whole word does not.
+            out.extend(p for p in parts if len(p) > 2 or p.isdigit())
             continue
         out.append(word)
     return [_number(w) for w in out]
@@ -264,6 +281,17 @@ def _undouble(word: str) -> str:
 
 def _is_stop(word: str) -> bool:
     return word in _STOP_WORDS and word not in _KEPT
+
+
+_CHATTY_STEMS = frozenset(stem(w) for w in _CHATTY)
+# Glossary phrases match whoever the player talks about: "play for me" = "play for him".
+_PERSONS = frozenset(
+    "i me my mine he him his she her hers their we us our you your".split()  # noqa: SIM905
+)
+
+
+def _person(word: str) -> str:
+    return "<person>" if word in _PERSONS else word
 
 
 @functools.lru_cache(maxsize=8192)
@@ -484,7 +512,7 @@ class RuleIndex:
         self._corrections: dict[str, str | None] = {}
         entries: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
         for phrase, words in self.glossary.pairs:
-            key = tuple(stem(w) for w in _surface(phrase))
+            key = tuple(_person(stem(w)) for w in _surface(phrase))
             if key:
                 entries.append((key, tuple(analyse(words))))
         entries.sort(key=lambda e: -len(e[0]))
@@ -703,8 +731,10 @@ class RuleIndex:
         for key, expansion in matched_keys:
             replaced.update(t for t in key if t not in expansion)
             kept.update(expansion)
+            # A phrase made only of table talk ("friend") translates with little weight too.
+            share = _CHATTY_WEIGHT if all(t in _CHATTY_STEMS for t in key) else 1.0
             for term in expansion:
-                weighted[term] = max(weighted.get(term, 0.0), _GLOSSARY_WEIGHT)
+                weighted[term] = max(weighted.get(term, 0.0), _GLOSSARY_WEIGHT * share)
         # The player's slang words that the glossary translated count less than the translation.
         for term in replaced - kept:
             if term in weighted:
@@ -720,6 +750,9 @@ class RuleIndex:
             is_piece = (k + 1 < len(raw) and word + raw[k + 1] in self._known) or (
                 k > 0 and raw[k - 1] + word in self._known
             )  # "mis deal" is "misdeal" typed apart: keep both halves as they are
+            if word in _CHATTY:
+                fixed.append((word, _CHATTY_WEIGHT))
+                continue
             if _is_stop(word) or word.isdigit() or is_piece or self._is_known(word):
                 fixed.append((word, 1.0))
                 continue
@@ -743,7 +776,7 @@ class RuleIndex:
                     out.append((joined, _JOINED_WEIGHT * min(weight, fixed[i + 1][1])))
             if not _is_stop(word):
                 out.append((word, weight))
-        sequence = [stem(word) for word, _ in fixed]
+        sequence = [_person(stem(word)) for word, _ in fixed]
         return [(stem(w), weight) for w, weight in out], sequence
 
     def _is_known(self, word: str) -> bool:
