@@ -1,8 +1,27 @@
 """Playing cards: ranks, suits, the 52 cards, and a forgiving parser for what players type.
 
-Every card has a small integer ``code`` (``rank.index * 4 + suit.position``, 0..51), which is
-what the hand evaluator works on; the 52 ``Card`` objects are created once and shared, so
-``Card(Rank.ACE, Suit.SPADES) is card("As")``.
+A ``Card`` is an ``int`` whose value is the hand evaluator's key for that card, so
+``rulings.hands.evaluate`` adds seven cards without reading a single attribute. The 52 cards
+are created once and shared (``Card(Rank.ACE, Suit.SPADES) is card("As")``); they are
+immutable and ``str(card)`` is the short form (``"As"``).
+
+Equality, hashing and order are those of the key, an ``int``:
+
+* two cards are equal exactly when they are the same card, and a card equals (and hashes
+  like) the plain ``int`` of its own key, never a small number: ``card("2s") != 0``;
+* cards order by rank, then by suit in the order s, h, d, c, i.e. by ``code``;
+* arithmetic gives plain ints, and ``json.dumps`` would write the key: write ``str(card)``.
+
+The key, low bits to high (``card_key``):
+
+* bits 0-51, one bit per card, suit-major: bit ``13 * suit.position + rank.index``;
+* bits 52-67, four 4-bit suit counters: the card adds 1 to its suit's counter;
+* bits 68-91, the rank weight ``RANK_WEIGHTS[rank.index]``, chosen so that every multiset of
+  seven ranks has its own sum (at most 7,825,759, the size of the 7-card table);
+* bits 92 and up, a card counter: each card adds 1, so a sum tells seven cards from fewer.
+
+Every card also has a small ``code`` (``rank.index * 4 + suit.position``, 0..51), what the
+batch (numpy) evaluator and callers holding plain numbers use.
 """
 
 from __future__ import annotations
@@ -11,7 +30,7 @@ import enum
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from typing import Final
 
 from rulings.errors import InvalidCardsError
 
@@ -94,43 +113,90 @@ class Suit(enum.StrEnum):
         return "♠♥♦♣"[self.position]
 
 
+#: Rank weights (by rank index) whose sums tell every 7-card rank multiset apart.
+RANK_WEIGHTS: Final = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
+SUIT_SHIFT: Final = 52  # the four 4-bit suit counters start here
+RANK_SHIFT: Final = 68  # the rank-weight sum starts here
+COUNT_SHIFT: Final = 92  # the card counter starts here
+CARD_BITS: Final = (1 << 52) - 1  # the 52 card bits
+
+
+def card_key(rank_index: int, suit_position: int) -> int:
+    """The evaluator key of a card: the int value of its ``Card``.
+
+    Args:
+        rank_index: 0 (Two) to 12 (Ace).
+        suit_position: 0 (spades) to 3 (clubs).
+
+    Returns:
+        The key, laid out as the module docstring describes.
+
+    >>> card_key(12, 0) == card("As")
+    True
+    """
+    return (
+        (1 << (13 * suit_position + rank_index))
+        + (1 << (SUIT_SHIFT + 4 * suit_position))
+        + (RANK_WEIGHTS[rank_index] << RANK_SHIFT)
+        + (1 << COUNT_SHIFT)
+    )
+
+
 _CARDS: dict[tuple[Rank, Suit], Card] = {}
+_SUITS: Final = tuple(Suit)  # by position
 
 
-@dataclass(frozen=True, slots=True, repr=False)
-class Card:
-    """One of the 52 cards.
+class Card(int):
+    """One of the 52 cards: an ``int`` whose value is its evaluator key.
 
-    ``Card(rank, suit)`` returns the shared instance, so cards compare and hash as values.
-    ``str(card)`` is the short form (``"As"``, ``"Td"``).
+    ``Card(rank, suit)`` returns the shared instance, so cards compare and hash as values
+    (see the module docstring for equality, hashing and order). ``str(card)`` is the short
+    form (``"As"``, ``"Td"``); any format spec applies to that text.
 
     Attributes:
         rank: the rank.
         suit: the suit.
-        code: ``rank.index * 4 + suit.position``, 0 (2s) to 51 (Ac); what the evaluator uses.
+        code: ``rank.index * 4 + suit.position``, 0 (2s) to 51 (Ac).
     """
 
-    rank: Rank
-    suit: Suit
-    code: int = field(init=False, compare=False, repr=False)
+    __slots__ = ()
 
-    def __new__(cls, rank: Rank, suit: Suit) -> Card:  # noqa: D102
-        found = _CARDS.get((rank, suit))
-        if found is not None:
-            return found
-        return object.__new__(cls)
+    def __new__(cls, rank: Rank | int, suit: Suit | str) -> Card:  # noqa: D102
+        try:
+            return _CARDS[(Rank(rank), Suit(suit))]
+        except (ValueError, KeyError):
+            raise InvalidCardsError(f"{rank!r}, {suit!r} is not a card: {EXPECTED}") from None
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "code", Rank(self.rank).index * 4 + Suit(self.suit).position)
+    @property
+    def _position(self) -> int:
+        """The card bit's position, ``13 * suit.position + rank.index``."""
+        return (self & CARD_BITS).bit_length() - 1
+
+    @property
+    def rank(self) -> Rank:
+        """The rank."""
+        return _RANKS_BY_INDEX[self._position % 13]
+
+    @property
+    def suit(self) -> Suit:
+        """The suit."""
+        return _SUITS[self._position // 13]
+
+    @property
+    def code(self) -> int:
+        """``rank.index * 4 + suit.position``, 0 (2s) to 51 (Ac)."""
+        suit, rank = divmod(self._position, 13)
+        return rank * 4 + suit
 
     def __str__(self) -> str:
-        return self.rank.char + self.suit.value
+        position = self._position
+        return RANK_CHARS[position % 13] + SUIT_CHARS[position // 13]
 
     def __repr__(self) -> str:
         return f"card({str(self)!r})"
 
-    def __index__(self) -> int:
-        return self.code
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
 
     def __reduce__(self) -> tuple[type[Card], tuple[Rank, Suit]]:
         return (Card, (self.rank, self.suit))  # unpickles to the shared instance
@@ -141,12 +207,15 @@ class Card:
         return self.rank.char + self.suit.symbol
 
 
+_RANKS_BY_INDEX: Final = tuple(Rank)
 for _rank in Rank:
     for _suit in Suit:
-        _CARDS[(_rank, _suit)] = Card(_rank, _suit)
+        _CARDS[(_rank, _suit)] = int.__new__(Card, card_key(_rank.index, _suit.position))
 
-#: All 52 cards, indexed by code.
-DECK: tuple[Card, ...] = tuple(sorted(_CARDS.values(), key=lambda c: c.code))
+#: All 52 cards, indexed by code (and in ascending order).
+DECK: tuple[Card, ...] = tuple(sorted(_CARDS.values()))
+if [c.code for c in DECK] != list(range(52)):
+    raise AssertionError("card keys do not order like card codes")
 
 _SUIT_ALIASES = {
     "s": Suit.SPADES,

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rulings.cards import Card, check_distinct, format_cards
+from rulings.cards import DECK, Card, check_distinct, format_cards
 from rulings.errors import InvalidShowdownError
 from rulings.hands import _FLAT7_NP, _W7, evaluate, flush_table
 
@@ -145,10 +145,10 @@ def exact_equity(holes: Sequence[Sequence[Card]], board: Sequence[Card] = ()) ->
 
 def _equity_loop(holes: Sequence[Sequence[Card]], board: Sequence[Card]) -> Equity:
     """Evaluate every finished board one by one (flop, turn and river)."""
-    hole_codes = [(a.code, b.code) for a, b in holes]
-    known = [c.code for c in board]
-    used = set(known).union(*hole_codes)
-    deck = [c for c in range(52) if c not in used]
+    hole_cards = [(a, b) for a, b in holes]
+    known = list(board)
+    used = set(known).union(*hole_cards)
+    deck = [c for c in DECK if c not in used]  # Cards: evaluate's fastest input
     players = len(holes)
     wins = [0] * players
     ties = [0] * players
@@ -156,7 +156,7 @@ def _equity_loop(holes: Sequence[Sequence[Card]], board: Sequence[Card]) -> Equi
     boards = 0
     for rest in itertools.combinations(deck, 5 - len(known)):
         full = (*known, *rest)
-        values = [evaluate((a, b, *full)) for a, b in hole_codes]
+        values = [evaluate((a, b, *full)) for a, b in hole_cards]
         best = max(values)
         winners = [i for i, v in enumerate(values) if v == best]
         boards += 1

@@ -5,22 +5,27 @@ import: an ``int`` (1 = 7-5-4-3-2 high card, 7462 = royal flush) carrying its ca
 five ranks in display order and its plain name. Comparing values is comparing ints, so equal
 hands compare ``==`` and hash alike whatever their suits.
 
-How ``evaluate`` stays cheap (about 0.3 microseconds for seven card codes): every card code
-maps to one integer ``_KEY[code]`` with three bit fields, and a hand's key is the plain sum of
-its cards' keys:
+How ``evaluate`` stays cheap (about 0.25 microseconds for seven cards): a ``Card`` is an
+``int`` whose value is its key (``rulings.cards.card_key``), and a hand's key is the plain sum
+of its cards, plus a bias:
 
 * bits 0-51, one bit per card, suit-major (13 bits per suit): seven distinct cards set seven
   bits (a repeated card carries and sets fewer), and a flush suit's 13 bits are the ranks it
   holds, the index of an 8,192-entry flush table;
-* bits 52-67, four 4-bit suit counters that start at 3, so a counter reaching 8 (bit 3 set)
-  means five cards of that suit: a flush;
-* bits 68 and up, the rank multiset as a sum of rank weights ``_W7`` chosen so that every
-  7-card multiset has its own sum (at most 7,825,759): the index of a flat array (15.6 MB,
-  uint16) holding the best non-flush hand of every 7-card multiset.
+* bits 52-67, four 4-bit suit counters that the bias starts at 3, so a counter reaching 8
+  (bit 3 set) means five cards of that suit: a flush;
+* bits 68-91, the rank multiset as a sum of rank weights ``RANK_WEIGHTS`` chosen so that
+  every 7-card multiset has its own sum (at most 7,825,759): the index of a flat array
+  (15.6 MB, uint16) holding the best non-flush hand of every 7-card multiset;
+* bits 92 and up, the card counter, which the bias starts at -7: the sum is negative unless
+  all seven are cards.
 
-Five and six cards take a slower general path (a dict on base-5 rank-multiset keys), as do
-inputs that fail the fast path's checks (to find the error to report). All tables are built
-at import, in about 0.2 s and 30 MB at peak.
+Seven card codes (0-51) take the same route through ``_CODE_KEY[code]``, the key of that card;
+codes 0 and 1 carry an extra mark (bit 100) that has the seven checked for ``True`` and
+``False``, which index a list like 1 and 0 but are not cards. Five and six cards take a slower
+general path (a dict on base-5 rank-multiset keys), as do inputs that fail the fast path's
+checks (to find the error to report). All tables are built at import, in about 0.2 s and
+30 MB at peak.
 
 ``evaluate_many`` does the same on numpy arrays for batch work (equity, exhaustive tests).
 """
@@ -31,12 +36,22 @@ import array
 import enum
 import itertools
 import logging
+import operator
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from rulings.cards import DECK, Card, Rank, Suit
+from rulings.cards import (
+    COUNT_SHIFT,
+    DECK,
+    RANK_SHIFT,
+    RANK_WEIGHTS,
+    SUIT_SHIFT,
+    Card,
+    Rank,
+    Suit,
+)
 from rulings.errors import InvalidCardsError
 
 if TYPE_CHECKING:
@@ -274,7 +289,7 @@ def _multisets(size: int) -> NDArray[np.int64]:
 
 #: Rank weights whose sums tell every 7-card rank multiset apart, with a small maximum
 #: (7,825,759), so the 7-card table is a flat array (checked when the table is built).
-_W7 = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
+_W7 = RANK_WEIGHTS
 
 
 def _build_nonflush_tables() -> tuple[dict[int, HandValue], array.array[int]]:
@@ -314,23 +329,21 @@ def _build_nonflush_tables() -> tuple[dict[int, HandValue], array.array[int]]:
 _FLUSH: Final = _build_flush_table()
 _NONFLUSH, _FLAT7 = _build_nonflush_tables()
 
-# Key layout, low to high: 52 card bits (suit-major), four 4-bit suit counters, the rank key.
-_SUIT_SHIFT, _RANK_SHIFT = 52, 68
+# Key layout (rulings.cards): 52 card bits (suit-major), four 4-bit suit counters, the rank
+# key, the card counter. The bias starts each suit counter at 3 (five of a suit sets its bit
+# 3) and the card counter at -7 (seven cards bring it to 0).
+_BIAS = (0x3333 << SUIT_SHIFT) - (7 << COUNT_SHIFT)
 _CARD_MASK = (1 << 52) - 1
-_BIAS = 0x3333 << _SUIT_SHIFT  # each suit counter starts at 3: five of a suit sets its bit 3
-_FLUSH_BITS = 0x8888 << _SUIT_SHIFT
+_FLUSH_BITS = 0x8888 << SUIT_SHIFT
 #: flush bit of a suit counter -> shift of that suit's 13 card bits
-_FLUSH_SHIFT = {0x8 << (_SUIT_SHIFT + 4 * s): 13 * s for s in range(4)}
-
-
-def _card_key(code: int) -> int:
-    rank, suit = divmod(code, 4)
-    return (1 << (13 * suit + rank)) + (1 << (_SUIT_SHIFT + 4 * suit)) + (_W7[rank] << _RANK_SHIFT)
-
-
-# Codes 52-103 (and -1 to -52, which Python indexes from the end) get a key with no card bit,
-# so the seven-bits check sends them to the checked path, which names the bad code.
-_KEY: Final[list[int]] = [_card_key(code) for code in range(52)] + [0] * 52
+_FLUSH_SHIFT = {0x8 << (SUIT_SHIFT + 4 * s): 13 * s for s in range(4)}
+_MARK = 1 << 100  # on the keys of codes 0 and 1: look for True and False
+# Codes 52-103 get a key whose card counter is far off (16 per code instead of 1), so every
+# check fails and the checked path names the bad code.
+_BAD_CODE = 1 << (COUNT_SHIFT + 4)
+_CODE_KEY: Final[list[int]] = [int(c) + (_MARK if c.code < 2 else 0) for c in DECK] + [
+    _BAD_CODE
+] * 52
 
 
 def hand_value(strength: int) -> HandValue:
@@ -372,31 +385,66 @@ def evaluate(cards: Sequence[Card | int], board: Sequence[Card | int] = ()) -> H
     if board:
         cards = (*cards, *board)
     # The hot path spells the key constants as literals (LOAD_CONST is cheaper than a global
-    # lookup; about 15% of the call): 0x3333 << 52 is _BIAS, 0x8888 << 52 _FLUSH_BITS,
-    # 52 one-bits _CARD_MASK and 68 _RANK_SHIFT (checked at import, below).
-    key = _KEY
+    # lookup; about 15% of the call): -0x6FFFFFFCCCD << 52 is _BIAS, 0x8888 << 52 _FLUSH_BITS,
+    # 52 one-bits _CARD_MASK, 68 RANK_SHIFT, 92 COUNT_SHIFT, 1 << 100 _MARK and 100 one-bits
+    # _MARK - 1 (checked at import, below). Everything that fails a check goes to the checked
+    # path, which names the error or, for 5 and 6 cards, evaluates them.
     try:
         a, b, c, d, e, f, g = cards
-        k = 0x33330000000000000 + key[a] + key[b] + key[c] + key[d] + key[e] + key[f] + key[g]
-    except (ValueError, TypeError, IndexError):
-        return _evaluate_checked(cards)
-    if k & 0x88880000000000000:
-        shift = _FLUSH_SHIFT.get(k & 0x88880000000000000)
-        if shift is None or (k & 0xFFFFFFFFFFFFF).bit_count() != 7:
-            return _evaluate_checked(cards)
-        return _FLUSH[(k >> shift) & 0x1FFF]  # type: ignore[return-value]
-    if (k & 0xFFFFFFFFFFFFF).bit_count() != 7:  # a repeated card: the checked path says which
-        return _evaluate_checked(cards)
-    return _VALUES[_FLAT7[k >> 68]]
+        if a < 104:  # card codes (or bad input): a Card is far larger
+            # A negative code would index the list from its end.
+            if a < 0 or b < 0 or c < 0 or d < 0 or e < 0 or f < 0 or g < 0:
+                raise IndexError("card codes are 0 to 51")
+            key = _CODE_KEY
+            k = (
+                -0x6FFFFFFCCCD0000000000000
+                + key[a]
+                + key[b]
+                + key[c]
+                + key[d]
+                + key[e]
+                + key[f]
+                + key[g]
+            )
+            if k >> 100:  # code 0 or 1, or True or False, which index the list as 1 and 0
+                if (
+                    type(a) is bool
+                    or type(b) is bool
+                    or type(c) is bool
+                    or type(d) is bool
+                    or type(e) is bool
+                    or type(f) is bool
+                    or type(g) is bool
+                ):
+                    raise TypeError("True and False are not cards")
+                k &= 0xFFFFFFFFFFFFFFFFFFFFFFFFF
+        else:
+            # Seven Cards. A mix with codes or other ints leaves the card counter (bits 92
+            # and up) negative, which both branches below refuse.
+            k = -0x6FFFFFFCCCD0000000000000 + a + b + c + d + e + f + g
+        if k & 0x88880000000000000:
+            shift = _FLUSH_SHIFT.get(k & 0x88880000000000000)
+            if shift is not None and not k >> 92 and (k & 0xFFFFFFFFFFFFF).bit_count() == 7:
+                return _FLUSH[(k >> shift) & 0x1FFF]  # type: ignore[return-value]
+        elif (k & 0xFFFFFFFFFFFFF).bit_count() == 7:  # else a repeated card
+            return _VALUES[_FLAT7[k >> 68]]  # IndexError unless the card counter is 0
+    except (ValueError, TypeError, IndexError, OverflowError):
+        pass
+    return _evaluate_checked(cards)
 
 
-if (_BIAS, _FLUSH_BITS, _CARD_MASK, _RANK_SHIFT) != (
-    0x33330000000000000,
+if (_BIAS, _FLUSH_BITS, _CARD_MASK, RANK_SHIFT, COUNT_SHIFT, _MARK) != (
+    -0x6FFFFFFCCCD0000000000000,
     0x88880000000000000,
     0xFFFFFFFFFFFFF,
     68,
-):
+    92,
+    1 << 100,
+) or _MARK - 1 != 0xFFFFFFFFFFFFFFFFFFFFFFFFF:
     raise AssertionError("evaluate()'s literal key constants are out of date")
+
+#: plain ints equal to a card's key are that card (a Card equals its int)
+_CODE_OF_KEY: Final = {int(c): c.code for c in DECK}
 
 
 def _codes(cards: Iterable[Card | int]) -> list[int]:
@@ -404,8 +452,15 @@ def _codes(cards: Iterable[Card | int]) -> list[int]:
     for c in cards:
         if isinstance(c, Card):
             codes.append(c.code)
-        elif isinstance(c, int) and not isinstance(c, bool) and 0 <= c < 52:
-            codes.append(c)
+            continue
+        try:
+            number = -1 if isinstance(c, bool) else operator.index(c)
+        except TypeError:
+            number = -1
+        if 0 <= number < 52:
+            codes.append(number)
+        elif number in _CODE_OF_KEY:
+            codes.append(_CODE_OF_KEY[number])
         else:
             raise InvalidCardsError(f"{c!r} is not a card (a Card or a code 0-51).")
     return codes

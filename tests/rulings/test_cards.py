@@ -88,3 +88,61 @@ def test_cards_and_hand_values_survive_pickling_as_the_shared_objects():
     assert copy.deepcopy(parse_cards("Kd Qh")) == parse_cards("Kd Qh")
     value = evaluate(parse_cards("As Ks Qs Js Ts"))
     assert pickle.loads(pickle.dumps(value)) is value
+
+
+def test_card_is_an_int_whose_value_is_its_evaluator_key():
+    from rulings.cards import card_key
+
+    ace = card("As")
+    assert isinstance(ace, int)
+    assert ace == card_key(Rank.ACE.index, Suit.SPADES.position)
+    assert all(c == card_key(c.rank.index, c.suit.position) for c in DECK)
+    assert (ace.rank, ace.suit, ace.code) == (Rank.ACE, Suit.SPADES, 48)
+    assert [(c.rank.index, c.suit.position) for c in DECK] == [divmod(i, 4) for i in range(52)]
+
+
+def test_card_text_forms():
+    ten = card("10h")
+    assert (str(ten), repr(ten), ten.pretty) == ("Th", "card('Th')", "T♥")
+    assert f"{ten}|{ten:>4}|{ten:<3}|" == "Th|  Th|Th |"
+    assert "%s" % ten == "Th"  # noqa: UP031
+
+
+def test_card_equality_hash_and_order():
+    two = card("2s")
+    assert two != 0  # never equal to its code
+    assert hash(two) == hash(int(two))  # an int: equal to, and hashes like, its own key
+    assert dict.fromkeys([int(two)], 1)[two] == 1
+    assert card("As") != card("Ah")
+    assert len({*DECK, *parse_cards("As Kd")}) == 52
+    # Cards order by rank, then suit in the order s, h, d, c: the order of their codes.
+    assert sorted(parse_cards("Kd 2c As Ks 2s")) == list(parse_cards("2s 2c Ks Kd As"))
+    assert list(DECK) == sorted(DECK, key=lambda c: c.code)
+
+
+def test_card_is_immutable_and_shared():
+    ace = card("As")
+    with pytest.raises(AttributeError):
+        ace.rank = Rank.KING  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        ace.other = 1  # type: ignore[attr-defined]
+    assert Card(14, "s") is ace
+    assert Card(Rank.ACE, Suit.SPADES) is ace
+
+
+@pytest.mark.parametrize(("rank", "suit"), [(15, "s"), (1, "s"), (Rank.ACE, "x"), ("A", "s")])
+def test_card_constructor_rejects_what_is_not_a_card(rank, suit):
+    with pytest.raises(InvalidCardsError, match="is not a card"):
+        Card(rank, suit)
+
+
+def test_cards_write_as_text_in_json():
+    import json
+
+    from rulings import analyse, parse_hand_query
+
+    report = analyse(parse_hand_query("As Ks vs Qh Qd", "2c 7d 9h Td 3s"))
+    data = json.loads(json.dumps(report.to_json()))
+    assert data["board"] == ["2c", "7d", "9h", "Td", "3s"]
+    assert data["players"][0]["cards"] == ["As", "Ks"]
+    assert data["players"][1]["best_five"] == ["Qh", "Qd", "Td", "9h", "7d"]

@@ -1,4 +1,5 @@
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
@@ -56,8 +57,8 @@ def test_single_evaluate_agrees_with_batch_on_five_six_and_seven_cards():
         batch = evaluate_many(hands)
         single = [evaluate([int(c) for c in row]) for row in hands]
         assert single == batch.tolist()
-        with_cards = [evaluate([rulings.cards.DECK[c] for c in row]) for row in hands[:300]]
-        assert with_cards == batch[:300].tolist()
+        with_cards = [evaluate([rulings.cards.DECK[c] for c in row]) for row in hands]
+        assert with_cards == batch.tolist()
 
 
 # --- rule 6.A: order of cards ------------------------------------------------------------
@@ -361,6 +362,56 @@ def test_evaluate_accepts_cards_codes_and_split_board():
 def test_evaluate_rejects_bad_hands(cards, message):
     with pytest.raises(InvalidCardsError, match=message):
         evaluate(cards)
+
+
+def test_evaluate_reads_cards_codes_and_mixes_alike():
+    # Every card takes each of the seven places, as a Card and as a code, next to the others
+    # in both forms: the Card sum, the code-key sum and the checked path must agree.
+    rng = np.random.default_rng(11)
+    deck = rulings.cards.DECK
+    for row in np.argsort(rng.random((400, 52)), axis=1)[:, :7].tolist():
+        expected = int(evaluate_many(np.array([row]))[0])
+        cards = [deck[c] for c in row]
+        assert evaluate(cards) == evaluate(row) == evaluate(tuple(row)) == expected
+        assert evaluate([int(c) for c in cards]) == expected  # ints equal to Cards are Cards
+        numpy_ints: list[Any] = [np.int64(c) for c in row]
+        assert evaluate(numpy_ints) == expected
+        for place in range(7):
+            assert evaluate([*cards[:place], row[place], *cards[place + 1 :]]) == expected
+            assert evaluate([*row[:place], cards[place], *row[place + 1 :]]) == expected
+
+
+@pytest.mark.parametrize("size", [5, 6, 7])
+@pytest.mark.parametrize("flag", [True, False])
+def test_evaluate_rejects_true_and_false(size, flag):
+    # True and False are ints equal to 1 and 0 (the codes of 2h and 2s), but not cards.
+    rest = [c.code for c in parse_cards("Ah Kh Qh Jh 9c 8d")][: size - 1]
+    for place in range(size):
+        cards = [*rest[:place], flag, *rest[place:]]
+        with pytest.raises(InvalidCardsError, match=f"{flag} is not a card"):
+            evaluate(cards)
+        as_cards = [rulings.cards.DECK[c] for c in rest]
+        with pytest.raises(InvalidCardsError, match=f"{flag} is not a card"):
+            evaluate([*as_cards[:place], flag, *as_cards[place:]])
+
+
+def test_evaluate_with_codes_0_and_1_is_not_mistaken_for_true_and_false():
+    assert evaluate([0, 1, 4, 5, 8, 49, 46]).name == "Two pair, Threes and Twos, A kicker"
+    assert evaluate([1, 0, 4, 5, 8, 12, 16]).name == "Six-high straight flush"
+    with pytest.raises(InvalidCardsError, match="2s appears twice"):
+        evaluate([0, 0, 4, 5, 8, 48, 49])
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [1.0, None, "2s", 2**200, -(2**200), 104, -53, 2**92, -(2**92)],
+)
+def test_evaluate_names_a_bad_seventh_value_next_to_cards_or_codes(bad):
+    cards = parse_cards("Ah Kh Qh Jh 9c 8d")
+    for six in (list(cards), [c.code for c in cards]):
+        for place in (0, 6):
+            with pytest.raises(InvalidCardsError, match="is not a card"):
+                evaluate([*six[:place], bad, *six[place:]])
 
 
 def test_evaluate_rejects_repeated_flush_card_on_the_fast_path():
