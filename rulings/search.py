@@ -84,6 +84,8 @@ _HEADING_MIN_CHARS = 6
 _PHRASE_GAP = 2
 _PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
+_NAMED_BOOST = 2.2
+_NAMED_RELAX = 0.5
 
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -637,12 +639,15 @@ class RuleIndex:
         if lookup:
             matches = tuple(Match.of(p, 1.0) for p in lookup[:limit])
             return SearchResult(text, matches, True, is_lookup=True)
+        favoured = None
+        named = False
+        text_for_terms = text
         if books is None:
-            book_named, text_for_terms = self._named_book(text)
-            if book_named is not None:
-                wanted = {book_named}
-        else:
-            text_for_terms = text
+            book_named, rest, strong = self._named_book(text)
+            if book_named is not None and strong:
+                wanted, text_for_terms, named = {book_named}, rest, True
+            elif book_named is not None:
+                favoured, text_for_terms = book_named, rest
         weighted = self.query_terms(text_for_terms)
         phrase = _surface(text_for_terms)
         flat = " " + " ".join(phrase) + " " if len(phrase) >= _PHRASE_WORDS else None
@@ -653,8 +658,8 @@ class RuleIndex:
             if len(plain) >= _HEADING_MIN_CHARS
             and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
         )
-        scored = self._score(weighted, wanted, flat, headings)
-        return self._result(text, weighted, scored, wanted, limit)
+        scored = self._score(weighted, wanted, flat, headings, favoured)
+        return self._result(text, weighted, scored, wanted, limit, named=named)
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
         """Suggestions for a half-typed query: ``(label, value)`` pairs, both <= 100 characters.
@@ -836,6 +841,7 @@ class RuleIndex:
         wanted: set[str],
         flat: str | None = None,
         named: frozenset[str] = frozenset(),
+        favoured: str | None = None,
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -891,7 +897,10 @@ class RuleIndex:
                 score *= _HEADING_MATCH_BOOST  # the query names the section: "smoking policy"
             if flat is not None and flat in doc.flat:
                 score *= _PHRASE_BOOST  # the player quoted the book word for word
-            if doc.passage.book == self.home:
+            if favoured is not None:
+                # The query ends or starts with a book's short name ("... the game").
+                score *= _NAMED_BOOST if doc.passage.book == favoured else 1.0
+            elif doc.passage.book == self.home:
                 # The league's own book wins when it answers about as much of the question.
                 full = matched[i] >= _HOME_SHARE * best_matched
                 score *= _HOME_BOOST if full else _HOME_BOOST_PARTIAL
@@ -906,13 +915,17 @@ class RuleIndex:
         scored: list[tuple[float, int, float]],
         wanted: set[str],
         limit: int,
+        *,
+        named: bool = False,
     ) -> SearchResult:
         ceiling = sum(self._idf.get(t, 0.0) * w for t, w in weighted.items()) * (_K1 + 1)
         ceiling = max(ceiling, 1e-9)
         if not scored:
             return SearchResult(text, (), False, closest=self._closest(text, wanted, limit))
         top_score, _, top_coverage = scored[0]
-        if top_score / ceiling < _FOUND_THRESHOLD or top_coverage < _MIN_COVERAGE:
+        # A player who names the book wants its closest passage even when it answers less.
+        relax = _NAMED_RELAX if named else 1.0
+        if top_score / ceiling < _FOUND_THRESHOLD * relax or top_coverage < _MIN_COVERAGE * relax:
             partial = tuple(
                 Match.of(self._docs[i].passage, min(coverage, 0.29))
                 for _, i, coverage in scored[:limit]
@@ -987,16 +1000,23 @@ class RuleIndex:
                 return hits
         return []
 
-    def _named_book(self, text: str) -> tuple[str | None, str]:
-        """A book the query names ("poker pub points for 3rd"), and the query without it."""
+    def _named_book(self, text: str) -> tuple[str | None, str, bool]:
+        """A book the query names ("poker pub points for 3rd", "pokr pub").
+
+        Returns the book, the query without its name, and whether the name is unmistakable
+        (else the book is only favoured).
+        """
         words = [w for w in _surface(text) if w != "and"]
-        for alias, name in self._aliases:
+        for alias, name, strong in self._aliases:
             size = len(alias)
-            for i in range(len(words) - size + 1):
-                if tuple(words[i : i + size]) == alias:
+            starts: Sequence[int] = range(len(words) - size + 1)
+            if not strong:  # "the game" names a book only at either end of the query
+                starts = [0, len(words) - size] if len(words) > size else []
+            for i in starts:
+                if all(_same_word(a, w) for a, w in zip(alias, words[i : i + size], strict=True)):
                     rest = words[:i] + words[i + size :]
-                    return name, " ".join(rest)
-        return None, text
+                    return name, " ".join(rest), strong
+        return None, text, True
 
     def _section_hits(self, book: str, slug: str) -> list[Passage]:
         slugged = self._section_slugs[book]
@@ -1072,33 +1092,40 @@ _GENERIC_NAME_WORDS = frozenset({"poker", "league", "rules", "texas", "holdem", 
 
 def _book_aliases(
     books: Mapping[str, Rulebook], home: str | None
-) -> tuple[tuple[tuple[str, ...], str], ...]:
-    """Word sequences that name a book in a query.
+) -> tuple[tuple[tuple[str, ...], str, bool], ...]:
+    """Word sequences that name a book in a query: ``(words, book, strong)``.
 
     A book's full name always does ("red white blue league"); its first two words do when one
-    of them is a word the league's own book never uses ("poker pub", "bar league"), so "the
-    game" or "red white" chips do not switch books.
+    of them is a word the league's own book never uses ("poker pub", "bar league"). Other first
+    two words ("the game", "red white") are weak: they name the book only at the start or end
+    of a query, and then only favour it, so "red white" chips do not switch books.
     """
     home_words: set[str] = set()
     if home is not None:
         for p in books[home].passages:
             home_words.update(_surface(f"{p.title} {p.text}"))
-    aliases: list[tuple[tuple[str, ...], str]] = []
+    aliases: list[tuple[tuple[str, ...], str, bool]] = []
     for name in books:
         words = tuple(_surface(name.replace("-", " ")))
         if len(words) >= 2:
-            aliases.append((words, name))
+            aliases.append((words, name, True))
         if len(words) >= 4:
-            aliases.append((words[:3], name))
+            aliases.append((words[:3], name, True))
         short = words[:2]
-        if (
-            len(words) > 2
-            and not _is_stop(short[0])
-            and any(w not in home_words and w not in _GENERIC_NAME_WORDS for w in short)
-        ):
-            aliases.append((short, name))
+        if len(words) > 2:
+            strong = not _is_stop(short[0]) and any(
+                w not in home_words and w not in _GENERIC_NAME_WORDS for w in short
+            )
+            aliases.append((short, name, strong))
     aliases.sort(key=lambda a: -len(a[0]))
     return tuple(aliases)
+
+
+def _same_word(alias: str, word: str) -> bool:
+    """A word of a book's name, maybe with one slip ("pokr" for "poker")."""
+    if alias == word:
+        return True
+    return len(alias) >= 4 and len(word) >= 3 and OSA.distance(alias, word, score_cutoff=1) <= 1
 
 
 def _plain(text: str) -> str:
