@@ -26,7 +26,7 @@ import contextlib
 import datetime as dt
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -190,8 +190,12 @@ class ClockService:
         level_minutes: float | None = None,
         break_minutes: float | None = None,
         ping_role_id: int | None = None,
+        warning_seconds: Sequence[float] | None = None,
     ) -> ClockRecord:
         """Start a clock in a channel, post its status message and its first announcement.
+
+        ``warning_seconds`` (before the end of each level or break; empty for none) defaults
+        to the service's.
 
         Raises:
             AlreadyExists: the channel has a running clock.
@@ -208,7 +212,7 @@ class ClockService:
             level_seconds=None if level_minutes is None else level_minutes * 60,
             break_seconds=None if break_minutes is None else break_minutes * 60,
             ping_role_id=ping_role_id,
-            warning_seconds=self.warning_seconds,
+            warning_seconds=self.warning_seconds if warning_seconds is None else warning_seconds,
         )
         self._live[record.id] = _Live(asyncio.Lock(), channel_id)
         await self._status(record.id, force=True)

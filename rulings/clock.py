@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 #: Shortest and longest level or break a clock accepts, in seconds.
 MIN_STEP_SECONDS = 1.0
 MAX_STEP_SECONDS = 24 * 3600.0
+MAX_WARNINGS = 5
 
 
 class ClockAction(StrEnum):
@@ -119,7 +120,8 @@ class ClockState:
         warning_seconds: how long before the end of a level or break a warning is posted.
 
     Raises:
-        ClockError: a naive time or a level length out of range.
+        ClockError: a naive time, a level length out of range, or more than five warnings
+            (or one out of range or repeated).
     """
 
     structure: BlindStructure
@@ -138,6 +140,14 @@ class ClockState:
                     f"Levels and breaks must last between {MIN_STEP_SECONDS:g} second "
                     f"and {MAX_STEP_SECONDS / 3600:g} hours."
                 )
+        warnings = self.warning_seconds
+        if len(warnings) > MAX_WARNINGS or len(set(warnings)) != len(warnings):
+            raise ClockError(f"Give at most {MAX_WARNINGS} different warnings.")
+        if any(not MIN_STEP_SECONDS <= w <= MAX_STEP_SECONDS for w in warnings):
+            raise ClockError(
+                f"Warnings must come between {MIN_STEP_SECONDS:g} second "
+                f"and {MAX_STEP_SECONDS / 3600:g} hours before the end of a level."
+            )
 
     @property
     def is_ended(self) -> bool:

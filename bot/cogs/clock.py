@@ -25,6 +25,7 @@ from bot import render
 from bot.clock_service import ClockService, ClockStatus
 from bot.permissions import check_director, director_only, director_settings
 from bot.reply import Reply
+from bot.transformers import BadOption
 from bot.tree import is_user_error, reply_privately, respond, unwrap, user_message
 from rulings import Announcement, ClockAction, position_at, preset_names
 from storage.clocks import ClockRecord
@@ -178,6 +179,35 @@ class AnnouncementChannel(app_commands.Transformer):
 ChannelArg = app_commands.Transform[int, AnnouncementChannel]
 
 
+class WarningMinutes(app_commands.Transformer):
+    """Warnings before the end of each level or break, in minutes: ``5 1``, ``0.5`` or ``none``."""
+
+    async def transform(self, interaction: discord.Interaction, value: Any, /) -> tuple[float, ...]:
+        """Seconds, largest first; empty for ``none``."""
+        return parse_warning_minutes(str(value))
+
+
+def parse_warning_minutes(text: str) -> tuple[float, ...]:
+    """``"5, 1"`` → ``(300.0, 60.0)``; ``"none"`` (or ``0``) → no warnings.
+
+    Raises:
+        BadOption: not a list of minutes (the range is checked when the clock is created).
+    """
+    words = text.replace(",", " ").split()
+    if not words or [w.lower() for w in words] in (["none"], ["0"], ["off"]):
+        return ()
+    try:
+        minutes = [float(w) for w in words]
+    except ValueError:
+        raise BadOption(
+            f"warnings: '{text.strip()[:40]}' is not a list of minutes (e.g. '5 1' or 'none')."
+        ) from None
+    return tuple(sorted((m * 60 for m in minutes), reverse=True))
+
+
+WarningsArg = app_commands.Transform[tuple[float, ...], WarningMinutes]
+
+
 @app_commands.guild_only()
 class ClockCog(commands.GroupCog, group_name="clock"):
     """Run the live tournament clock."""
@@ -216,6 +246,7 @@ class ClockCog(commands.GroupCog, group_name="clock"):
         level_minutes="Level length in minutes; decimals allowed (default: the structure's)",
         channel="Channel for the announcements (default: this one)",
         ping_role="Role to ping at each level and break (default: the league's clock role)",
+        warnings="Minutes before each level ends to warn, e.g. '5 1' or 'none' (default: 1)",
     )
     @app_commands.choices(structure=STRUCTURES)
     @director_only()
@@ -226,6 +257,7 @@ class ClockCog(commands.GroupCog, group_name="clock"):
         level_minutes: app_commands.Range[float, 0.02, 1440.0] | None = None,
         channel: ChannelArg | None = None,
         ping_role: discord.Role | None = None,
+        warnings: WarningsArg | None = None,
     ) -> None:
         """Start the tournament clock in this channel (or the one given)."""
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -239,6 +271,7 @@ class ClockCog(commands.GroupCog, group_name="clock"):
             created_by=interaction.user.id,
             level_minutes=level_minutes,
             ping_role_id=ping_role.id if ping_role is not None else settings.clock_ping_role_id,
+            warning_seconds=warnings,
         )
         title = record.state.structure.title
         text = f"{title} clock started in <#{channel_id}>. {_done(record, self.service).text}"

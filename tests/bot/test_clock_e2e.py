@@ -194,7 +194,7 @@ async def test_clock_runs_pings_only_the_role_and_resumes_exactly_after_restarts
     await stop_bot(second)
     second.engine.dispose()
     await asyncio.sleep(LEVEL_S + 0.5)
-    third = make_clock_bot(fake, db_url)
+    third = current = make_clock_bot(fake, db_url)
     before = len(announcements(fake))
     await start_bot(fake, third)
     try:
@@ -222,13 +222,22 @@ async def test_clock_runs_pings_only_the_role_and_resumes_exactly_after_restarts
         assert notice.body["allowed_mentions"] == {"parse": []}
         assert not notice.body["content"].startswith("<@&")
         count = len(announcements(fake))
+
+        # A paused clock stays paused across a restart: no catch-up, no level change.
+        await stop_bot(third)
+        third.engine.dispose()
+        current = make_clock_bot(fake, db_url)
+        await start_bot(fake, current)
         await asyncio.sleep(LEVEL_S + 0.5)
-        assert len(announcements(fake)) == count  # paused: no level change
+        assert len(announcements(fake)) == count
+        paused = await clock(fake, "status", director=False)
+        fields = {f["name"]: f["value"] for f in paused["embeds"][0]["fields"]}
+        assert fields["Time left"].endswith("(paused)")
         body = await clock(fake, "end")
         assert "Ended" in body["embeds"][0]["description"]
     finally:
-        await stop_bot(third)
-        third.engine.dispose()
+        await stop_bot(current)
+        current.engine.dispose()
 
 
 async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path):
@@ -241,7 +250,13 @@ async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path
         none = await clock(fake, "status", director=False)
         assert "No clock is running in this channel" in none["embeds"][0]["description"]
 
-        await clock(fake, "start", {"structure": "btown", "level_minutes": 0.5})
+        bad = await clock(fake, "start", {"warnings": "soon"})
+        assert "warnings: 'soon' is not a list of minutes" in bad["embeds"][0]["description"]
+        tiny = await clock(fake, "start", {"warnings": "5 0.001"})
+        assert "Warnings must come between 1 second" in tiny["embeds"][0]["description"]
+        assert await bot.db.run(clocks.list_running_clocks) == []  # refused: nothing written
+
+        await clock(fake, "start", {"structure": "btown", "level_minutes": 0.5, "warnings": "0.1"})
         again = await clock(fake, "start", {"structure": "btown"})
         assert "already running in this channel" in again["embeds"][0]["description"]
         ante = await clock(fake, "ante", {"amount": 150})
@@ -254,6 +269,7 @@ async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path
 
         record = await bot.db.run(clocks.get_clock, clock_id=1)
         assert record.state.events == ()  # nothing above changed the clock
+        assert record.state.warning_seconds == (6.0,)
         assert record.status_message_id is not None
         status = [r for r in posts(fake) if r.body.get("embeds")][-1]
         pressed = await press(
@@ -269,6 +285,7 @@ async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path
         start_options = {o["name"]: o for o in subs["start"]["options"]}
         assert start_options["channel"]["channel_types"] == [0, 5, 2]  # text, news, voice
         assert start_options["level_minutes"]["type"] == 10  # decimals allowed
+        assert start_options["warnings"]["type"] == 3
         elsewhere = CHANNEL_ID + 1
         other = await clock(fake, "start", {"structure": "poker-pub"}, channel=elsewhere)
         assert f"clock started in <#{elsewhere}>" in other["embeds"][0]["description"]

@@ -183,6 +183,31 @@ async def test_restart_collapses_missed_announcements_into_one_catch_up(
     assert poster.texts()[2:] == ["One minute left in level 6. Next: level 7: blinds 2,000/4,000."]
 
 
+async def test_several_clocks_resume_each_with_its_own_catch_up(
+    engine: Engine, service: ClockService, poster: Poster, clock: Clock
+):
+    await start(service)
+    await service.start_clock(guild_id=1, channel_id=CHANNEL + 1, structure="btown", created_by=9)
+    await service.start_clock(
+        guild_id=2, channel_id=CHANNEL + 2, structure="poker-pub", created_by=9
+    )
+    clock.advance(5)
+    await service.act(CHANNEL + 1, ClockAction.PAUSE)
+    await service.stop()
+    clock.advance(110)
+    after = len(poster.posts)
+    restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    assert await restarted.resume_all() == 3
+    assert sorted(poster.posts[after:]) == [
+        (CHANNEL, "We are now at level 6: blinds 1,000/2,000, 15:00 left. "
+         "Late registration is closed.", True, None),
+        (CHANNEL + 2, "We are now at level 7: blinds 1,600/3,200, 5:00 left. "
+         "Late registration is closed.", True, None),
+    ]  # fmt: skip
+    reply = await restarted.status(CHANNEL + 1)
+    assert reply.fields[1].value == "15:00 (paused)"  # the paused one stayed paused, silently
+
+
 async def test_restart_with_nothing_missed_posts_nothing(
     engine: Engine, service: ClockService, poster: Poster, clock: Clock
 ):
@@ -252,6 +277,24 @@ async def test_warnings_are_configurable(engine: Engine, poster: Poster, clock: 
         "5 minutes left in level 1. Next: level 2: blinds 200/400.",
         "One minute left in level 1. Next: level 2: blinds 200/400.",
     ]
+
+
+async def test_a_clock_may_have_its_own_warnings_or_none(
+    service: ClockService, poster: Poster, clock: Clock
+):
+    clock_id = await start(service, warning_seconds=())
+    other = await service.start_clock(
+        guild_id=1,
+        channel_id=CHANNEL + 1,
+        structure="btown",
+        created_by=9,
+        warning_seconds=(120.0,),
+    )
+    clock.advance(19.5)
+    await service.run_due(clock_id)
+    await service.run_due(other.id)
+    assert poster.texts()[2:] == ["2 minutes left in level 1. Next: level 2: blinds 200/400."]
+    assert poster.posts[-1][0] == CHANNEL + 1
 
 
 async def test_end_posts_a_final_status_without_buttons(

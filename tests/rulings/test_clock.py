@@ -234,6 +234,30 @@ def test_bad_clock_settings_are_refused():
         ClockState(BTOWN, T0, 0.5, 60)
 
 
+@pytest.mark.parametrize(
+    ("warnings", "message"),
+    [
+        ((0.5,), "Warnings must come between 1 second and 24 hours"),
+        ((float("nan"),), "Warnings must come between"),
+        ((60.0, 60.0), "at most 5 different warnings"),
+        ((1.0, 2.0, 3.0, 4.0, 5.0, 6.0), "at most 5 different warnings"),
+    ],
+)
+def test_bad_warnings_are_refused(warnings, message):
+    with pytest.raises(ClockError, match=message):
+        ClockState(BTOWN, T0, 1200, 600, warning_seconds=warnings)
+
+
+def test_warnings_are_configurable_or_none():
+    five_and_one = ClockState(BTOWN, T0, 1200, 600, warning_seconds=(60.0, 300.0))
+    assert texts(five_and_one, 19.5)[1:] == [
+        "5 minutes left in level 1. Next: level 2: blinds 200/400.",
+        "One minute left in level 1. Next: level 2: blinds 200/400.",
+    ]
+    silent = ClockState(BTOWN, T0, 1200, 600, warning_seconds=())
+    assert texts(silent, 39) == ["Level 1: blinds 100/200", "Level 2: blinds 200/400"]
+
+
 def test_end_stops_everything():
     state = btown((ClockAction.END, 30, 0))
     assert position_at(state, at(100)).is_ended
