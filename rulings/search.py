@@ -85,7 +85,6 @@ _PHRASE_GAP = 2
 _PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
 _NAMED_BOOST = 2.2
-_NAMED_RELAX = 0.5
 
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -111,7 +110,8 @@ _STOP_WORDS = frozenset(
     guys anyone someone somebody thing things happen happens happened say says said mean
     means tell know guy guys went go goes going get gets got getting per much many like
     really also even yes yeah still anything something everyone everybody whether supposed
-    gonna wanna need needs allowed
+    gonna wanna need needs allowed gotta hafta dont doesnt didnt cant wont isnt arent wasnt
+    werent shouldnt couldnt wouldnt hasnt havent hadnt youre theyre ive id ill u ur ya
     """.split()  # noqa: SIM905
 )
 # Words of table talk and storytelling ("so my buddy made a move and..."): searched, but they
@@ -923,9 +923,8 @@ class RuleIndex:
         if not scored:
             return SearchResult(text, (), False, closest=self._closest(text, wanted, limit))
         top_score, _, top_coverage = scored[0]
-        # A player who names the book wants its closest passage even when it answers less.
-        relax = _NAMED_RELAX if named else 1.0
-        if top_score / ceiling < _FOUND_THRESHOLD * relax or top_coverage < _MIN_COVERAGE * relax:
+        # A player who names the book wants its closest passage even when it answers little.
+        if not named and (top_score / ceiling < _FOUND_THRESHOLD or top_coverage < _MIN_COVERAGE):
             partial = tuple(
                 Match.of(self._docs[i].passage, min(coverage, 0.29))
                 for _, i, coverage in scored[:limit]
@@ -1011,7 +1010,12 @@ class RuleIndex:
             size = len(alias)
             starts: Sequence[int] = range(len(words) - size + 1)
             if not strong:  # "the game" names a book only at either end of the query
-                starts = [0, len(words) - size] if len(words) > size else []
+                starts = [
+                    i
+                    for i in starts
+                    if len(words) > size
+                    and (all(map(_is_stop, words[:i])) or all(map(_is_stop, words[i + size :])))
+                ]
             for i in starts:
                 if all(_same_word(a, w) for a, w in zip(alias, words[i : i + size], strict=True)):
                     rest = words[:i] + words[i + size :]
@@ -1100,10 +1104,11 @@ def _book_aliases(
     two words ("the game", "red white") are weak: they name the book only at the start or end
     of a query, and then only favour it, so "red white" chips do not switch books.
     """
-    home_words: set[str] = set()
-    if home is not None:
-        for p in books[home].passages:
-            home_words.update(_surface(f"{p.title} {p.text}"))
+    vocabulary = {
+        name: {w for p in book.passages for w in _surface(f"{p.title} {p.text}")}
+        for name, book in books.items()
+    }
+    home_words = vocabulary[home] if home is not None else set()
     aliases: list[tuple[tuple[str, ...], str, bool]] = []
     for name in books:
         words = tuple(_surface(name.replace("-", " ")))
@@ -1117,6 +1122,14 @@ def _book_aliases(
                 w not in home_words and w not in _GENERIC_NAME_WORDS for w in short
             )
             aliases.append((short, name, strong))
+            # Initials ("rwb") and a name's own word no other book uses ("pub") are weak names.
+            initials = "".join(w[0] for w in words if w not in _GENERIC_NAME_WORDS)
+            if len(initials) >= 3:
+                aliases.append(((initials,), name, False))
+        others = set().union(*(vocab for other, vocab in vocabulary.items() if other != name))
+        for word in words:
+            if word not in others and word not in _GENERIC_NAME_WORDS and len(word) >= 3:
+                aliases.append(((word,), name, False))
     aliases.sort(key=lambda a: -len(a[0]))
     return tuple(aliases)
 
