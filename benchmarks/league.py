@@ -24,16 +24,14 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from rulings.events import EventRecord, parse_event
 from rulings.points import event_points
 from rulings.standings import StandingRow, rank_standings
-from storage.db import create_schema, make_engine, session_scope
+from storage.db import create_schema, make_engine, scratch_schema, session_scope
 from storage.events import import_events
 from storage.league_models import Event, Player, Result
 from storage.leagues import ensure_league, get_league_rules
@@ -299,20 +297,8 @@ def memory(small: int, large: int) -> None:
 
 def postgres_engine() -> Iterator[Engine]:
     """A throw-away schema in the local PostgreSQL, if reachable."""
-    schema = f"bench_{uuid.uuid4().hex[:8]}"
-    admin = make_engine(POSTGRES_URL)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in POSTGRES_URL else "?"
-    engine = make_engine(f"{POSTGRES_URL}{sep}options={quote(f'-csearch_path={schema}')}")
-    try:
-        create_schema(engine)
+    with scratch_schema(POSTGRES_URL, prefix="bench") as engine:
         yield engine
-    finally:
-        engine.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def main() -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import quote
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel, create_engine
@@ -61,6 +63,30 @@ def session_scope(engine: Engine) -> Iterator[Session]:
     """One unit of work: everything inside commits together, or nothing does."""
     with Session(engine, expire_on_commit=False) as session, session.begin():
         yield session
+
+
+@contextmanager
+def scratch_schema(url: str, *, prefix: str = "t", create: bool = True) -> Iterator[Engine]:
+    """A throw-away PostgreSQL schema on ``url``, dropped on exit (tests and benchmarks).
+
+    Yields an engine whose connections see only that schema (``search_path``); with
+    ``create`` every table is made first.
+    """
+    schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = make_engine(url)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in url else "?"
+    engine = make_engine(f"{url}{sep}options={quote(f'-csearch_path={schema}')}")
+    try:
+        if create:
+            create_schema(engine)
+        yield engine
+    finally:
+        engine.dispose()
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
 
 
 def upgrade_schema(engine: Engine, revision: str = "head") -> None:

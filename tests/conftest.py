@@ -9,16 +9,13 @@ without it fails these tests rather than skipping them, unless ``POKERFLOOR_SKIP
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
-from urllib.parse import quote
 
 import pytest
-from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from storage.db import create_schema, make_engine, session_scope
+from storage.db import create_schema, make_engine, scratch_schema, session_scope
 
 POSTGRES_URL = os.environ.get(
     "TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -27,20 +24,8 @@ SKIP_POSTGRES = os.environ.get("POKERFLOOR_SKIP_POSTGRES") == "1"
 
 
 def _postgres_engine() -> Iterator[Engine]:
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = make_engine(POSTGRES_URL)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in POSTGRES_URL else "?"
-    engine = make_engine(f"{POSTGRES_URL}{sep}options={quote(f'-csearch_path={schema}')}")
-    try:
-        create_schema(engine)
+    with scratch_schema(POSTGRES_URL) as engine:
         yield engine
-    finally:
-        engine.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 @pytest.fixture(

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
-from urllib.parse import quote
-
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -13,7 +10,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
 import storage.models  # noqa: F401
-from storage.db import create_schema, make_engine, upgrade_schema
+from storage.db import create_schema, make_engine, scratch_schema, upgrade_schema
 from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
 
 
@@ -42,17 +39,6 @@ def test_create_schema_database_is_stamped_then_upgraded():
 @pytest.mark.postgres
 @pytest.mark.skipif(SKIP_POSTGRES, reason="POKERFLOOR_SKIP_POSTGRES=1")
 def test_migrations_match_create_all_on_postgres():
-    schema = f"m_{uuid.uuid4().hex[:12]}"
-    admin = make_engine(POSTGRES_URL)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in POSTGRES_URL else "?"
-    engine = make_engine(f"{POSTGRES_URL}{sep}options={quote(f'-csearch_path={schema}')}")
-    try:
+    with scratch_schema(POSTGRES_URL, prefix="m", create=False) as engine:
         upgrade_schema(engine)
         assert _diff(engine) == []
-    finally:
-        engine.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
