@@ -25,7 +25,7 @@ test: $(STAMP)
 	$(BIN)/pytest -n 2 -q
 
 bench: $(STAMP)
-	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+	for b in benchmarks/*.py; do $(BIN)/python -m benchmarks.$$(basename $$b .py) || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info
