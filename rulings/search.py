@@ -84,7 +84,7 @@ _HEADING_MIN_CHARS = 6
 _PHRASE_GAP = 2
 _PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
-_NAMED_BOOST = 2.2
+_NAMED_BOOST = 2.5
 
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -1019,7 +1019,9 @@ class RuleIndex:
             for i in starts:
                 if all(_same_word(a, w) for a, w in zip(alias, words[i : i + size], strict=True)):
                     rest = words[:i] + words[i + size :]
-                    return name, " ".join(rest), strong
+                    # "in the game ..." is the book; "bet on the game" may not be.
+                    led = i > 0 and words[i - 1] in _BOOK_LEAD
+                    return name, " ".join(rest), strong or led
         return None, text, True
 
     def _section_hits(self, book: str, slug: str) -> list[Passage]:
@@ -1125,13 +1127,16 @@ def _book_aliases(
             # Initials ("rwb") and a name's own word no other book uses ("pub") are weak names.
             initials = "".join(w[0] for w in words if w not in _GENERIC_NAME_WORDS)
             if len(initials) >= 3:
-                aliases.append(((initials,), name, False))
+                aliases.append(((initials,), name, True))
         others = set().union(*(vocab for other, vocab in vocabulary.items() if other != name))
         for word in words:
             if word not in others and word not in _GENERIC_NAME_WORDS and len(word) >= 3:
                 aliases.append(((word,), name, False))
     aliases.sort(key=lambda a: -len(a[0]))
     return tuple(aliases)
+
+
+_BOOK_LEAD = frozenset({"in", "at", "per", "under", "from"})
 
 
 def _same_word(alias: str, word: str) -> bool:
