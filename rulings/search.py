@@ -510,6 +510,12 @@ class RuleIndex:
             for w in set(surfaces) | self.glossary.words
             if len(w) >= 3 and not w.isdigit() and w not in _STOP_WORDS
         )
+        # Typos are corrected to any word players write: "durring" is "during", not "dumping";
+        # "secnd" is "second" (the books' "2nd"); a corrected stop word is then dropped.
+        self._spelling = sorted(
+            set(self._vocabulary)
+            | {w for w in (*_STOP_WORDS, *_NUMBER_WORDS) if len(w) >= 3 and w not in _CHATTY}
+        )
         self._known = set(surfaces) | self.glossary.words
         self._corrections: dict[str, str | None] = {}
         entries: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
@@ -797,7 +803,8 @@ class RuleIndex:
             return None
         for cut in range(3, len(word) - 2):
             left, right = word[:cut], word[cut:]
-            if left in self._known and right in self._known:
+            known = left in self._known and right in self._known
+            if known and not _is_stop(left) and not _is_stop(right):
                 return [left, right]
         return None
 
@@ -815,7 +822,7 @@ class RuleIndex:
         if len(word) >= 3 and not any(ch.isdigit() for ch in word):
             allowed = 1 if len(word) <= 5 else 2
             found = process.extract(
-                word, self._vocabulary, scorer=OSA.distance, score_cutoff=allowed, limit=12
+                word, self._spelling, scorer=OSA.distance, score_cutoff=allowed, limit=12
             )
             ranked = []
             for cand, distance, _ in found:
