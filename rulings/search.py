@@ -110,7 +110,7 @@ _STOP_WORDS = frozenset(
     guys anyone someone somebody thing things happen happens happened say says said mean
     means tell know guy guys went go goes going get gets got getting per much many like
     really also even yes yeah still anything something everyone everybody whether supposed
-    gonna wanna need needs allowed gotta hafta dont doesnt didnt cant wont isnt arent wasnt
+    us em between among gonna wanna need needs allowed gotta hafta dont doesnt didnt cant wont isnt arent wasnt
     werent shouldnt couldnt wouldnt hasnt havent hadnt youre theyre ive id ill u ur ya
     """.split()  # noqa: SIM905
 )
@@ -1024,7 +1024,8 @@ class RuleIndex:
                     and (all(map(_is_stop, words[:i])) or all(map(_is_stop, words[i + size :])))
                 ]
             for i in starts:
-                if all(_same_word(a, w) for a, w in zip(alias, words[i : i + size], strict=True)):
+                found = zip(alias, words[i : i + size], strict=True)
+                if all(a == w or w not in self._known and _same_word(a, w) for a, w in found):
                     rest = words[:i] + words[i + size :]
                     # "in the game ..." is the book; "bet on the game" may not be.
                     led = i > 0 and words[i - 1] in _BOOK_LEAD
@@ -1147,10 +1148,10 @@ _BOOK_LEAD = frozenset({"in", "at", "per", "under", "from"})
 
 
 def _same_word(alias: str, word: str) -> bool:
-    """A word of a book's name, maybe with one slip ("pokr" for "poker")."""
+    """A word of a book's name with one slip ("pokr" for "poker", not "same" for "game")."""
     if alias == word:
         return True
-    return len(alias) >= 4 and len(word) >= 3 and OSA.distance(alias, word, score_cutoff=1) <= 1
+    return len(alias) >= 5 and len(word) >= 4 and OSA.distance(alias, word, score_cutoff=1) <= 1
 
 
 def _plain(text: str) -> str:
