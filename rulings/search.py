@@ -110,8 +110,9 @@ _STOP_WORDS = frozenset(
     guys anyone someone somebody thing things happen happens happened say says said mean
     means tell know guy guys went go goes going get gets got getting per much many like
     really also even yes yeah still anything something everyone everybody whether supposed
-    us em between among gonna wanna need needs allowed gotta hafta dont doesnt didnt cant wont isnt arent wasnt
-    werent shouldnt couldnt wouldnt hasnt havent hadnt youre theyre ive id ill u ur ya
+    us em between among gonna wanna need needs allowed gotta hafta dont doesnt didnt cant wont
+    isnt arent wasnt werent shouldnt couldnt wouldnt hasnt havent hadnt youre theyre ive id ill
+    u ur ya
     """.split()  # noqa: SIM905
 )
 # Words of table talk and storytelling ("so my buddy made a move and..."): searched, but they
@@ -1025,7 +1026,7 @@ class RuleIndex:
                 ]
             for i in starts:
                 found = zip(alias, words[i : i + size], strict=True)
-                if all(a == w or w not in self._known and _same_word(a, w) for a, w in found):
+                if all(a == w or (w not in self._known and _same_word(a, w)) for a, w in found):
                     rest = words[:i] + words[i + size :]
                     # "in the game ..." is the book; "bet on the game" may not be.
                     led = i > 0 and words[i - 1] in _BOOK_LEAD
