@@ -12,13 +12,15 @@ Equality, hashing and order are those of the key, an ``int``:
 * cards order by rank, then by suit in the order s, h, d, c, i.e. by ``code``;
 * arithmetic gives plain ints, and ``json.dumps`` would write the key: write ``str(card)``.
 
-The key, low bits to high (``card_key``):
+The key, low bits to high (``card_key``), made so that a hand's key is the plain sum of its
+cards' keys:
 
 * bits 0-51, one bit per card, suit-major: bit ``13 * suit.position + rank.index``;
-* bits 52-67, four 4-bit suit counters: the card adds 1 to its suit's counter;
-* bits 68-91, the rank weight ``RANK_WEIGHTS[rank.index]``, chosen so that every multiset of
+* bits 52-75, four 6-bit suit counters: the card adds 7 to its suit's counter, so a counter
+  has its top bit (32) set exactly when five or more cards share that suit (4 * 7 < 32 <= 5 * 7);
+* bits 76-100, the rank weight ``RANK_WEIGHTS[rank.index]``, chosen so that every multiset of
   seven ranks has its own sum (at most 7,825,759, the size of the 7-card table);
-* bits 92 and up, a card counter: each card adds 1, so a sum tells seven cards from fewer.
+* bits 101 and up, a card counter: each card adds 1, so a sum tells seven cards from six.
 
 Every card also has a small ``code`` (``rank.index * 4 + suit.position``, 0..51), what the
 batch (numpy) evaluator and callers holding plain numbers use.
@@ -115,9 +117,9 @@ class Suit(enum.StrEnum):
 
 #: Rank weights (by rank index) whose sums tell every 7-card rank multiset apart.
 RANK_WEIGHTS: Final = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
-SUIT_SHIFT: Final = 52  # the four 4-bit suit counters start here
-RANK_SHIFT: Final = 68  # the rank-weight sum starts here
-COUNT_SHIFT: Final = 92  # the card counter starts here
+SUIT_SHIFT: Final = 52  # the four 6-bit suit counters start here
+RANK_SHIFT: Final = 76  # the rank-weight sum starts here
+COUNT_SHIFT: Final = 101  # the card counter starts here
 CARD_BITS: Final = (1 << 52) - 1  # the 52 card bits
 
 
@@ -136,7 +138,7 @@ def card_key(rank_index: int, suit_position: int) -> int:
     """
     return (
         (1 << (13 * suit_position + rank_index))
-        + (1 << (SUIT_SHIFT + 4 * suit_position))
+        + (7 << (SUIT_SHIFT + 6 * suit_position))
         + (RANK_WEIGHTS[rank_index] << RANK_SHIFT)
         + (1 << COUNT_SHIFT)
     )

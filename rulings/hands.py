@@ -7,25 +7,27 @@ hands compare ``==`` and hash alike whatever their suits.
 
 How ``evaluate`` stays cheap (about 0.25 microseconds for seven cards): a ``Card`` is an
 ``int`` whose value is its key (``rulings.cards.card_key``), and a hand's key is the plain sum
-of its cards, plus a bias:
+of its seven cards, with no attribute or table access:
 
 * bits 0-51, one bit per card, suit-major (13 bits per suit): seven distinct cards set seven
   bits (a repeated card carries and sets fewer), and a flush suit's 13 bits are the ranks it
   holds, the index of an 8,192-entry flush table;
-* bits 52-67, four 4-bit suit counters that the bias starts at 3, so a counter reaching 8
-  (bit 3 set) means five cards of that suit: a flush;
-* bits 68-91, the rank multiset as a sum of rank weights ``RANK_WEIGHTS`` chosen so that
+* bits 52-75, four 6-bit suit counters, 7 per card, so a counter's bit 5 is set exactly when
+  five or more cards share its suit: a flush;
+* bits 76-100, the rank multiset as a sum of rank weights ``RANK_WEIGHTS`` chosen so that
   every 7-card multiset has its own sum (at most 7,825,759): the index of a flat array
   (15.6 MB, uint16) holding the best non-flush hand of every 7-card multiset;
-* bits 92 and up, the card counter, which the bias starts at -7: the sum is negative unless
-  all seven are cards.
+* bits 101 and up, the card counter: 7 for seven cards; any other count (a Card mixed with
+  codes or other ints) puts the table index out of range and fails the flush check.
 
-Seven card codes (0-51) take the same route through ``_CODE_KEY[code]``, the key of that card;
-codes 0 and 1 carry an extra mark (bit 100) that has the seven checked for ``True`` and
-``False``, which index a list like 1 and 0 but are not cards. Five and six cards take a slower
-general path (a dict on base-5 rank-multiset keys), as do inputs that fail the fast path's
-checks (to find the error to report). All tables are built at import, in about 0.2 s and
-30 MB at peak.
+Seven card codes (0-51) take the same route through ``_CODE_KEY[code]``, the key of that card
+(the first element's type picks the route). Codes 0 and 1 carry an extra mark (bit 110) that
+has the seven checked for ``True`` and ``False``, which index a list like 1 and 0 but are not
+cards; negative codes are refused before they can index the list from its end. Five and six
+cards take a slower general path (a dict on base-5 rank-multiset keys), as do inputs that fail
+the fast path's checks (to find the error to report). A plain int equal to a Card's key is
+that card (a Card equals its int); ints that merely add up like seven cards are not checked
+for on the fast path. All tables are built at import, in about 0.2 s and 30 MB at peak.
 
 ``evaluate_many`` does the same on numpy arrays for batch work (equity, exhaustive tests).
 """
@@ -329,15 +331,16 @@ def _build_nonflush_tables() -> tuple[dict[int, HandValue], array.array[int]]:
 _FLUSH: Final = _build_flush_table()
 _NONFLUSH, _FLAT7 = _build_nonflush_tables()
 
-# Key layout (rulings.cards): 52 card bits (suit-major), four 4-bit suit counters, the rank
-# key, the card counter. The bias starts each suit counter at 3 (five of a suit sets its bit
-# 3) and the card counter at -7 (seven cards bring it to 0).
-_BIAS = (0x3333 << SUIT_SHIFT) - (7 << COUNT_SHIFT)
+# Key layout (rulings.cards): 52 card bits (suit-major), four 6-bit suit counters (7 per
+# card: bit 5 set means five of a suit), the rank key, the card counter (7 for seven cards).
 _CARD_MASK = (1 << 52) - 1
-_FLUSH_BITS = 0x8888 << SUIT_SHIFT
+_FLUSH_BITS = sum(32 << (SUIT_SHIFT + 6 * s) for s in range(4))
 #: flush bit of a suit counter -> shift of that suit's 13 card bits
-_FLUSH_SHIFT = {0x8 << (SUIT_SHIFT + 4 * s): 13 * s for s in range(4)}
-_MARK = 1 << 100  # on the keys of codes 0 and 1: look for True and False
+_FLUSH_SHIFT = {32 << (SUIT_SHIFT + 6 * s): 13 * s for s in range(4)}
+#: ``(key >> RANK_SHIFT) - _SEVEN`` is the 7-card table index when the card counter is 7; any
+#: other count is at least 2 ** 25 away, outside the table (7,825,760 entries) either way.
+_SEVEN = 7 << (COUNT_SHIFT - RANK_SHIFT)
+_MARK = 1 << 110  # on the keys of codes 0 and 1: look for True and False
 # Codes 52-103 get a key whose card counter is far off (16 per code instead of 1), so every
 # check fails and the checked path names the bad code.
 _BAD_CODE = 1 << (COUNT_SHIFT + 4)
@@ -385,28 +388,23 @@ def evaluate(cards: Sequence[Card | int], board: Sequence[Card | int] = ()) -> H
     if board:
         cards = (*cards, *board)
     # The hot path spells the key constants as literals (LOAD_CONST is cheaper than a global
-    # lookup; about 15% of the call): -0x6FFFFFFCCCD << 52 is _BIAS, 0x8888 << 52 _FLUSH_BITS,
-    # 52 one-bits _CARD_MASK, 68 RANK_SHIFT, 92 COUNT_SHIFT, 1 << 100 _MARK and 100 one-bits
-    # _MARK - 1 (checked at import, below). Everything that fails a check goes to the checked
-    # path, which names the error or, for 5 and 6 cards, evaluates them.
+    # lookup): 0x820820 << 52 is _FLUSH_BITS, 52 one-bits _CARD_MASK, 76 RANK_SHIFT, 101
+    # COUNT_SHIFT, 0xE000000 _SEVEN, 1 << 110 _MARK and 110 one-bits _MARK - 1 (checked at
+    # import, below). Whatever fails a check goes to the checked path, which names the error
+    # or, for 5 and 6 cards, evaluates them.
     try:
         a, b, c, d, e, f, g = cards
-        if a < 104:  # card codes (or bad input): a Card is far larger
+        if type(a) is Card:
+            # Seven Cards. A mix with codes or other ints gives a card count other than 7,
+            # which both branches below refuse.
+            k = a + b + c + d + e + f + g
+        else:  # card codes (or bad input)
             # A negative code would index the list from its end.
             if a < 0 or b < 0 or c < 0 or d < 0 or e < 0 or f < 0 or g < 0:
                 raise IndexError("card codes are 0 to 51")
             key = _CODE_KEY
-            k = (
-                -0x6FFFFFFCCCD0000000000000
-                + key[a]
-                + key[b]
-                + key[c]
-                + key[d]
-                + key[e]
-                + key[f]
-                + key[g]
-            )
-            if k >> 100:  # code 0 or 1, or True or False, which index the list as 1 and 0
+            k = key[a] + key[b] + key[c] + key[d] + key[e] + key[f] + key[g]
+            if k >> 110:  # code 0 or 1, or True or False, which index the list as 1 and 0
                 if (
                     type(a) is bool
                     or type(b) is bool
@@ -417,30 +415,28 @@ def evaluate(cards: Sequence[Card | int], board: Sequence[Card | int] = ()) -> H
                     or type(g) is bool
                 ):
                     raise TypeError("True and False are not cards")
-                k &= 0xFFFFFFFFFFFFFFFFFFFFFFFFF
-        else:
-            # Seven Cards. A mix with codes or other ints leaves the card counter (bits 92
-            # and up) negative, which both branches below refuse.
-            k = -0x6FFFFFFCCCD0000000000000 + a + b + c + d + e + f + g
-        if k & 0x88880000000000000:
-            shift = _FLUSH_SHIFT.get(k & 0x88880000000000000)
-            if shift is not None and not k >> 92 and (k & 0xFFFFFFFFFFFFF).bit_count() == 7:
+                k &= 0x3FFFFFFFFFFFFFFFFFFFFFFFFFFF
+        if k & 0x8208200000000000000:
+            shift = _FLUSH_SHIFT.get(k & 0x8208200000000000000)
+            if shift is not None and k >> 101 == 7 and (k & 0xFFFFFFFFFFFFF).bit_count() == 7:
                 return _FLUSH[(k >> shift) & 0x1FFF]  # type: ignore[return-value]
         elif (k & 0xFFFFFFFFFFFFF).bit_count() == 7:  # else a repeated card
-            return _VALUES[_FLAT7[k >> 68]]  # IndexError unless the card counter is 0
+            # IndexError unless the card counter is 7
+            return _VALUES[_FLAT7[(k >> 76) - 0xE000000]]
     except (ValueError, TypeError, IndexError, OverflowError):
         pass
     return _evaluate_checked(cards)
 
 
-if (_BIAS, _FLUSH_BITS, _CARD_MASK, RANK_SHIFT, COUNT_SHIFT, _MARK) != (
-    -0x6FFFFFFCCCD0000000000000,
-    0x88880000000000000,
+if (_FLUSH_BITS, _CARD_MASK, RANK_SHIFT, COUNT_SHIFT, _SEVEN, _MARK, _MARK - 1) != (
+    0x8208200000000000000,
     0xFFFFFFFFFFFFF,
-    68,
-    92,
-    1 << 100,
-) or _MARK - 1 != 0xFFFFFFFFFFFFFFFFFFFFFFFFF:
+    76,
+    101,
+    0xE000000,
+    1 << 110,
+    0x3FFFFFFFFFFFFFFFFFFFFFFFFFFF,
+):
     raise AssertionError("evaluate()'s literal key constants are out of date")
 
 #: plain ints equal to a card's key are that card (a Card equals its int)
