@@ -265,7 +265,11 @@ def stem(word: str) -> str:
         word = word[:-2]
     elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
-    if word.endswith("ing") and len(word) > 5:
+    if word.endswith("ly") and len(word) > 6:
+        word = word[:-2]  # excessively -> excessive
+    if word.endswith("ive") and len(word) > 6:
+        word = word[:-3]  # abusive -> abus, disruptive -> disrupt
+    elif word.endswith("ing") and len(word) > 5:
         word = _undouble(word[:-3])
     elif word.endswith("ed") and len(word) > 4:
         word = _undouble(word[:-2])
