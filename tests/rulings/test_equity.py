@@ -58,6 +58,9 @@ def test_single_evaluate_matches_batch_on_200000_seven_card_hands():
     deals = _random_deals(PAIRS, seed=5)[:, :7]
     batch = evaluate_many(deals).tolist()
     assert [int(evaluate(row)) for row in deals.tolist()] == batch
+    # The same hands as Card objects (the Card-sum route), the board given apart.
+    cards = [[DECK[c] for c in row] for row in deals.tolist()]
+    assert [int(evaluate(row[:2], row[2:])) for row in cards] == batch
 
 
 def test_as_ks_vs_qh_qd_preflop_exact_counts():
