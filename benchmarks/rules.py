@@ -2,7 +2,8 @@
 
 Quality: top-1 and top-3 hit rates per query kind and overall, on each slice of the labelled set
 in ``tests/rulings/rule_queries.toml`` (``dev``: tuned on; ``probe``: a first held-out set, later
-tuned on; ``heldout``: written after all tuning, never tuned on).
+tuned on; ``heldout``: written after the first author's tuning; ``blind``: batch A of an
+independent writer's queries, studied while generalising the search).
 
 Peers, implemented here as simply as they come, searching every line of every book:
 
@@ -39,7 +40,7 @@ from rulings.search import RuleIndex, load_rulebooks
 
 QUERIES = Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rule_queries.toml"
 KINDS = ("keyword", "question", "slang", "misspelling", "table", "number")
-SLICES = ("dev", "probe", "heldout")
+SLICES = ("dev", "probe", "heldout", "blind")
 WORD = re.compile(r"[a-z0-9]+")
 
 
