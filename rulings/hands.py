@@ -369,6 +369,10 @@ def hand_value(strength: int) -> HandValue:
 def evaluate(cards: Sequence[Card | int], board: Sequence[Card | int] = ()) -> HandValue:
     """Evaluate the best five-card hand of 5, 6 or 7 cards.
 
+    Seven ``Card`` objects are the fastest input (their keys are summed directly); seven
+    card codes come close. ``True`` and ``False`` are not cards, though Python counts them
+    as 1 and 0.
+
     Args:
         cards: the cards (``Card`` objects or card codes 0-51), e.g. the hole cards, or all
             the cards when ``board`` is empty.
@@ -378,8 +382,8 @@ def evaluate(cards: Sequence[Card | int], board: Sequence[Card | int] = ()) -> H
         The HandValue; greater is better.
 
     Raises:
-        InvalidCardsError: fewer than 5 or more than 7 cards, a repeated card, or a code
-            outside 0-51.
+        InvalidCardsError: fewer than 5 or more than 7 cards, a repeated card, a code
+            outside 0-51, or anything else that is not a card (``True``, ``1.0``, ``"As"``).
 
     >>> from rulings.cards import parse_cards
     >>> evaluate(parse_cards("Kh Kd"), parse_cards("Ks Td Tc 2h 3s")).name
