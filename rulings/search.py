@@ -74,6 +74,7 @@ _JOINED_WEIGHT = 1.0  # "burn cards" also as "burncards": an alternative, not a 
 _HOME_BOOST = 1.8
 _HOME_BOOST_PARTIAL = 1.2
 _HOME_SHARE = 0.75
+_KEY_MIN_IDF = 4.0  # a word about five passages use
 _FOUND_THRESHOLD = 0.12
 _MIN_COVERAGE = 0.3
 _UNKNOWN_SHARE = 0.5
@@ -659,7 +660,7 @@ class RuleIndex:
                 wanted, text_for_terms, named = {book_named}, rest, True
             elif book_named is not None:
                 favoured, text_for_terms = book_named, rest
-        weighted = self.query_terms(text_for_terms)
+        weighted, own = self._analyse_query(text_for_terms)
         phrase = _surface(text_for_terms)
         flat = " " + " ".join(phrase) + " " if len(phrase) >= _PHRASE_WORDS else None
         plain = _plain(text_for_terms)
@@ -669,7 +670,7 @@ class RuleIndex:
             if len(plain) >= _HEADING_MIN_CHARS
             and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
         )
-        scored = self._score(weighted, wanted, flat, headings, favoured)
+        scored = self._score(weighted, wanted, flat, headings, favoured, own)
         return self._result(text, weighted, scored, wanted, limit, named=named)
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
@@ -721,6 +722,10 @@ class RuleIndex:
         Returns:
             ``{term: weight}``; typed words weigh 1, corrected ones 0.8, glossary words 0.7.
         """
+        return self._analyse_query(text)[0]
+
+    def _analyse_query(self, text: str) -> tuple[dict[str, float], frozenset[str]]:
+        """``query_terms``, and the player's own words the glossary did not translate."""
         words, sequence = self._query_words(text)
         weighted: dict[str, float] = {}
         for term, weight in words:
@@ -755,7 +760,11 @@ class RuleIndex:
         for term in replaced - kept:
             if term in weighted:
                 weighted[term] = min(weighted[term], _REPLACED_WEIGHT)
-        return weighted
+        bridged = {t for key, _ in matched_keys for t in key}
+        own = frozenset(
+            t for t, w in weighted.items() if w >= _CORRECTED_WEIGHT and t not in bridged
+        )
+        return weighted, own
 
     def _query_words(self, text: str) -> tuple[list[tuple[str, float]], list[str]]:
         """Weighted search terms, and the whole stemmed word sequence the glossary matches."""
@@ -854,6 +863,7 @@ class RuleIndex:
         flat: str | None = None,
         named: frozenset[str] = frozenset(),
         favoured: str | None = None,
+        own: frozenset[str] = frozenset(),
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -873,6 +883,14 @@ class RuleIndex:
                 scores[i] += q_weight * idf * tf * (_K1 + 1) / (tf + norm)
                 matched[i] += q_weight * idf
         best_matched = max(matched.values(), default=0.0)
+        # The rarest word the player typed themselves: a home passage without it, when another
+        # book has it, is not "about as good" ("how many times does the small blind shuffle").
+        key_term = max((t for t in own if t in self._idf), key=self._idf.__getitem__, default=None)
+        if key_term is not None and (
+            self._idf[key_term] < _KEY_MIN_IDF
+            or all(self._docs[i].passage.book == self.home for i, _ in self._postings[key_term])
+        ):
+            key_term = None
         ordered = list(weighted)
         pairs = {(a, b) for a, b in itertools.pairwise(ordered)}
         out = []
@@ -915,6 +933,8 @@ class RuleIndex:
             elif doc.passage.book == self.home:
                 # The league's own book wins when it answers about as much of the question.
                 full = matched[i] >= _HOME_SHARE * best_matched
+                if key_term is not None and key_term not in doc.weights:
+                    full = False
                 score *= _HOME_BOOST if full else _HOME_BOOST_PARTIAL
             out.append((score, i, matched[i] / (total_weight + unknown)))
         out.sort(key=lambda item: (-item[0], item[1]))
