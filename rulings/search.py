@@ -761,8 +761,11 @@ class RuleIndex:
             if term in weighted:
                 weighted[term] = min(weighted[term], _REPLACED_WEIGHT)
         bridged = {t for key, _ in matched_keys for t in key}
+        typed = set(sequence)  # single words as typed, not joined forms ("signup")
         own = frozenset(
-            t for t, w in weighted.items() if w >= _CORRECTED_WEIGHT and t not in bridged
+            t
+            for t, w in weighted.items()
+            if w >= _CORRECTED_WEIGHT and t in typed and t not in bridged
         )
         return weighted, own
 
@@ -932,10 +935,10 @@ class RuleIndex:
                 score *= _NAMED_BOOST if doc.passage.book == favoured else 1.0
             elif doc.passage.book == self.home:
                 # The league's own book wins when it answers about as much of the question.
+                # Not when it lacks the rarest word the player typed and another book has it.
                 full = matched[i] >= _HOME_SHARE * best_matched
-                if key_term is not None and key_term not in doc.weights:
-                    full = False
-                score *= _HOME_BOOST if full else _HOME_BOOST_PARTIAL
+                if key_term is None or key_term in doc.weights:
+                    score *= _HOME_BOOST if full else _HOME_BOOST_PARTIAL
             out.append((score, i, matched[i] / (total_weight + unknown)))
         out.sort(key=lambda item: (-item[0], item[1]))
         return out
