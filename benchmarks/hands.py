@@ -97,7 +97,7 @@ def single_call(rng: random.Random) -> None:
             oracle.evaluate(h[:2], h[2:])
 
     # Each peer gets its own card objects, as ours does (eval7.Card, treys' int cards).
-    t_cards, t_ints, t_e7 = best_of(7, ours_cards, ours_ints, peer_eval7)
+    t_cards, t_ints, t_e7 = best_of(15, ours_cards, ours_ints, peer_eval7)
     t_treys = best_of(1, peer_treys)[0] * HANDS / 50_000
 
     def rate(seconds: float) -> float:
