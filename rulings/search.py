@@ -741,14 +741,16 @@ class RuleIndex:
         # Longest phrases first; a phrase inside a longer one that matched adds nothing.
         found.sort(key=lambda f: -len(f[0]))
         covered: set[int] = set()
-        matched_keys: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+        # Phrase -> where it starts: expansions go in in query order, the same on every run.
+        at: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = {}
         for positions, key, expansion in found:
             if set(positions) <= covered:
                 continue
             covered.update(positions)
-            matched_keys.add((key, expansion))
+            at.setdefault((key, expansion), positions[0])
         if _MONEY.search(text):
-            matched_keys.add((("$",), ("money", "currency", "cash")))
+            at[(("$",), ("money", "currency", "cash"))] = len(sequence)
+        matched_keys = sorted(at, key=at.__getitem__)
         for key, expansion in matched_keys:
             replaced.update(t for t in key if t not in expansion)
             kept.update(expansion)
@@ -888,7 +890,9 @@ class RuleIndex:
         best_matched = max(matched.values(), default=0.0)
         # The rarest word the player typed themselves: a home passage without it, when another
         # book has it, is not "about as good" ("how many times does the small blind shuffle").
-        key_term = max((t for t in own if t in self._idf), key=self._idf.__getitem__, default=None)
+        key_term = max(
+            (t for t in own if t in self._idf), key=lambda t: (self._idf[t], t), default=None
+        )
         if key_term is not None and (
             self._idf[key_term] < _KEY_MIN_IDF
             or all(self._docs[i].passage.book == self.home for i, _ in self._postings[key_term])
