@@ -133,6 +133,7 @@ _CHATTY = frozenset(
 )
 _CHATTY_WEIGHT = 0.35
 _ROOT_LETTERS = 6
+_VOWEL = re.compile("[aeiouy]")
 _KEPT = frozenset({"after", "before", "out", "off"})
 _IRREGULAR = {
     "dealt": "deal", "chose": "choose", "chosen": "choose", "won": "win", "winning": "win",
@@ -270,9 +271,9 @@ def stem(word: str) -> str:
         word = word[:-2]  # excessively -> excessive
     if word.endswith("ive") and len(word) > 6:
         word = word[:-3]  # abusive -> abus, disruptive -> disrupt
-    elif word.endswith("ing") and len(word) > 5:
-        word = _undouble(word[:-3])
-    elif word.endswith("ed") and len(word) > 4:
+    elif word.endswith("ing") and len(word) > 5 and _VOWEL.search(word[:-3]):
+        word = _undouble(word[:-3])  # "string" keeps its "ing"; "stringing" -> "string"
+    elif word.endswith("ed") and len(word) > 4 and _VOWEL.search(word[:-2]):
         word = _undouble(word[:-2])
     if word.endswith("e") and len(word) >= 4:
         word = word[:-1]
