@@ -6,16 +6,20 @@ The pipeline, for the passages at build time and for every query:
    number words to digits (``fifth``/``5th`` -> ``5``), hyphenated words kept whole and split
    (``over-sized`` -> ``oversized``, ``over``, ``sized``);
 2. query only: a rule number (``2.G.d.6``, ``2-G-d-6``, ``2gd6``, ``bar rules 12``) or a passage
-   key answers directly; words the books never use are joined or split against the books'
-   vocabulary (``cellphone`` -> ``cell phone``) or corrected (``polcy`` -> ``policy``, rapidfuzz);
+   key answers directly; a book's name (``poker pub``, ``pokr pub``, ``rwb``, ``... in the
+   game``) picks or favours that book; words the books never use are joined or split against the
+   books' vocabulary (``cellphone`` -> ``cell phone``) or corrected (``polcy`` -> ``policy``,
+   ``durring`` -> ``during``, rapidfuzz); words of table talk (``buddy``, ``made``) weigh little;
 3. light stemming and stop words;
 4. query only: the glossary (``rulings/data/glossary.toml``) adds the rulebook's words for players'
-   slang and synonyms (``cards speak`` -> ``cards read themselves``);
+   slang and synonyms (``cards speak`` -> ``cards read themselves``); its phrases match whoever
+   the player talks about (``play for me`` = ``play his stack for him``);
 5. a BM25F scorer over title, headings, text and table context, with a bonus for query words
    that sit next to each other in the passage and for passages that cover more of the query.
 
-The league's own (home) book is preferred when it has a good answer; the other books' best
-answers are returned separately as what "other leagues say".
+The league's own (home) book is preferred when it has a good answer, but not a passage that lacks
+the rarest word the player typed when another book has it; the other books' best answers are
+returned separately as what "other leagues say".
 """
 
 from __future__ import annotations
@@ -890,7 +894,7 @@ class RuleIndex:
                 matched[i] += q_weight * idf
         best_matched = max(matched.values(), default=0.0)
         # The rarest word the player typed themselves: a home passage without it, when another
-        # book has it, is not "about as good" ("how many times does the small blind shuffle").
+        # book has it, is not "about as good" ("waiting list closes when": the Poker Pub's).
         key_term = max(
             (t for t in own if t in self._idf), key=lambda t: (self._idf[t], t), default=None
         )
@@ -1142,10 +1146,12 @@ def _book_aliases(
 ) -> tuple[tuple[tuple[str, ...], str, bool], ...]:
     """Word sequences that name a book in a query: ``(words, book, strong)``.
 
-    A book's full name always does ("red white blue league"); its first two words do when one
-    of them is a word the league's own book never uses ("poker pub", "bar league"). Other first
-    two words ("the game", "red white") are weak: they name the book only at the start or end
-    of a query, and then only favour it, so "red white" chips do not switch books.
+    A book's full name always does ("red white blue league"), and so do its initials ("rwb");
+    its first two words do when one of them is a word the league's own book never uses ("poker
+    pub", "bar league"). Other first two words ("the game", "red white") and a name's word no
+    other book uses ("pub") are weak: they count only at either end of the query (nothing but
+    stop words before or after them), and then only favour the book, unless "in", "at", ...
+    leads them ("in the game"); so "red white" chips do not switch books.
     """
     vocabulary = {
         name: {w for p in book.passages for w in _surface(f"{p.title} {p.text}")}
@@ -1165,10 +1171,11 @@ def _book_aliases(
                 w not in home_words and w not in _GENERIC_NAME_WORDS for w in short
             )
             aliases.append((short, name, strong))
-            # Initials ("rwb") and a name's own word no other book uses ("pub") are weak names.
+            # Initials name a book outright ("rwb").
             initials = "".join(w[0] for w in words if w not in _GENERIC_NAME_WORDS)
             if len(initials) >= 3:
                 aliases.append(((initials,), name, True))
+        # A word of the name no other book uses ("pub") is a weak name.
         others = set().union(*(vocab for other, vocab in vocabulary.items() if other != name))
         for word in words:
             if word not in others and word not in _GENERIC_NAME_WORDS and len(word) >= 3:

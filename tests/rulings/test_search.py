@@ -253,6 +253,56 @@ def test_query_naming_a_book_searches_that_book(index):
     assert top_key(index, "poker pub points for third place") == "poker-pub Points Awarding 1"
 
 
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [
+        ("waitng list pokr pub", "poker-pub Bar rules 5"),  # the name typed with a slip
+        ("royel flush the game", "the-game-texas-holdem 9.I"),  # a short name at the end
+        ("in the game who cuts the deck", "the-game-texas-holdem 9"),  # "in" + short name
+        ("rwb clock rule", "red-white-blue-league No-Limit Betting Rules 12"),  # initials
+        ("the cards speak bar league", "bar-league-rules Winning Hands 2"),  # answers little
+    ],
+)
+def test_a_book_named_loosely_is_searched(index, query, key):
+    assert top_key(index, query) == key
+
+
+def test_a_short_name_inside_a_question_does_not_switch_books(index):
+    assert top_key(index, "can spectators bet on the game") == "btown-poker-league 1.A"
+    assert top_key(index, "we both had the same straight") == "btown-poker-league 6.B [Straight]"
+
+
+def test_home_passage_lacking_the_players_rarest_word_yields_to_another_book(index):
+    # BTown's wait-list rule never says when the list closes; the Poker Pub's does.
+    assert top_key(index, "waiting list closes when") == "poker-pub Bar rules 5"
+    query = "keep mucked cards away from burn cards"
+    assert top_key(index, query) == "poker-pub Additional information 7"
+    # ... while slang the glossary translates ("kicker") keeps the home book first.
+    assert index.search("kicker").matches[0].book == "btown-poker-league"
+
+
+def test_table_talk_weighs_little_and_glossary_phrases_match_any_person(index):
+    terms = index.query_terms("do we get anything for making the final table")
+    assert terms["mak"] < 0.5 <= terms["final"]
+    query = "my friend can't make it tonight can I play his stack for him"
+    assert top_key(index, query) == "btown-poker-league 1.E.c"
+    query = "so my buddy went all in and the guy behind him only had half a raise, can I re-raise?"
+    assert top_key(index, query) == "btown-poker-league 2.G.d.8"
+
+
+def test_typos_of_stop_and_number_words(index):
+    assert "durring" not in index.query_terms("durring the hand")
+    assert "dump" not in index.query_terms("durring the hand")
+    assert "2nd" in index.query_terms("secnd chance")
+    assert "min" not in index.query_terms("30 minits")
+
+
+def test_stemmer_keeps_short_roots_and_strips_derivations():
+    assert stem("string") == stem("stringing") == "string"
+    assert stem("abusive") == stem("abuse")
+    assert stem("excessively") == stem("excessive")
+
+
 def test_books_filter_and_unknown_book(index):
     result = index.search("misdeal", books=["red-white-blue-league"])
     assert {m.book for m in result.matches} == {"red-white-blue-league"}
