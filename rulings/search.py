@@ -90,6 +90,8 @@ _PHRASE_GAP = 2
 _PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
 _NAMED_BOOST = 2.5
+_AMOUNT_BOOST = 1.15
+_AMOUNT_WORDS = frozenset({"many", "much", "big", "long", "old", "often", "large", "high"})
 
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -469,6 +471,7 @@ class _Doc:
     label_terms: frozenset[str]
     bigrams: frozenset[tuple[str, str]]
     flat: str
+    has_amount: bool
 
 
 class RuleIndex:
@@ -601,6 +604,7 @@ class RuleIndex:
             label,
             bigrams,
             " " + " ".join(_surface(p.text)) + " ",
+            bool(re.search(r"\d", p.text)),  # an amount written in figures
         )
 
     # public API
@@ -675,7 +679,8 @@ class RuleIndex:
             if len(plain) >= _HEADING_MIN_CHARS
             and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
         )
-        scored = self._score(weighted, wanted, flat, headings, favoured, own)
+        amount = _asks_amount(phrase)
+        scored = self._score(weighted, wanted, flat, headings, favoured, own, amount=amount)
         return self._result(text, weighted, scored, wanted, limit, named=named)
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
@@ -874,6 +879,8 @@ class RuleIndex:
         named: frozenset[str] = frozenset(),
         favoured: str | None = None,
         own: frozenset[str] = frozenset(),
+        *,
+        amount: bool = False,
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -939,6 +946,8 @@ class RuleIndex:
                 score *= _HEADING_MATCH_BOOST  # the query names the section: "smoking policy"
             if flat is not None and flat in doc.flat:
                 score *= _PHRASE_BOOST  # the player quoted the book word for word
+            if amount and doc.has_amount:
+                score *= _AMOUNT_BOOST  # "how many decks": the passage that gives a number
             if favoured is not None:
                 # The query ends or starts with a book's short name ("... the game").
                 score *= _NAMED_BOOST if doc.passage.book == favoured else 1.0
@@ -1050,6 +1059,8 @@ class RuleIndex:
         (else the book is only favoured).
         """
         words = [w for w in _surface(text) if w != "and"]
+        # "the game: ..." or "..., the game": punctuation sets the name apart from the question.
+        marked = [w for w in _surface(re.sub(r"\s*[:;,]\s*", " qqsep ", text)) if w != "and"]
         for alias, name, strong in self._aliases:
             size = len(alias)
             starts: Sequence[int] = range(len(words) - size + 1)
@@ -1058,15 +1069,22 @@ class RuleIndex:
                     i
                     for i in starts
                     if len(words) > size
-                    and (all(map(_is_stop, words[:i])) or all(map(_is_stop, words[i + size :])))
+                    and (
+                        all(map(_is_stop, words[:i]))
+                        or all(_is_stop(w) or w in _NAME_VERBS for w in words[i + size :])
+                        or words[i + size] in _NAME_TAIL
+                    )
                 ]
             for i in starts:
                 found = zip(alias, words[i : i + size], strict=True)
                 if all(a == w or (w not in self._known and _same_word(a, w)) for a, w in found):
-                    rest = words[:i] + words[i + size :]
+                    after = words[i + size :]
+                    # "the game league: ..." / "the game rules": the tail word names it too.
+                    tail = bool(after) and after[0] in _NAME_TAIL
+                    rest = words[:i] + (after[1:] if tail else after)
                     # "in the game ..." is the book; "bet on the game" may not be.
                     led = i > 0 and words[i - 1] in _BOOK_LEAD
-                    return name, " ".join(rest), strong or led
+                    return name, " ".join(rest), strong or led or tail or _set_apart(marked, alias)
         return None, text, True
 
     def _section_hits(self, book: str, slug: str) -> list[Passage]:
@@ -1185,6 +1203,24 @@ def _book_aliases(
 
 
 _BOOK_LEAD = frozenset({"in", "at", "per", "under", "from"})
+# Words right after a book's short name that make it a name: "the game rules", "the game league".
+_NAME_TAIL = frozenset({"league", "leagues", "rules", "rule", "rulebook", "book", "says"})
+# Verbs a question may end with after naming the book: "how many decks does the game use".
+_NAME_VERBS = frozenset({"use", "uses", "say", "allow", "allows", "handle", "handles", "do"})
+
+
+def _set_apart(words: Sequence[str], alias: tuple[str, ...]) -> bool:
+    """The name opens or closes the query, set apart by punctuation ("the game: ...")."""
+    size = len(alias)
+    for i in range(len(words) - size + 1):
+        if tuple(words[i : i + size]) != alias:
+            continue
+        before, after = words[:i], words[i + size :]
+        if (not before or before[-1] == "qqsep") and (after[:1] == ["qqsep"] or not after):
+            return bool(before or after)
+        if before[-1:] == ["qqsep"] and not after:
+            return True
+    return False
 
 
 def _same_word(alias: str, word: str) -> bool:
@@ -1192,6 +1228,11 @@ def _same_word(alias: str, word: str) -> bool:
     if alias == word:
         return True
     return len(alias) >= 5 and len(word) >= 4 and OSA.distance(alias, word, score_cutoff=1) <= 1
+
+
+def _asks_amount(words: Sequence[str]) -> bool:
+    """The question asks for a number: "how many", "how much", "how long", "how old"."""
+    return any(a == "how" and b in _AMOUNT_WORDS for a, b in itertools.pairwise(words))
 
 
 def _plain(text: str) -> str:
