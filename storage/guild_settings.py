@@ -1,9 +1,9 @@
-"""A Discord server's league settings: director role, results channel, clock ping role, preset.
+"""A Discord server's league settings: roles, results channel, preset, home rulebook.
 
 One league per Discord server (``storage.leagues``); its Discord-only settings live in the
 ``guild_setting`` table. Reading never writes: a server with no league yet reads as the
-defaults (no director role, no results channel, the ``btown`` preset). Every change is in
-the audit log with its before and after.
+defaults (no director role, no results channel, the ``btown`` preset, the default home
+rulebook). Every change is in the audit log with its before and after.
 """
 
 from __future__ import annotations
@@ -13,17 +13,20 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlmodel import Session
+from sqlalchemy import select
+from sqlmodel import Session, col
 
 from rulings.league import league_presets
 from storage.audit import add_audit_entry
 from storage.errors import NotFound, StorageError
 from storage.guild_settings_models import GuildSetting
+from storage.league_models import League
 from storage.leagues import LeagueInfo, ensure_league, get_league, update_league_rules
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PRESET = "btown"
+RULEBOOK_CHARS = 100
 
 
 class _Keep:
@@ -48,6 +51,8 @@ class GuildSettings:
         director_role_id: Members with this role may use the director commands.
         results_channel_id: Where every director write is announced.
         clock_ping_role_id: The role the tournament clock pings on level changes.
+        rulebook: The league's own rulebook (a book name), ranked first by /rule; None for
+            the bot's default home book.
     """
 
     guild_id: int
@@ -56,15 +61,23 @@ class GuildSettings:
     director_role_id: int | None = None
     results_channel_id: int | None = None
     clock_ping_role_id: int | None = None
+    rulebook: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """The settings a director can change, for the audit log."""
-        return {
+        """The settings a director can change, for the audit log.
+
+        ``rulebook`` is there only once a league chose one, so the entries of leagues that
+        never did read as before it existed.
+        """
+        values: dict[str, Any] = {
             "preset": self.preset,
             "director_role_id": self.director_role_id,
             "results_channel_id": self.results_channel_id,
             "clock_ping_role_id": self.clock_ping_role_id,
         }
+        if self.rulebook is not None:
+            values["rulebook"] = self.rulebook
+        return values
 
 
 def _settings(session: Session, guild_id: int, league: LeagueInfo | None) -> GuildSettings:
@@ -78,6 +91,7 @@ def _settings(session: Session, guild_id: int, league: LeagueInfo | None) -> Gui
         director_role_id=row.director_role_id if row else None,
         results_channel_id=row.results_channel_id if row else None,
         clock_ping_role_id=row.clock_ping_role_id if row else None,
+        rulebook=row.rulebook if row else None,
     )
 
 
@@ -122,6 +136,7 @@ def update_guild_settings(
     results_channel_id: int | _Keep | None = KEEP,
     clock_ping_role_id: int | _Keep | None = KEEP,
     preset: str | None = None,
+    rulebook: str | _Keep | None = KEEP,
     now: dt.datetime | None = None,
 ) -> tuple[GuildSettings, GuildSettings]:
     """Change a server's settings; ``KEEP`` leaves one as it is, None clears it.
@@ -134,22 +149,25 @@ def update_guild_settings(
         results_channel_id: The results channel.
         clock_ping_role_id: The clock's ping role.
         preset: A league rules preset (``rulings.league_presets()``); None keeps it.
+        rulebook: The league's own rulebook name (the caller checks it is a loaded book;
+            here only its shape is checked).
         now: The time of the change (UTC).
 
     Returns:
         The settings before and after.
 
     Raises:
-        StorageError: nothing to change, or an id that is not a Discord id.
+        StorageError: nothing to change, an id that is not a Discord id, or a rulebook name
+            that is blank or longer than 100 characters.
         LeagueConfigError: an unknown preset (nothing is changed).
     """
-    changes = {
+    changes: dict[str, int | str | _Keep | None] = {
         "director_role_id": director_role_id,
         "results_channel_id": results_channel_id,
         "clock_ping_role_id": clock_ping_role_id,
     }
     given = {k: v for k, v in changes.items() if not isinstance(v, _Keep)}
-    if not given and preset is None:
+    if not given and preset is None and isinstance(rulebook, _Keep):
         raise StorageError("give at least one setting to change")
     for key, value in given.items():
         if value is not None and (type(value) is not int or value <= 0):
@@ -157,6 +175,8 @@ def update_guild_settings(
     if preset is not None and preset.strip().lower() not in league_presets():
         known = ", ".join(league_presets())
         raise StorageError(f"unknown league preset '{preset}' (known: {known})")
+    if not isinstance(rulebook, _Keep):
+        given["rulebook"] = _rulebook_name(rulebook)
     league = ensure_guild_league(session=session, guild_id=guild_id, actor=actor, now=now)
     before = _settings(session, guild_id, league)
     if preset is not None and preset.strip().lower() != league.preset:
@@ -186,3 +206,24 @@ def update_guild_settings(
         now=now,
     )
     return before, after
+
+
+def _rulebook_name(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise StorageError("a rulebook name must not be blank")
+    name = value.strip()
+    if len(name) > RULEBOOK_CHARS:
+        raise StorageError(f"a rulebook name has at most {RULEBOOK_CHARS} characters")
+    return name
+
+
+def guild_rulebooks(*, session: Session) -> dict[int, str]:
+    """Every server that chose its own home rulebook: guild id -> book name."""
+    rows = session.execute(
+        select(col(League.guild_id), col(GuildSetting.rulebook))
+        .join(GuildSetting, col(GuildSetting.league_id) == col(League.id))
+        .where(col(GuildSetting.rulebook).is_not(None), col(League.guild_id).is_not(None))
+    )
+    return {int(guild_id): str(book) for guild_id, book in rows}

@@ -1,10 +1,10 @@
-"""The table of a Discord server's league settings: director role, results channel, ping role."""
+"""The table of a Discord server's league settings: roles, results channel, home rulebook."""
 
 from __future__ import annotations
 
 import logging
 
-from sqlalchemy import BigInteger, Column
+from sqlalchemy import BigInteger, Column, String
 from sqlmodel import Field, SQLModel
 
 log = logging.getLogger(__name__)
@@ -23,3 +23,6 @@ class GuildSetting(SQLModel, table=True):
     clock_ping_role_id: int | None = Field(
         default=None, sa_column=Column(BigInteger, nullable=True)
     )
+    # The league's own rulebook (a book name such as ``poker-pub``), ranked first by /rule;
+    # None: the default home book.
+    rulebook: str | None = Field(default=None, sa_column=Column(String(100), nullable=True))
