@@ -89,7 +89,7 @@ _HEADING_MIN_CHARS = 6
 _PHRASE_GAP = 2
 _PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
-_NAMED_BOOST = 2.5
+_NAMED_BOOST = 3.5
 _AMOUNT_BOOST = 1.15
 _AMOUNT_WORDS = frozenset({"many", "much", "big", "long", "old", "often", "large", "high"})
 
@@ -161,6 +161,7 @@ _MONEY = re.compile(r"\$\s?\d|\d\s?(?:bucks|dollars)\b", re.IGNORECASE)
 _LOOKUP_PREFIX = re.compile(
     r"^\s*(?:(?:rule|rules|section|sec|see|paragraph|para)\b\.?|§|#)\s*", re.IGNORECASE
 )
+_ROMAN_SECTION = re.compile(r"^\d+\.([IVXL]{1,5})$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
 
 
@@ -531,7 +532,20 @@ class RuleIndex:
             | {w for w in (*_STOP_WORDS, *_NUMBER_WORDS) if len(w) >= 3 and w not in _CHATTY}
         )
         self._known = set(surfaces) | self.glossary.words
-        self._corrections: dict[str, str | None] = {}
+        self._corrections: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        # Words that sound alike ("fone"/"phone", "rebye"/"rebuy", "dubble"/"double").
+        self._sounds: dict[str, list[str]] = defaultdict(list)
+        for w in self._spelling:
+            self._sounds[_sound(w)].append(w)
+        # Pairs of words the books and the glossary write side by side ("cards read").
+        self._pairs: frozenset[tuple[str, str]] = frozenset(
+            pair
+            for text in (
+                *(f"{p.title} {p.text}" for p in self.passages),
+                *(phrase for phrase, _ in self.glossary.pairs),
+            )
+            for pair in itertools.pairwise(_surface(text))
+        )
         entries: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
         for phrase, words in self.glossary.pairs:
             key = tuple(_person(stem(w)) for w in _surface(phrase))
@@ -592,6 +606,11 @@ class RuleIndex:
         label = frozenset(t for t in label if t.isdigit() or len(label) == 1)
         label |= {ordinal_form(int(t)) for t in label if t.isdigit() and 0 < int(t) <= 100}
         label = label if p.table else frozenset()
+        roman = _ROMAN_SECTION.match(p.section)
+        if roman:
+            # "hand ranking III" names the rule numbered III under its section.
+            weights[roman.group(1).lower()] += 1.0
+            label = frozenset({roman.group(1).lower()})
         bigrams = frozenset(itertools.pairwise(sequence))
         return _Doc(
             p,
@@ -800,7 +819,8 @@ class RuleIndex:
             if parts:
                 fixed.extend((part, 1.0) for part in parts)
                 continue
-            correction = self._correct(word)
+            context = (raw[k - 1] if k else "", raw[k + 1] if k + 1 < len(raw) else "")
+            correction = self._correct(word, context)
             if correction:
                 fixed.append((_number(correction), _CORRECTED_WEIGHT))
             else:
@@ -828,6 +848,8 @@ class RuleIndex:
         return root != word and (root in self._idf or root in self._glossary_words)
 
     def _split(self, word: str) -> list[str] | None:
+        if word.startswith("a") and len(word) >= 5 and word[1:] in self._known:
+            return ["a", word[1:]]  # "aplay" is "a play" typed together
         if len(word) < 6:
             return None
         for cut in range(3, len(word) - 2):
@@ -837,37 +859,74 @@ class RuleIndex:
                 return [left, right]
         return None
 
-    def _correct(self, word: str) -> str | None:
+    def _correct(self, word: str, context: tuple[str, str] = ("", "")) -> str | None:
         """The book word a misspelt ``word`` most likely meant, or None when none is close.
 
         One typing slip for words of up to five letters, two for longer ones (optimal string
         alignment: a swap of two letters is one slip). Short words only get a dropped, added
         or swapped letter, so "dog" does not become "dig" while "crad" becomes "card"; a second
-        slip must keep the first letter, so "weather" does not become "either".
+        slip must keep the first letter, so "weather" does not become "either". A word that
+        sounds the same ("dubble", "rebye") is preferred, and among equals the one the books
+        write next to a neighbouring word ("cards reed" -> "cards read").
+        """
+        found, if_context = self._candidates(word)
+        before, after = context
+        for cand in (*found, *if_context):
+            if (before, cand) in self._pairs or (cand, after) in self._pairs:
+                return cand
+        return found[0] if found else None
+
+    def _candidates(self, word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Corrections for ``word``, best first, and ones good only in context (cached).
+
+        A short word with one letter changed ("reed" -> "read") is only taken when the books
+        write it next to a neighbouring word ("cards read"): "dog" is not "dig".
         """
         if word in self._corrections:
             return self._corrections[word]
-        best: str | None = None
+        best: tuple[str, ...] = ()
+        if_context: list[str] = []
         if len(word) >= 3 and not any(ch.isdigit() for ch in word):
             allowed = 1 if len(word) <= 5 else 2
             found = process.extract(
                 word, self._spelling, scorer=OSA.distance, score_cutoff=allowed, limit=12
             )
+            sound = _sound(word)
+            alike = (
+                [
+                    (c, d)
+                    for c in self._sounds.get(sound, ())
+                    if (d := OSA.distance(word, c)) <= allowed + 1 and c[0] == word[0]
+                ]
+                if len(word) >= _SOUND_MIN
+                else []
+            )
             ranked = []
-            for cand, distance, _ in found:
+            for cand, distance in {**{c: d for c, d, _ in found}, **dict(alike)}.items():
                 same_first = cand[0] == word[0]
-                if len(word) <= 4:
+                same_sound = _sound(cand) == sound and len(word) >= _SOUND_MIN and len(sound) >= 3
+                if len(word) <= 4 and not same_sound:
                     is_swap = len(cand) == len(word) and sorted(cand) == sorted(word)
                     if len(cand) == len(word) and not is_swap:
+                        if distance == 1:
+                            if_context.append(cand)
                         continue
-                if distance == 2 and (
-                    not same_first or (len(word) == 6 and fuzz.ratio(word, cand) < 85)
+                if (
+                    distance == 2
+                    and not same_sound
+                    and (not same_first or (len(word) == 6 and fuzz.ratio(word, cand) < 85))
                 ):
                     continue
-                ranked.append((-distance, same_first, self._surface_freq.get(cand, 0), cand))
-            best = max(ranked)[3] if ranked else None
-        self._corrections[word] = best
-        return best
+                # Sounding alike makes up for one slip ("dubble" is "double", not "bubble").
+                slips = distance - same_sound
+                ranked.append(
+                    (-slips, same_sound, same_first, self._surface_freq.get(cand, 0), cand)
+                )
+            ranked.sort(reverse=True)
+            # Only the equally good candidates compete on context.
+            best = tuple(r[4] for r in ranked if r[:2] == ranked[0][:2]) if ranked else ()
+        self._corrections[word] = (best, tuple(if_context))
+        return self._corrections[word]
 
     # scoring
 
@@ -1228,6 +1287,26 @@ def _same_word(alias: str, word: str) -> bool:
     if alias == word:
         return True
     return len(alias) >= 5 and len(word) >= 4 and OSA.distance(alias, word, score_cutoff=1) <= 1
+
+
+_SOUND_MIN = 5  # shorter words have too many sound-alikes ("dog", "dig")
+_SOUND_RULES = (
+    ("ph", "f"), ("gh", ""), ("ck", "k"), ("q", "k"), ("x", "ks"), ("z", "s"), ("ce", "se"),
+    ("ci", "si"), ("cy", "sy"), ("c", "k"), ("wh", "w"),
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=16384)
+def _sound(word: str) -> str:
+    """A rough sound key: letters that sound alike, doubled letters and vowel runs folded.
+
+    >>> [_sound(w) for w in ("fone", "phone", "rebye", "rebuy", "dubble", "double")]
+    ['fan', 'fan', 'rab', 'rab', 'dabl', 'dabl']
+    """
+    for a, b in _SOUND_RULES:
+        word = word.replace(a, b)
+    word = re.sub(r"(.)\1+", r"\1", word)
+    return re.sub("[aeiouy]+$", "", re.sub("[aeiouy]+", "a", word))
 
 
 def _asks_amount(words: Sequence[str]) -> bool:
