@@ -1,4 +1,8 @@
-"""/rule: search the league rulebooks; answers carry their citation and a "see also"."""
+"""/rule: search the league rulebooks; answers carry their citation and a "see also".
+
+Each server's answers come from its own home book first (``/td settings rulebook``), the other
+books' as "Other leagues say"; a server without one uses the bot's default home book.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+import rulings
 from bot import render
 from bot.transformers import QueryArg
 from bot.tree import respond
@@ -36,14 +41,16 @@ class RulebookCog(commands.Cog):
     ) -> None:
         """Look up a rule in the league's rulebook, with its citation."""
         # A search takes well under 10 ms (200-character queries at most): answer from the loop.
-        await respond(interaction, rule_reply(self.bot.rules, query, book=book))
+        # The server's home index was built when its home book was chosen (or at start-up).
+        index = await self.bot.rules_for(interaction.guild_id)
+        await respond(interaction, rule_reply(index, query, book=book))
 
     @rule.autocomplete("query")
     async def query_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         """Suggest rules whose title or number starts like what was typed."""
-        index = self.bot.rules
+        index = await self.bot.rules_for(interaction.guild_id)
         if index is None or not current.strip():
             return []
         return choices(index.autocomplete(current[:100], limit=render.CHOICES_LIMIT))
@@ -53,12 +60,16 @@ class RulebookCog(commands.Cog):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         """Suggest the loaded rulebooks."""
-        index = self.bot.rules
-        if index is None:
-            return []
-        wanted = current.strip().lower()
-        names = [n for n in index.book_names if wanted in n.lower()]
-        return choices([(index.books[n].title + f" ({n})", n) for n in names])
+        return book_choices(await self.bot.rules_for(interaction.guild_id), current)
+
+
+def book_choices(index: rulings.RuleIndex | None, current: str) -> list[app_commands.Choice[str]]:
+    """The loaded rulebooks whose name holds what was typed, home book first."""
+    if index is None:
+        return []
+    wanted = current.strip().lower()
+    names = [n for n in index.book_names if wanted in n.lower()]
+    return choices([(index.books[n].title + f" ({n})", n) for n in names])
 
 
 def choices(pairs: list[tuple[str, str]]) -> list[app_commands.Choice[str]]:

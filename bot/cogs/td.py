@@ -24,11 +24,13 @@ from discord.ext import commands
 import rulings
 from bot import render
 from bot.cogs.league import name_choices, send_reply
+from bot.cogs.rulebook import book_choices
 from bot.permissions import NotDirectorError, actor, check_director, director_settings
 from bot.reply import Reply
 from bot.transformers import BadOption, tidy_text
 from bot.views import league as league_views
 from bot.views import td as views
+from bot.views.rule import escape_markdown
 from storage.event_changes import EventEdit, RecordBuilder
 from storage.guild_settings import KEEP, get_guild_settings, update_guild_settings
 
@@ -45,7 +47,7 @@ NAME_CHARS = 100
 Kind = Literal["regular", "second_chance", "toc"]
 Hand = Literal["quads", "straight_flush", "royal_flush"]
 Preset = Literal["btown", "poker-pub"]
-Clearable = Literal["director_role", "results_channel", "clock_ping_role"]
+Clearable = Literal["director_role", "results_channel", "clock_ping_role", "rulebook"]
 EventId = app_commands.Range[int, 1, 2**62]
 CONFIRM = "Create new player names even when they resemble existing ones"
 NEW_PLAYERS = "Names confirmed as new players (comma-separated)"
@@ -466,6 +468,7 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
         results_channel="Where results and changes are posted",
         clock_ping_role="The role the tournament clock pings",
         preset="The league's rules preset",
+        rulebook="The league's own rulebook: /rule answers from it first",
         clear="Clear one setting",
     )
     async def settings(
@@ -475,6 +478,7 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
         results_channel: app_commands.AppCommandChannel | None = None,
         clock_ping_role: discord.Role | None = None,
         preset: Preset | None = None,
+        rulebook: str | None = None,
         clear: Clearable | None = None,
     ) -> None:
         """Show or change the league's settings (director role, results channel, ...)."""
@@ -487,9 +491,10 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
             "director_role_id": director_role.id if director_role else KEEP,
             "results_channel_id": results_channel.id if results_channel else KEEP,
             "clock_ping_role_id": clock_ping_role.id if clock_ping_role else KEEP,
+            "rulebook": rulebook.strip() if rulebook is not None else KEEP,
         }
         if clear is not None:
-            key = f"{clear}_id"
+            key = clear if clear == "rulebook" else f"{clear}_id"
             if values[key] is not KEEP:
                 raise BadOption(f"Either set {clear} or clear it, not both.")
             values[key] = None
@@ -498,6 +503,8 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
         if changing and not (perms.manage_guild or perms.administrator):
             # A director may look; only a server manager may move the director role itself.
             raise NotDirectorError("Only members with Manage Server can change league settings.")
+        if isinstance(values["rulebook"], str):
+            values["rulebook"] = self._known_book(values["rulebook"])
         await interaction.response.defer(thinking=True, ephemeral=True)
         if not changing:
             current = await self.bot.db.run(get_guild_settings, guild_id=interaction.guild_id)
@@ -511,11 +518,34 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
             preset=preset,
             **values,
         )
+        if after.rulebook != before.rulebook and interaction.guild_id is not None:
+            # Build the home book's index now (off the loop) so that no /rule waits for it.
+            await self.bot.set_rule_home(interaction.guild_id, after.rulebook)
         # Announce in the channel the settings now name (the new one, when it changed).
         interaction.extras["pokerfloor.guild_settings"] = after
         await self._confirm(interaction, views.settings_reply(after, before), private=True)
 
+    def _known_book(self, name: str) -> str:
+        """A loaded rulebook's name, as the index spells it.
+
+        Raises:
+            BadOption: no loaded book has that name (nothing is written).
+        """
+        index = self.bot.rules
+        books = index.book_names if index is not None else ()
+        found = next((b for b in books if b.lower() == name.lower()), None)
+        if found is None:
+            shown = escape_markdown(render.choice_label(name))
+            raise BadOption(f"There is no rulebook called '{shown}'; try: {', '.join(books)}.")
+        return found
+
     # -- autocomplete -------------------------------------------------------------------------
+
+    @settings.autocomplete("rulebook")
+    async def _rulebook_choices(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return book_choices(self.bot.rules, current)
 
     @result.autocomplete("season")
     @events.autocomplete("season")

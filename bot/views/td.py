@@ -411,12 +411,13 @@ def settings_reply(after: GuildSettings, before: GuildSettings | None = None) ->
         ("Results channel", _mention("channel", after.results_channel_id), "results_channel_id"),
         ("Clock ping role", _mention("role", after.clock_ping_role_id), "clock_ping_role_id"),
         ("Rules preset", after.preset, "preset"),
+        ("Rulebook", after.rulebook or "not set (the default home book)", "rulebook"),
     )
     old = before.as_dict() if before is not None else None
     new = after.as_dict()
     fields = tuple(
         Field(
-            name + (" (changed)" if old is not None and old[key] != new[key] else ""),
+            name + (" (changed)" if old is not None and old.get(key) != new.get(key) else ""),
             value,
             inline=True,
         )
