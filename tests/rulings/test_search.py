@@ -297,6 +297,41 @@ def test_typos_of_stop_and_number_words(index):
     assert "min" not in index.query_terms("30 minits")
 
 
+def test_typos_that_sound_like_a_book_word(index):
+    assert index.query_terms("blinds dubble").get("doubl") == 0.8  # not "bubble"
+    assert "rebuy" in index.query_terms("rebye")
+    assert "policy" in index.query_terms("smoking polisy")
+    assert "dig" not in index.query_terms("dog")  # a short word is not one vowel away
+
+
+def test_typo_correction_prefers_the_word_the_books_write_next_to_a_neighbour(index):
+    assert "read" in index.query_terms("cards reed")  # "cards read themselves", not "red"
+    assert "red" in index.query_terms("reed chip")  # nothing to go on: the likelier word
+
+
+def test_a_book_short_name_set_apart_or_followed_by_league_names_it(index):
+    assert index._named_book("the game: royal on the board, does everyone chop?")[2]
+    assert index._named_book("royal on the board, do we chop, the game")[2]
+    book, rest, strong = index._named_book("The Game league: how many players at a table?")
+    assert (book, strong) == ("the-game-texas-holdem", True)
+    assert "league" not in rest.split()
+    # A verb after the name still ends the question: the book is favoured.
+    assert index._named_book("how many decks of cards does the game use?")[0] == (
+        "the-game-texas-holdem"
+    )
+    assert not index._named_book("can spectators bet on the game")[2]  # only favoured
+
+
+def test_how_many_prefers_the_passage_that_gives_the_number(index):
+    assert top_key(index, "how many decks of cards does the game use?") == (
+        "the-game-texas-holdem 3"
+    )
+
+
+def test_roman_numbered_rules_are_found_by_their_numeral(index):
+    assert top_key(index, "the game hand ranking III") == "the-game-texas-holdem 9.III"
+
+
 def test_stemmer_keeps_short_roots_and_strips_derivations():
     assert stem("string") == stem("stringing") == "string"
     assert stem("abusive") == stem("abuse")
