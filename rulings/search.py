@@ -90,7 +90,12 @@ _PHRASE_GAP = 2
 _PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
 _NAMED_BOOST = 3.5
-_AMOUNT_BOOST = 1.15
+_AMOUNT_BOOST = 1.25
+# An amount in figures ("52 cards"); words are not counted: "three cards face up" is no answer
+# to "how many decks".
+_AMOUNT = re.compile(r"\d")
+# "hand ranking number 8", "no. 8", "#8", "item 8": the rule numbered 8 of the section named.
+_NUMBERED = re.compile(r"(?:\bnumber|\bno\.?|\bnum|#|\bitem|\brule)\s*(\d+)\b")
 _AMOUNT_WORDS = frozenset({"many", "much", "big", "long", "old", "often", "large", "high"})
 
 _NUMBER_WORDS = {
@@ -473,6 +478,7 @@ class _Doc:
     bigrams: frozenset[tuple[str, str]]
     flat: str
     has_amount: bool
+    number: str | None
 
 
 class RuleIndex:
@@ -623,7 +629,8 @@ class RuleIndex:
             label,
             bigrams,
             " " + " ".join(_surface(p.text)) + " ",
-            bool(re.search(r"\d", p.text)),  # an amount written in figures
+            bool(_AMOUNT.search(p.text)),
+            _last_number(p.section) if not p.table else None,
         )
 
     # public API
@@ -699,7 +706,17 @@ class RuleIndex:
             and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
         )
         amount = _asks_amount(phrase)
-        scored = self._score(weighted, wanted, flat, headings, favoured, own, amount=amount)
+        numbered = _NUMBERED.search(_fold(text_for_terms))
+        scored = self._score(
+            weighted,
+            wanted,
+            flat,
+            headings,
+            favoured,
+            own,
+            amount=amount,
+            numbered=numbered.group(1) if numbered else None,
+        )
         return self._result(text, weighted, scored, wanted, limit, named=named)
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
@@ -940,6 +957,7 @@ class RuleIndex:
         own: frozenset[str] = frozenset(),
         *,
         amount: bool = False,
+        numbered: str | None = None,
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -1005,6 +1023,8 @@ class RuleIndex:
                 score *= _HEADING_MATCH_BOOST  # the query names the section: "smoking policy"
             if flat is not None and flat in doc.flat:
                 score *= _PHRASE_BOOST  # the player quoted the book word for word
+            if numbered is not None and doc.number == numbered:
+                score *= _ROW_LABEL_BOOST  # "hand ranking number 8": the rule numbered 8
             if amount and doc.has_amount:
                 score *= _AMOUNT_BOOST  # "how many decks": the passage that gives a number
             if favoured is not None:
@@ -1307,6 +1327,12 @@ def _sound(word: str) -> str:
         word = word.replace(a, b)
     word = re.sub(r"(.)\1+", r"\1", word)
     return re.sub("[aeiouy]+$", "", re.sub("[aeiouy]+", "a", word))
+
+
+def _last_number(section: str) -> str | None:
+    """The number a rule carries last in its citation: ``Standard Poker Hand Ranking 8`` -> 8."""
+    found = re.search(r"(\d+)$", section)
+    return str(int(found.group(1))) if found else None
 
 
 def _asks_amount(words: Sequence[str]) -> bool:

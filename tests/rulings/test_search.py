@@ -332,6 +332,12 @@ def test_roman_numbered_rules_are_found_by_their_numeral(index):
     assert top_key(index, "the game hand ranking III") == "the-game-texas-holdem 9.III"
 
 
+def test_number_n_picks_the_rule_numbered_n(index):
+    assert top_key(index, "bar league hand ranking number 8") == (
+        "bar-league-rules Standard Poker Hand Ranking 8"
+    )
+
+
 def test_stemmer_keeps_short_roots_and_strips_derivations():
     assert stem("string") == stem("stringing") == "string"
     assert stem("abusive") == stem("abuse")
