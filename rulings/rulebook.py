@@ -16,7 +16,7 @@ import logging
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -61,6 +61,11 @@ _CAPS_PREFIX = re.compile(r"^([A-Z][A-Z'’&]+(?:\s+[A-Z][A-Z'’&]+)+)\s*(\*?\s
 _GLUED_SENTENCE = re.compile(r"(?<=[a-z])\.(?=[A-Z][a-z])")
 _PAREN_ITEM = re.compile(r"^[^()]{1,40}\(.*\)$")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10}
+# A row of a list written inline: "First place/100 points", "9th-16th place/15 points".
+_INLINE_ROW = re.compile(
+    r"^\s*([A-Za-z0-9][\w\- ]{0,30}?)\s*/\s*(\$?\d[\d,]*(?:\s+[A-Za-z]+)?)\s*$"
+)
+_INLINE_MIN_ROWS = 3
 
 
 @dataclass(frozen=True)
@@ -620,7 +625,7 @@ class _Parser:
                 passages.extend(self._text_passages(heading, heading, lines, (heading,), None))
             else:
                 passages.extend(self._node_passages(item))
-        passages = _dedupe(passages)
+        passages = _dedupe(_inline_rows(passages))
         passages = _link_see_also(passages)
         return tuple(passages), self._sections(passages)
 
@@ -726,6 +731,39 @@ def _split_long(lines: list[str]) -> list[tuple[str | None, list[str]]]:
 
 def _norm_text(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _inline_rows(passages: list[Passage]) -> list[Passage]:
+    """Also index each row of a list written inline ("First place/100 points") on its own.
+
+    Three or more consecutive ``label/value`` lines form a table: each row becomes a passage
+    like a markdown table's row, carrying the passage's title and the sentence introducing the
+    list, after the passage that holds the whole list.
+    """
+    out: list[Passage] = []
+    for passage in passages:
+        out.append(passage)
+        if passage.table:
+            continue
+        lines = passage.text.split("\n")
+        rows: list[tuple[str, str, str]] = []
+        run: list[tuple[str, str]] = []
+        intro = ""
+        for line in [*lines, ""]:
+            found = _INLINE_ROW.match(line)
+            if found:
+                run.append((found.group(1).strip(), found.group(2).strip()))
+                continue
+            if len(run) >= _INLINE_MIN_ROWS:
+                rows.extend((label, value, intro) for label, value in run)
+            run = []
+            intro = line.strip()
+        for label, value, before in rows:
+            table = f"{passage.title}: {before}" if before else passage.title
+            out.append(
+                replace(passage, text=f"{label}: {value}", part=label, table=table, see_also=())
+            )
+    return out
 
 
 def _dedupe(passages: list[Passage]) -> list[Passage]:

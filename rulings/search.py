@@ -91,6 +91,7 @@ _PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
 _NAMED_BOOST = 3.5
 _AMOUNT_BOOST = 1.25
+_NUMBERED_BOOST = 2.0
 # An amount in figures ("52 cards"); words are not counted: "three cards face up" is no answer
 # to "how many decks".
 _AMOUNT = re.compile(r"\d")
@@ -695,7 +696,7 @@ class RuleIndex:
                 wanted, text_for_terms, named = {book_named}, rest, True
             elif book_named is not None:
                 favoured, text_for_terms = book_named, rest
-        weighted, own = self._analyse_query(text_for_terms)
+        weighted, own, recognised = self._analyse_query(text_for_terms)
         phrase = _surface(text_for_terms)
         flat = " " + " ".join(phrase) + " " if len(phrase) >= _PHRASE_WORDS else None
         plain = _plain(text_for_terms)
@@ -717,7 +718,8 @@ class RuleIndex:
             amount=amount,
             numbered=numbered.group(1) if numbered else None,
         )
-        return self._result(text, weighted, scored, wanted, limit, named=named)
+        # A question in players' words ("what's the buy in") is answered, not turned away.
+        return self._result(text, weighted, scored, wanted, limit, named=named or recognised)
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
         """Suggestions for a half-typed query: ``(label, value)`` pairs, both <= 100 characters.
@@ -770,8 +772,12 @@ class RuleIndex:
         """
         return self._analyse_query(text)[0]
 
-    def _analyse_query(self, text: str) -> tuple[dict[str, float], frozenset[str]]:
-        """``query_terms``, and the player's own words the glossary did not translate."""
+    def _analyse_query(self, text: str) -> tuple[dict[str, float], frozenset[str], bool]:
+        """``query_terms``, the player's untranslated words, and whether it is poker talk.
+
+        Poker talk: a glossary phrase matched and no word the player typed is foreign to the
+        books; such a query is answered even when its best passage covers little of it.
+        """
         words, sequence = self._query_words(text)
         weighted: dict[str, float] = {}
         for term, weight in words:
@@ -815,7 +821,13 @@ class RuleIndex:
             for t, w in weighted.items()
             if w >= _CORRECTED_WEIGHT and t in typed and t not in bridged
         )
-        return weighted, own
+        slang = [key for key, _ in matched_keys if not all(t in _CHATTY_STEMS for t in key)]
+        foreign = [
+            t
+            for t, w in words
+            if w >= _CORRECTED_WEIGHT and t in typed and t not in self._idf and t not in bridged
+        ]
+        return weighted, own, bool(slang) and not foreign
 
     def _query_words(self, text: str) -> tuple[list[tuple[str, float]], list[str]]:
         """Weighted search terms, and the whole stemmed word sequence the glossary matches."""
@@ -1024,7 +1036,7 @@ class RuleIndex:
             if flat is not None and flat in doc.flat:
                 score *= _PHRASE_BOOST  # the player quoted the book word for word
             if numbered is not None and doc.number == numbered:
-                score *= _ROW_LABEL_BOOST  # "hand ranking number 8": the rule numbered 8
+                score *= _NUMBERED_BOOST  # "hand ranking number 8": the rule numbered 8
             if amount and doc.has_amount:
                 score *= _AMOUNT_BOOST  # "how many decks": the passage that gives a number
             if favoured is not None:

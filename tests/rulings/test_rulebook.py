@@ -46,7 +46,7 @@ def test_bundled_books_are_verbatim_copies():
     [
         ("btown-poker-league", 169, 54),
         ("bar-league-rules", 29, 0),
-        ("poker-pub", 35, 0),
+        ("poker-pub", 44, 9),  # the points list's nine rows, indexed also one by one
         ("red-white-blue-league", 30, 0),
         ("the-game-texas-holdem", 30, 0),
     ],
@@ -54,6 +54,17 @@ def test_bundled_books_are_verbatim_copies():
 def test_passage_counts(books, book, count, rows):
     assert len(books[book].passages) == count
     assert sum(1 for p in books[book].passages if p.table) == rows
+
+
+def test_an_inline_list_is_findable_row_by_row(books):
+    rows = [p for p in books["poker-pub"].passages if p.table]
+    third = next(p for p in rows if p.part == "Third place")
+    assert third.section == "Points Awarding 1"
+    assert third.text == "Third place: 60 points"
+    assert third.table is not None
+    assert "awarded points as follows" in third.table
+    whole = books["poker-pub"].get("Points Awarding 1")
+    assert "Second place/80 points" in whole.text  # the whole list stays one passage too
 
 
 def test_every_key_is_unique_and_short(books):

@@ -250,7 +250,9 @@ def test_other_books_answer_what_the_home_book_does_not(index):
 
 
 def test_query_naming_a_book_searches_that_book(index):
-    assert top_key(index, "poker pub points for third place") == "poker-pub Points Awarding 1"
+    assert top_key(index, "poker pub points for third place") == (
+        "poker-pub Points Awarding 1 [Third place]"
+    )
 
 
 @pytest.mark.parametrize(
@@ -376,6 +378,12 @@ def test_nothing_matches_says_so_and_offers_closest(index, query):
     assert not result.found
     assert result.matches == ()
     assert 1 <= len(result.closest) <= 3
+
+
+def test_poker_talk_is_answered_even_when_little_of_it_is_in_the_books(index):
+    result = index.search("what's the buy in")
+    assert result.found
+    assert result.matches[0].key in {"btown-poker-league 5", "poker-pub Bar rules"}  # free, no fee
 
 
 def test_empty_query_is_not_a_search(index):
