@@ -92,6 +92,13 @@ _OTHERS_SHARE = 0.4
 _NAMED_BOOST = 3.5
 _AMOUNT_BOOST = 1.25
 _NUMBERED_BOOST = 2.0
+_INTRO_SHARE = 0.9
+_REASON_BOOST = 2.0
+_REASON = re.compile(
+    r"\b(?:to prevent|prevents?|so that|in order to|the reason|purpose|to keep|to avoid"
+    r"|to ensure|to protect|to speed|this is to)\b",
+    re.IGNORECASE,
+)
 # An amount in figures ("52 cards"); words are not counted: "three cards face up" is no answer
 # to "how many decks".
 _AMOUNT = re.compile(r"\d")
@@ -480,6 +487,8 @@ class _Doc:
     flat: str
     has_amount: bool
     number: str | None
+    is_intro: bool
+    gives_reason: bool
 
 
 class RuleIndex:
@@ -502,6 +511,13 @@ class RuleIndex:
         )
         self._seen_titles: set[tuple[str, str, tuple[str, ...]]] = set()
         self._table_common = _table_common_terms(self.passages)
+        # Sections that have numbered rules under them: their own text is an introduction.
+        self._parents = {
+            (p.book, parent)
+            for p in self.passages
+            if not p.table
+            for parent in _parent_sections(p.section)
+        }
         self._compounds = _compounds(self.passages)
         self._docs = [self._doc(p) for p in self.passages]
         self._aliases = _book_aliases(self.books, self.home)
@@ -632,6 +648,8 @@ class RuleIndex:
             " " + " ".join(_surface(p.text)) + " ",
             bool(_AMOUNT.search(p.text)),
             _last_number(p.section) if not p.table else None,
+            not p.table and not p.part and (p.book, p.section) in self._parents,
+            bool(_REASON.search(p.text)),
         )
 
     # public API
@@ -707,6 +725,7 @@ class RuleIndex:
             and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
         )
         amount = _asks_amount(phrase)
+        why = "why" in phrase
         numbered = _NUMBERED.search(_fold(text_for_terms))
         scored = self._score(
             weighted,
@@ -717,6 +736,7 @@ class RuleIndex:
             own,
             amount=amount,
             numbered=numbered.group(1) if numbered else None,
+            why=why,
         )
         # A question in players' words ("what's the buy in") is answered, not turned away.
         return self._result(text, weighted, scored, wanted, limit, named=named or recognised)
@@ -970,6 +990,7 @@ class RuleIndex:
         *,
         amount: bool = False,
         numbered: str | None = None,
+        why: bool = False,
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -1037,12 +1058,16 @@ class RuleIndex:
                 score *= _PHRASE_BOOST  # the player quoted the book word for word
             if numbered is not None and doc.number == numbered:
                 score *= _NUMBERED_BOOST  # "hand ranking number 8": the rule numbered 8
+            if doc.is_intro and not named:
+                score *= _INTRO_SHARE  # a section's opening words rarely rule on the question
+            if why and doc.gives_reason:
+                score *= _REASON_BOOST  # "why burn a card": the rule that gives the reason
             if amount and doc.has_amount:
                 score *= _AMOUNT_BOOST  # "how many decks": the passage that gives a number
             if favoured is not None:
                 # The query ends or starts with a book's short name ("... the game").
                 score *= _NAMED_BOOST if doc.passage.book == favoured else 1.0
-            elif doc.passage.book == self.home:
+            elif doc.passage.book == self.home and not (why and not doc.gives_reason):
                 # The league's own book wins when it answers about as much of the question.
                 # Not when it lacks the rarest word the player typed and another book has it.
                 full = matched[i] >= _HOME_SHARE * best_matched
@@ -1339,6 +1364,20 @@ def _sound(word: str) -> str:
         word = word.replace(a, b)
     word = re.sub(r"(.)\1+", r"\1", word)
     return re.sub("[aeiouy]+$", "", re.sub("[aeiouy]+", "a", word))
+
+
+def _parent_sections(section: str) -> list[str]:
+    """Citations above ``section``.
+
+    ``2.G.d.6`` -> ``2``, ``2.G``, ``2.G.d``; ``No-Limit Betting Rules 9`` -> ``No-Limit
+    Betting Rules``.
+    """
+    parts = section.split(".")
+    out = [".".join(parts[:k]) for k in range(1, len(parts))]
+    words = section.rsplit(" ", 1)
+    if len(words) == 2 and words[1][:1].isdigit():
+        out.append(words[0])
+    return out
 
 
 def _last_number(section: str) -> str | None:

@@ -334,6 +334,22 @@ def test_roman_numbered_rules_are_found_by_their_numeral(index):
     assert top_key(index, "the game hand ranking III") == "the-game-texas-holdem 9.III"
 
 
+def test_why_prefers_the_rule_that_gives_the_reason(index):
+    # The Game's flop rule burns a card "to prevent cheating"; BTown's only says when.
+    assert top_key(index, "why burn a card") == "the-game-texas-holdem 12"
+
+
+def test_a_section_intro_counts_a_little_less_than_its_numbered_rules(index):
+    intro = next(
+        d for d in index._docs if d.passage.key == "red-white-blue-league No-Limit Betting Rules"
+    )
+    rule = next(
+        d for d in index._docs if d.passage.key == "red-white-blue-league No-Limit Betting Rules 5"
+    )
+    assert intro.is_intro
+    assert not rule.is_intro
+
+
 def test_number_n_picks_the_rule_numbered_n(index):
     assert top_key(index, "bar league hand ranking number 8") == (
         "bar-league-rules Standard Poker Hand Ranking 8"
