@@ -93,6 +93,7 @@ _NAMED_BOOST = 3.5
 _AMOUNT_BOOST = 1.25
 _NUMBERED_BOOST = 2.0
 _INTRO_SHARE = 0.9
+_TERMS_PHRASE_BOOST = 1.3
 _REASON_BOOST = 2.0
 _REASON = re.compile(
     r"\b(?:to prevent|prevents?|so that|in order to|the reason|purpose|to keep|to avoid"
@@ -489,6 +490,7 @@ class _Doc:
     number: str | None
     is_intro: bool
     gives_reason: bool
+    flat_terms: str
 
 
 class RuleIndex:
@@ -650,6 +652,7 @@ class RuleIndex:
             _last_number(p.section) if not p.table else None,
             not p.table and not p.part and (p.book, p.section) in self._parents,
             bool(_REASON.search(p.text)),
+            " " + " ".join(analyse(p.text)) + " ",
         )
 
     # public API
@@ -714,7 +717,10 @@ class RuleIndex:
                 wanted, text_for_terms, named = {book_named}, rest, True
             elif book_named is not None:
                 favoured, text_for_terms = book_named, rest
-        weighted, own, recognised = self._analyse_query(text_for_terms)
+        weighted, own, recognised, content = self._analyse_query(text_for_terms)
+        # The player's words, typos fixed, as the books' terms in a row ("dealer turns cards
+        # early" for "dealr turns over cards erly").
+        terms_flat = " " + " ".join(content) + " " if len(content) >= _PHRASE_WORDS else None
         phrase = _surface(text_for_terms)
         flat = " " + " ".join(phrase) + " " if len(phrase) >= _PHRASE_WORDS else None
         plain = _plain(text_for_terms)
@@ -737,6 +743,7 @@ class RuleIndex:
             amount=amount,
             numbered=numbered.group(1) if numbered else None,
             why=why,
+            terms_flat=terms_flat,
         )
         # A question in players' words ("what's the buy in") is answered, not turned away.
         return self._result(text, weighted, scored, wanted, limit, named=named or recognised)
@@ -792,13 +799,13 @@ class RuleIndex:
         """
         return self._analyse_query(text)[0]
 
-    def _analyse_query(self, text: str) -> tuple[dict[str, float], frozenset[str], bool]:
+    def _analyse_query(self, text: str) -> tuple[dict[str, float], frozenset[str], bool, list[str]]:
         """``query_terms``, the player's untranslated words, and whether it is poker talk.
 
         Poker talk: a glossary phrase matched and no word the player typed is foreign to the
         books; such a query is answered even when its best passage covers little of it.
         """
-        words, sequence = self._query_words(text)
+        words, sequence, content = self._query_words(text)
         weighted: dict[str, float] = {}
         for term, weight in words:
             weighted[term] = max(weighted.get(term, 0.0), weight)
@@ -847,10 +854,15 @@ class RuleIndex:
             for t, w in words
             if w >= _CORRECTED_WEIGHT and t in typed and t not in self._idf and t not in bridged
         ]
-        return weighted, own, bool(slang) and not foreign
+        return weighted, own, bool(slang) and not foreign, content
 
-    def _query_words(self, text: str) -> tuple[list[tuple[str, float]], list[str]]:
-        """Weighted search terms, and the whole stemmed word sequence the glossary matches."""
+    def _query_words(self, text: str) -> tuple[list[tuple[str, float]], list[str], list[str]]:
+        """Weighted search terms, the stemmed word sequence, and the content words.
+
+        The sequence (every word, stemmed) is what the glossary matches; the content words are
+        the corrected words without stop words or table talk, stemmed, in order, for matching
+        the books' phrases.
+        """
         # First fix the words: known ones stay, run-together ones split, typos corrected.
         fixed: list[tuple[str, float]] = []
         raw = _surface(text)
@@ -886,7 +898,8 @@ class RuleIndex:
             if not _is_stop(word):
                 out.append((word, weight))
         sequence = [_person(stem(word)) for word, _ in fixed]
-        return [(stem(w), weight) for w, weight in out], sequence
+        content = [stem(w) for w, _ in fixed if not _is_stop(w) and w not in _CHATTY]
+        return [(stem(w), weight) for w, weight in out], sequence, content
 
     def _is_known(self, word: str) -> bool:
         if word in self._known:
@@ -991,6 +1004,7 @@ class RuleIndex:
         amount: bool = False,
         numbered: str | None = None,
         why: bool = False,
+        terms_flat: str | None = None,
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -1056,6 +1070,8 @@ class RuleIndex:
                 score *= _HEADING_MATCH_BOOST  # the query names the section: "smoking policy"
             if flat is not None and flat in doc.flat:
                 score *= _PHRASE_BOOST  # the player quoted the book word for word
+            elif terms_flat is not None and terms_flat in doc.flat_terms:
+                score *= _TERMS_PHRASE_BOOST  # ... or nearly: typos and small words aside
             if numbered is not None and doc.number == numbered:
                 score *= _NUMBERED_BOOST  # "hand ranking number 8": the rule numbered 8
             if doc.is_intro and not named:

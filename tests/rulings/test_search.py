@@ -350,6 +350,10 @@ def test_a_section_intro_counts_a_little_less_than_its_numbered_rules(index):
     assert not rule.is_intro
 
 
+def test_the_books_words_in_a_row_after_fixing_typos_count_as_a_quote(index):
+    assert top_key(index, "dealr turns over cards erly poker pub") == "poker-pub Bar rules 13"
+
+
 def test_number_n_picks_the_rule_numbered_n(index):
     assert top_key(index, "bar league hand ranking number 8") == (
         "bar-league-rules Standard Poker Hand Ranking 8"
