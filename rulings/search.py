@@ -1316,6 +1316,10 @@ def _book_aliases(
         if len(words) >= 4:
             aliases.append((words[:3], name, True))
         short = words[:2]
+        # Run together, a name is unmistakable: "barleague", "pokerpub", "thegame".
+        for size in (2, 3):
+            if len(words) > size or (len(words) == size and size == 2):
+                aliases.append((("".join(words[:size]),), name, True))
         if len(words) > 2:
             strong = not _is_stop(short[0]) and any(
                 w not in home_words and w not in _GENERIC_NAME_WORDS for w in short

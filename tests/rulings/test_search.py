@@ -324,6 +324,20 @@ def test_a_book_short_name_set_apart_or_followed_by_league_names_it(index):
     assert not index._named_book("can spectators bet on the game")[2]  # only favoured
 
 
+@pytest.mark.parametrize(
+    ("query", "book"),
+    [
+        ("barleague starting chips", "bar-league-rules"),
+        ("pokerpub rebuy", "poker-pub"),
+        ("thegame kicker", "the-game-texas-holdem"),
+        ("redwhiteblue misdeal", "red-white-blue-league"),
+    ],
+)
+def test_a_book_name_typed_as_one_word_names_it(index, query, book):
+    assert index._named_book(query)[0::2] == (book, True)
+    assert index.search(query).matches[0].book == book
+
+
 def test_how_many_prefers_the_passage_that_gives_the_number(index):
     assert top_key(index, "how many decks of cards does the game use?") == (
         "the-game-texas-holdem 3"
