@@ -148,7 +148,7 @@ _CHATTY = frozenset(
     wondering wonder curious sure confused asking ask asked try tried trying
     told make made makes making take took takes taking give gave given gives put puts
     putting come came comes coming look looked looks looking see saw seen sees let stuff way
-    lot bit whole legit fine fair bad good well now wrong true false
+    lot bit whole legit fine fair bad good well now wrong true false work works explain
     """.split()  # noqa: SIM905
 )
 _CHATTY_WEIGHT = 0.35
@@ -746,7 +746,17 @@ class RuleIndex:
             terms_flat=terms_flat,
         )
         # A question in players' words ("what's the buy in") is answered, not turned away.
-        return self._result(text, weighted, scored, wanted, limit, named=named or recognised)
+        # So is a question that names a book at either end ("the game how do blinds work").
+        answer = (
+            named
+            or recognised
+            or (
+                favoured is not None
+                and bool(scored)
+                and self._docs[scored[0][1]].passage.book == favoured
+            )
+        )
+        return self._result(text, weighted, scored, wanted, limit, named=answer)
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
         """Suggestions for a half-typed query: ``(label, value)`` pairs, both <= 100 characters.

@@ -420,6 +420,12 @@ def test_poker_talk_is_answered_even_when_little_of_it_is_in_the_books(index):
     assert result.matches[0].key in {"btown-poker-league 5", "poker-pub Bar rules"}  # free, no fee
 
 
+def test_a_question_naming_a_book_at_either_end_is_answered(index):
+    result = index.search("the game how do blinds work")
+    assert result.found
+    assert result.matches[0].book == "the-game-texas-holdem"
+
+
 def test_empty_query_is_not_a_search(index):
     result = index.search("   \x00 ")
     assert result.query == ""
