@@ -149,6 +149,7 @@ _CHATTY = frozenset(
     told make made makes making take took takes taking give gave given gives put puts
     putting come came comes coming look looked looks looking see saw seen sees let stuff way
     lot bit whole legit fine fair bad good well now wrong true false work works explain
+    policy policies procedure procedures guideline guidelines regulation regulations
     """.split()  # noqa: SIM905
 )
 _CHATTY_WEIGHT = 0.35
