@@ -719,6 +719,12 @@ class RuleIndex:
             elif book_named is not None:
                 favoured, text_for_terms = book_named, rest
         weighted, own, recognised, content = self._analyse_query(text_for_terms)
+        book_asked = favoured or (next(iter(wanted)) if named else None)
+        if book_asked is not None and not any(t in self._idf for t in weighted):
+            # Only the book's name ("rules of the game", "poker pub"): its opening passages.
+            opening = [p for p in self.passages if p.book == book_asked][:limit]
+            matches = tuple(Match.of(p, 0.5) for p in opening)
+            return SearchResult(text, matches, bool(matches))
         # The player's words, typos fixed, as the books' terms in a row ("dealer turns cards
         # early" for "dealr turns over cards erly").
         terms_flat = " " + " ".join(content) + " " if len(content) >= _PHRASE_WORDS else None

@@ -426,6 +426,15 @@ def test_a_question_naming_a_book_at_either_end_is_answered(index):
     assert result.matches[0].book == "the-game-texas-holdem"
 
 
+@pytest.mark.parametrize(
+    ("query", "book"), [("rules of the game", "the-game-texas-holdem"), ("poker pub", "poker-pub")]
+)
+def test_only_a_book_name_answers_with_the_books_opening(index, query, book):
+    result = index.search(query)
+    assert result.found
+    assert {m.book for m in result.matches} == {book}
+
+
 def test_empty_query_is_not_a_search(index):
     result = index.search("   \x00 ")
     assert result.query == ""
