@@ -6,16 +6,25 @@ The pipeline, for the passages at build time and for every query:
    number words to digits (``fifth``/``5th`` -> ``5``), hyphenated words kept whole and split
    (``over-sized`` -> ``oversized``, ``over``, ``sized``);
 2. query only: a rule number (``2.G.d.6``, ``2-G-d-6``, ``2gd6``, ``bar rules 12``) or a passage
-   key answers directly; a book's name (``poker pub``, ``pokr pub``, ``rwb``, ``... in the
-   game``) picks or favours that book; words the books never use are joined or split against the
-   books' vocabulary (``cellphone`` -> ``cell phone``) or corrected (``polcy`` -> ``policy``,
-   ``durring`` -> ``during``, rapidfuzz); words of table talk (``buddy``, ``made``) weigh little;
+   key answers directly; a book's name (``poker pub``, ``pokr pub``, ``rwb``, ``barleague``,
+   ``in the game``, ``the game: ...``, ``the game rules``) picks or favours that book; words the
+   books never use are joined or split against the books' vocabulary (``cellphone`` -> ``cell
+   phone``) or corrected (``polcy`` -> ``policy``, ``durring`` -> ``during``, rapidfuzz), a
+   word that sounds alike counting one slip less (``dubble`` -> ``double``) and, among equal
+   candidates, the one the books write next to a neighbouring word winning (``cards reed`` ->
+   ``read``); words of table talk (``buddy``, ``made``) weigh little;
 3. light stemming and stop words;
 4. query only: the glossary (``rulings/data/glossary.toml``) adds the rulebook's words for players'
    slang and synonyms (``cards speak`` -> ``cards read themselves``); its phrases match whoever
    the player talks about (``play for me`` = ``play his stack for him``);
 5. a BM25F scorer over title, headings, text and table context, with a bonus for query words
-   that sit next to each other in the passage and for passages that cover more of the query.
+   that sit next to each other in the passage (or all in a row once typos are fixed) and for
+   passages that cover more of the query; the question word steers: "how many/much/long"
+   prefers a passage with figures, "why" one that gives a purpose, "number 8" the rule numbered
+   8; a section's introduction counts a little less than its numbered rules.
+
+A query that names a book, or is plainly poker talk (a glossary phrase and no word foreign to the
+books), always gets the best passage; only the rest can come back as "nothing found".
 
 The league's own (home) book is preferred when it has a good answer, but not a passage that lacks
 the rarest word the player typed when another book has it; the other books' best answers are
