@@ -6,8 +6,9 @@ roman ``IV.``, bullets) nest into citations such as BTown's ``2.G.d.6``; unnumbe
 ("Bar rules", "No-Limit Betting Rules") prefix the numbers under them ("Bar rules 12"). A heading
 belongs to the text under it and is never a passage of its own; navigation ("Quick Links", menu
 bars) is dropped; markdown tables become one passage per row that carries its header and the
-sentence introducing the table; near-identical paragraphs are indexed once; "[See Section
-#2-G-d-4]" cross-references become ``see_also`` links.
+sentence introducing the table, and so does each line of a list written inline ("First
+place/100 points"), besides the passage holding the whole list; near-identical paragraphs are
+indexed once; "[See Section #2-G-d-4]" cross-references become ``see_also`` links.
 """
 
 from __future__ import annotations
