@@ -98,6 +98,7 @@ _HEADING_MIN_CHARS = 6
 _PHRASE_GAP = 2
 _PHRASE_BOOST = 1.5
 _OTHERS_SHARE = 0.4
+_SILENT_MIN_IDF = 3.0  # a glossary word this rare in the named book means it has a rule on it
 _NAMED_BOOST = 3.5
 _AMOUNT_BOOST = 1.25
 _NUMBERED_BOOST = 2.0
@@ -471,6 +472,9 @@ class SearchResult:
         closest: when nothing matched, the sections nearest the query, to offer instead.
         other_leagues: the best answer of each other book, best first.
         is_lookup: the query was a rule number or passage key.
+        silent_book: the book the query named when that book has no rule on the question;
+            ``closest`` is then that book's nearest passages and ``other_leagues`` what the
+            other books say.
     """
 
     query: str
@@ -479,6 +483,7 @@ class SearchResult:
     closest: tuple[Match, ...] = ()
     other_leagues: tuple[Match, ...] = ()
     is_lookup: bool = False
+    silent_book: str | None = None
 
 
 # --- the index ------------------------------------------------------------------------------
@@ -727,8 +732,11 @@ class RuleIndex:
                 wanted, text_for_terms, named = {book_named}, rest, True
             elif book_named is not None:
                 favoured, text_for_terms = book_named, rest
-        weighted, own, recognised, content = self._analyse_query(text_for_terms)
+        weighted, own, recognised, content, gibberish = self._analyse_query(text_for_terms)
         book_asked = favoured or (next(iter(wanted)) if named else None)
+        if gibberish and book_asked is None:
+            # "xyzzy foo": no word the books use, only guesses at typos; say nothing matches.
+            return SearchResult(text, (), False, closest=self._closest(text, wanted, limit))
         if book_asked is not None and not any(t in self._idf for t in weighted):
             # Only the book's name ("rules of the game", "poker pub"): its opening passages.
             opening = [p for p in self.passages if p.book == book_asked][:limit]
@@ -761,6 +769,10 @@ class RuleIndex:
             why=why,
             terms_flat=terms_flat,
         )
+        if named and books is None and (not scored or scored[0][2] < _MIN_COVERAGE):
+            silent = self._silent(book_asked, content, weighted, limit, text, text_for_terms)
+            if silent is not None:
+                return silent
         # A question in players' words ("what's the buy in") is answered, not turned away.
         # So is a question that names a book at either end ("the game how do blinds work").
         answer = (
@@ -825,11 +837,16 @@ class RuleIndex:
         """
         return self._analyse_query(text)[0]
 
-    def _analyse_query(self, text: str) -> tuple[dict[str, float], frozenset[str], bool, list[str]]:
-        """``query_terms``, the player's untranslated words, and whether it is poker talk.
+    def _analyse_query(
+        self, text: str
+    ) -> tuple[dict[str, float], frozenset[str], bool, list[str], bool]:
+        """``query_terms``, own words, poker talk?, content words, and gibberish?
 
+        Own words: the player's untranslated words.
         Poker talk: a glossary phrase matched and no word the player typed is foreign to the
         books; such a query is answered even when its best passage covers little of it.
+        Gibberish: a word foreign to the books and no word the books use typed as it is (only
+        guesses at typos are left: "xyzzy foo" is not about "food").
         """
         words, sequence, content = self._query_words(text)
         weighted: dict[str, float] = {}
@@ -880,7 +897,12 @@ class RuleIndex:
             for t, w in words
             if w >= _CORRECTED_WEIGHT and t in typed and t not in self._idf and t not in bridged
         ]
-        return weighted, own, bool(slang) and not foreign, content
+        as_typed = any(
+            w >= 1.0 and t in typed and not t.isdigit() and (t in self._idf or t in bridged)
+            for t, w in words
+        )
+        gibberish = bool(foreign) and not as_typed
+        return weighted, own, bool(slang) and not foreign, content, gibberish
 
     def _query_words(self, text: str) -> tuple[list[tuple[str, float]], list[str], list[str]]:
         """Weighted search terms, the stemmed word sequence, and the content words.
@@ -1162,6 +1184,46 @@ class RuleIndex:
             seen.add(passage.book)
             others.append(Match.of(passage, confidence(score)))
         return SearchResult(text, matches, True, other_leagues=tuple(others))
+
+    def _silent(
+        self,
+        book: str | None,
+        content: Sequence[str],
+        weighted: Mapping[str, float],
+        limit: int,
+        text: str,
+        rest: str,
+    ) -> SearchResult | None:
+        """The book named has nothing on the question ("does rwb allow straddles").
+
+        Nothing: none of the words the player typed, and none of the rarer words the glossary
+        adds, appear in that book, while another book answers.
+
+        Returns:
+            A "no rule in that book" result with what the other books say, or None.
+        """
+        typed = [t for t in content if t in self._idf and not t.isdigit()]
+        if book is None or not typed:
+            return None
+        rare = [t for t in weighted if self._idf.get(t, 0.0) >= _SILENT_MIN_IDF]
+        for term in (*typed, *rare):
+            if any(self._docs[i].passage.book == book for i, _ in self._postings[term]):
+                return None
+        others = self.search(rest, limit=limit)
+        if not others.found:
+            return None
+        best: dict[str, Match] = {}
+        for m in (*others.matches, *others.other_leagues):
+            best.setdefault(m.book, m)
+        closest = self.search(text, books=[book], limit=limit)
+        return SearchResult(
+            text,
+            (),
+            False,
+            closest=closest.matches or closest.closest,
+            other_leagues=tuple(best.values()),
+            silent_book=book,
+        )
 
     def _closest(self, text: str, wanted: set[str], limit: int) -> tuple[Match, ...]:
         """Sections whose headings look most like the query (for a "did you mean")."""

@@ -170,6 +170,19 @@ def rule_reply(
     if not result.query:
         return guide_reply(index)
     echo = escape_markdown(result.query)
+    if not result.found and result.silent_book is not None:
+        # "does rwb allow straddles": that book has no rule on it; show what others say.
+        name = _book_title(index, result.silent_book)
+        lines = [f"**{name} {_head(m)}** {m.title}" for m in result.closest]
+        fields = [Field(f"Closest in {name}", _clip("\n".join(lines) or "-", FIELD_LIMIT))]
+        others = _others(index, result.other_leagues)
+        return Reply(
+            title=_clip(f"{name} has no rule on that", 256),
+            text=f"Nothing in {name} answers “{echo}”.",
+            fields=(*([others] if others is not None else []), *fields),
+            footer="Other leagues' rules are shown for comparison; they may differ from yours.",
+            private=True,
+        )
     if not result.found:
         lines = [f"**{_book_title(index, m.book)} {_head(m)}** {m.title}" for m in result.closest]
         return Reply(

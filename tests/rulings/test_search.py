@@ -405,13 +405,46 @@ def test_limit_is_checked(index):
 
 
 @pytest.mark.parametrize(
-    "query", ["pizza", "who won the super bowl", "asdf qwer", "weather tomorrow"]
+    "query",
+    ["pizza", "who won the super bowl", "asdf qwer", "weather tomorrow", "xyzzy foo", "zork bluf"],
 )
 def test_nothing_matches_says_so_and_offers_closest(index, query):
     result = index.search(query)
     assert not result.found
     assert result.matches == ()
     assert 1 <= len(result.closest) <= 3
+
+
+def test_gibberish_with_a_typo_like_word_is_not_answered_but_real_typos_are(index):
+    # "foo" looks like "food", but next to a word foreign to every book it is a guess.
+    assert not index.search("xyzzy foo").found
+    assert index.search("smoking polcy").matches[0].key == "btown-poker-league 1.F"
+    assert index.search("abusiv languge").found
+
+
+@pytest.mark.parametrize(
+    ("query", "book", "other"),
+    [
+        ("does rwb allow straddles", "red-white-blue-league", "btown-poker-league"),
+        ("poker pub smoking", "poker-pub", "btown-poker-league"),
+    ],
+)
+def test_a_named_book_silent_on_the_topic_says_so_and_shows_other_leagues(
+    index, query, book, other
+):
+    result = index.search(query)
+    assert not result.found
+    assert result.silent_book == book
+    assert all(m.book == book for m in result.closest)
+    assert other in {m.book for m in result.other_leagues}
+    assert book not in {m.book for m in result.other_leagues}
+
+
+def test_a_named_book_with_a_rule_on_the_topic_is_not_silent(index):
+    result = index.search("poker pub rebuy")
+    assert result.found
+    assert result.silent_book is None
+    assert result.matches[0].key == "poker-pub Bar rules 11"
 
 
 def test_poker_talk_is_answered_even_when_little_of_it_is_in_the_books(index):
