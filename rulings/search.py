@@ -163,6 +163,11 @@ _CHATTY = frozenset(
     """.split()  # noqa: SIM905
 )
 _CHATTY_WEIGHT = 0.35
+# "too many", "too much", "too early": their own term; players also write "to many".
+_EXCESS = {
+    w: f"too{w}"
+    for w in "many much few early soon late fast slow big small long high low".split()  # noqa: SIM905
+}
 _ROOT_LETTERS = 6
 _VOWEL = re.compile("[aeiouy]")
 _KEPT = frozenset({"after", "before", "out", "off"})
@@ -337,7 +342,13 @@ def _person(word: str) -> str:
 
 @functools.lru_cache(maxsize=8192)
 def _analysed(text: str, ranges: bool) -> tuple[str, ...]:
-    return tuple(stem(w) for w in _surface(text, ranges=ranges) if not _is_stop(w))
+    words = _surface(text, ranges=ranges)
+    out = [stem(w) for w in words if not _is_stop(w)]
+    # "too many cards": two stop words that together rule on something; one term of their own.
+    out.extend(
+        stem(_EXCESS[b]) for a, b in itertools.pairwise(words) if a == "too" and b in _EXCESS
+    )
+    return tuple(out)
 
 
 def analyse(text: str, *, ranges: bool = False) -> list[str]:
@@ -939,6 +950,9 @@ class RuleIndex:
         for i, (word, weight) in enumerate(fixed):
             if i + 1 < len(fixed):
                 after = fixed[i + 1][0]
+                excess = _EXCESS.get(after)
+                if word in ("too", "to") and excess is not None and stem(excess) in self._idf:
+                    out.append((excess, 1.0))  # "flop has to many cards" = "too many"
                 joined = word + after
                 is_number = word.isdigit() and after.isdigit()
                 if joined in self._known and not _is_stop(joined) and not is_number:

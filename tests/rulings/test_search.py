@@ -447,6 +447,13 @@ def test_a_named_book_with_a_rule_on_the_topic_is_not_silent(index):
     assert result.matches[0].key == "poker-pub Bar rules 11"
 
 
+@pytest.mark.parametrize("query", ["flop has too many cards", "flop has to many cards"])
+def test_rwb_dealing_3_too_many_cards_on_the_flop_even_written_to_many(index, query):
+    keys = [m.key for m in index.search(query).matches]
+    rwb = "red-white-blue-league Texas Hold'em Dealing and Card Rules"
+    assert {f"{rwb} 2", f"{rwb} 3"} & set(keys)
+
+
 def test_poker_talk_is_answered_even_when_little_of_it_is_in_the_books(index):
     result = index.search("what's the buy in")
     assert result.found
