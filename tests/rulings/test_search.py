@@ -454,6 +454,11 @@ def test_rwb_dealing_3_too_many_cards_on_the_flop_even_written_to_many(index, qu
     assert {f"{rwb} 2", f"{rwb} 3"} & set(keys)
 
 
+@pytest.mark.parametrize("query", ["who decides disputes", "who settles a dispute"])
+def test_1_d_problem_resolution_who_decides_disputes(index, query):
+    assert index.search(query).matches[0].key == "btown-poker-league 1.D"
+
+
 def test_poker_talk_is_answered_even_when_little_of_it_is_in_the_books(index):
     result = index.search("what's the buy in")
     assert result.found
