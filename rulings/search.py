@@ -932,12 +932,16 @@ class RuleIndex:
             if word in _CHATTY:
                 fixed.append((word, _CHATTY_WEIGHT))
                 continue
-            if _is_stop(word) or word.isdigit() or is_piece or self._is_known(word):
+            if _is_stop(word) or word.isdigit() or is_piece or word in self._known:
                 fixed.append((word, 1.0))
                 continue
+            # Split before stemming: "secondchance" is "second chance", not a form of "second".
             parts = self._split(word)
             if parts:
-                fixed.extend((part, 1.0) for part in parts)
+                fixed.extend((_number(part), 1.0) for part in parts)
+                continue
+            if self._is_known(word):
+                fixed.append((word, 1.0))
                 continue
             context = (raw[k - 1] if k else "", raw[k + 1] if k + 1 < len(raw) else "")
             correction = self._correct(word, context)
@@ -978,10 +982,23 @@ class RuleIndex:
             return None
         for cut in range(3, len(word) - 2):
             left, right = word[:cut], word[cut:]
-            known = left in self._known and right in self._known
-            if known and not _is_stop(left) and not _is_stop(right):
+            if self._is_part(left) and self._is_part(right):
                 return [left, right]
+        # "stackup", "chopit": a word the books know with a short particle stuck on.
+        for tail in ("up", "it", "in", "out", "off", "down"):
+            left = word[: -len(tail)]
+            if word.endswith(tail) and len(left) >= 4 and self._is_part(left):
+                return [left, tail]
         return None
+
+    def _is_part(self, piece: str) -> bool:
+        """A piece of a run-together word: a content word the books or glossary know.
+
+        Number words count ("secondchance" is "second chance").
+        """
+        if _number(piece) != piece:
+            return True
+        return piece in self._known and not _is_stop(piece)
 
     def _correct(self, word: str, context: tuple[str, str] = ("", "")) -> str | None:
         """The book word a misspelt ``word`` most likely meant, or None when none is close.

@@ -3,7 +3,9 @@
 ``pokerfloor rule "oversized chip" [--book NAME] [--limit N] [--json] [--dir PATH]`` prints the
 same answer as Discord's ``/rule``; ``--json`` prints the matches as a list of
 ``{"book", "section", "title", "text", "score"}``, best first (the closest sections when nothing
-matches, with a note on stderr). ``--dir`` adds a folder of rulebooks (else ``RULEBOOK_DIR``).
+matches, with a note on stderr; when the book named has no rule on it, that book's closest
+sections followed by the other leagues' answers, and stderr names the silent book). ``--dir``
+adds a folder of rulebooks (else ``RULEBOOK_DIR``).
 """
 
 from __future__ import annotations
@@ -76,7 +78,14 @@ def run(args: argparse.Namespace) -> int:
             books = [args.book] if args.book else None
             result = index.search(query, books=books, limit=args.limit)
             matches = result.matches if result.found else result.closest
-            if result.query and not result.found:
+            if result.silent_book is not None:
+                # The named book is silent: its closest passages, then the other leagues' answers.
+                matches = (*matches, *result.other_leagues)
+                sys.stderr.write(
+                    f"pokerfloor rule: {result.silent_book} has no rule on that; showing its"
+                    " closest sections, then what other leagues say\n"
+                )
+            elif result.query and not result.found:
                 sys.stderr.write("pokerfloor rule: no rule matches; showing the closest sections\n")
             sys.stdout.write(json.dumps([_as_json(m) for m in matches], indent=2) + "\n")
         else:

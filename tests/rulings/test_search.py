@@ -229,6 +229,32 @@ def test_joined_and_split_words(index):
     assert {"cell", "phon"} <= set(index.query_terms("cellphone"))
 
 
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [
+        ("secondchance blinds", "btown-poker-league 4.B [Second Chance Table]"),
+        ("firstbreak", "btown-poker-league 2.B [1st BREAK]"),
+    ],
+)
+def test_4_b_a_joined_word_is_split_before_stemming(index, query, key):
+    # "secondchance" must not be read as a form of "second"; number words split off too.
+    assert top_key(index, query) == key
+
+
+def test_a_word_with_a_particle_stuck_on_is_split(index):
+    assert "stack" in index.query_terms("stackup")
+    assert "chop" in index.query_terms("chopit")
+
+
+@pytest.mark.parametrize("query", ["poker pub stradle", "poker pub straddle"])
+def test_poker_pub_bar_rules_strattle_betting_is_a_straddle(index, query):
+    # Poker Pub writes "strattle"; a straddle, spelt right or wrong, must not read as silence.
+    result = index.search(query)
+    assert result.found
+    assert result.silent_book is None
+    assert result.matches[0].key == "poker-pub Additional information 6"
+
+
 def test_stemming_is_light_and_consistent():
     assert stem("raises") == stem("raised") == stem("raising") == stem("raise")
     assert stem("chips") == stem("chipped") == "chip"
