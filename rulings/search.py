@@ -163,6 +163,7 @@ _CHATTY = frozenset(
     """.split()  # noqa: SIM905
 )
 _CHATTY_WEIGHT = 0.35
+_ASIDE_WEIGHT = 0.5  # words of a "while ..." clause: what the player does meanwhile
 # "too many", "too much", "too early": their own term; players also write "to many".
 _EXCESS = {
     w: f"too{w}"
@@ -884,11 +885,14 @@ class RuleIndex:
         if _MONEY.search(text):
             at[(("$",), ("money", "currency", "cash"))] = len(sequence)
         matched_keys = sorted(at, key=at.__getitem__)
+        aside = _aside_start(sequence)
         for key, expansion in matched_keys:
             replaced.update(t for t in key if t not in expansion)
             kept.update(expansion)
             # A phrase made only of table talk ("friend") translates with little weight too.
             share = _CHATTY_WEIGHT if all(t in _CHATTY_STEMS for t in key) else 1.0
+            if aside is not None and at[(key, expansion)] > aside:
+                share *= _ASIDE_WEIGHT
             for term in expansion:
                 weighted[term] = max(weighted.get(term, 0.0), _GLOSSARY_WEIGHT * share)
         # The player's slang words that the glossary translated count less than the translation.
@@ -949,6 +953,12 @@ class RuleIndex:
                 fixed.append((_number(correction), _CORRECTED_WEIGHT))
             else:
                 fixed.append((word, 1.0))
+        # A "while ..." clause says what the player is doing meanwhile, not what they ask about
+        # ("can I get blinded off while I grab food" is about being away, not food points).
+        # Only "while I/he/we ..." ("while dealing" is still the topic).
+        start = _aside_start([w for w, _ in fixed])
+        if start is not None:
+            fixed[start:] = [(w, weight * _ASIDE_WEIGHT) for w, weight in fixed[start:]]
         # Then words the books write joined ("chip up" -> "chipup", "heads up" -> "headsup").
         out: list[tuple[str, float]] = []
         for i, (word, weight) in enumerate(fixed):
@@ -1549,6 +1559,16 @@ def _follows(sequence: Sequence[str], start: int, key: tuple[str, ...]) -> tuple
         at += 1 + window.index(word)
         positions.append(at)
     return tuple(positions)
+
+
+def _aside_start(words: Sequence[str]) -> int | None:
+    """Where a "while I ..." clause starts (after the first word), or None."""
+    for i in range(1, len(words) - 1):
+        if words[i] in ("while", "whil") and _person(words[i + 1]) == "<person>":
+            return i
+        if words[i] in ("while", "whil") and words[i + 1] == "<person>":
+            return i
+    return None
 
 
 def _is_section_child(section: str, slug: str) -> bool:

@@ -589,3 +589,11 @@ def test_any_text_searches_and_completes_without_error(index, text):
     for label, value in index.autocomplete(text):
         assert 0 < len(label) <= 100
         assert 0 < len(value) <= 100
+
+
+def test_2_e_d_a_while_i_clause_is_what_the_player_does_meanwhile(index):
+    # "food" must not pull the food-points rule (1.C.b) over being blinded off while away.
+    assert top_key(index, "can I get blinded off while I grab food") == "btown-poker-league 2.E.d"
+    # "while dealing" is still the topic: no person follows "while".
+    terms = index.query_terms("card flipped while dealing")
+    assert terms["deal"] == 1.0
