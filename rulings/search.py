@@ -180,6 +180,7 @@ _IRREGULAR = {
     "its": "it", "cards": "card", "chips": "chip", "chipped": "chip", "themselves": "themselves",
     "busted": "bust", "busting": "bust", "moved": "move", "mucked": "muck", "mucking": "muck",
     "shown": "show", "showed": "show", "shows": "show", "showing": "show", "flopped": "flop",
+    "turned": "turned", "turning": "turned",
     "blinds": "blind", "rankings": "rank", "ranking": "rank", "ranked": "rank", "ranks": "rank",
     "worth": "valu", "action": "act", "actions": "act", "acts": "act", "acted": "act",
     "acting": "act", "winner": "win", "winners": "win", "using": "use", "used": "use",

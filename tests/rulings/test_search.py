@@ -597,3 +597,9 @@ def test_2_e_d_a_while_i_clause_is_what_the_player_does_meanwhile(index):
     # "while dealing" is still the topic: no person follows "while".
     terms = index.query_terms("card flipped while dealing")
     assert terms["deal"] == 1.0
+
+
+def test_2_g_d_14_turned_is_turned_over_not_the_turn_card(index):
+    # "flop turned early" is the flop exposed early, not the turn card (2.G.d.15).
+    assert top_key(index, "flopp turned early") == "btown-poker-league 2.G.d.14"
+    assert top_key(index, "turn card exposed") == "btown-poker-league 2.G.d.15"
