@@ -1009,7 +1009,10 @@ class RuleIndex:
         """
         if _number(piece) != piece:
             return True
-        return piece in self._known and not _is_stop(piece)
+        if _is_stop(piece):
+            return False
+        # An inflection of a word the books use counts ("slow" + "rolling").
+        return piece in self._known or (len(stem(piece)) >= 4 and self._is_known(piece))
 
     def _correct(self, word: str, context: tuple[str, str] = ("", "")) -> str | None:
         """The book word a misspelt ``word`` most likely meant, or None when none is close.

@@ -246,6 +246,11 @@ def test_a_word_with_a_particle_stuck_on_is_split(index):
     assert "chop" in index.query_terms("chopit")
 
 
+def test_a_joined_word_may_hold_an_inflection_but_not_a_scrap(index):
+    assert index._split("stringbetting") == ["string", "betting"]
+    assert index._split("completes") is None  # not "comp" + "letes"
+
+
 @pytest.mark.parametrize("query", ["poker pub stradle", "poker pub straddle"])
 def test_poker_pub_bar_rules_strattle_betting_is_a_straddle(index, query):
     # Poker Pub writes "strattle"; a straddle, spelt right or wrong, must not read as silence.
