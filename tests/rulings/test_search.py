@@ -608,3 +608,15 @@ def test_2_g_d_14_turned_is_turned_over_not_the_turn_card(index):
     # "flop turned early" is the flop exposed early, not the turn card (2.G.d.15).
     assert top_key(index, "flopp turned early") == "btown-poker-league 2.G.d.14"
     assert top_key(index, "turn card exposed") == "btown-poker-league 2.G.d.15"
+
+
+@pytest.mark.parametrize(
+    ("query", "part"),
+    [
+        ("toc extra chips for the points champion", "Title Won Overall Regular Points Champion"),
+        ("toc chips for the bonus points champion", "Title Won Overall Bonus Points Champion"),
+    ],
+)
+def test_4_c_points_champion_extra_chips_is_the_27000_row(index, query, part):
+    # The table row that names the title, not the section's introduction.
+    assert top_key(index, query) == f"btown-poker-league 4.C [{part}]"
