@@ -164,6 +164,9 @@ _CHATTY = frozenset(
 )
 _CHATTY_WEIGHT = 0.35
 _ASIDE_WEIGHT = 0.5  # words of a "while ..." clause: what the player does meanwhile
+_CONTRACTED_PERSONS = frozenset(
+    "im ive hes shes were youre theyre <person>".split()  # noqa: SIM905
+)
 # "too many", "too much", "too early": their own term; players also write "to many".
 _EXCESS = {
     w: f"too{w}"
@@ -1568,9 +1571,10 @@ def _follows(sequence: Sequence[str], start: int, key: tuple[str, ...]) -> tuple
 def _aside_start(words: Sequence[str]) -> int | None:
     """Where a "while I ..." clause starts (after the first word), or None."""
     for i in range(1, len(words) - 1):
-        if words[i] in ("while", "whil") and _person(words[i + 1]) == "<person>":
-            return i
-        if words[i] in ("while", "whil") and words[i + 1] == "<person>":
+        after = words[i + 1]
+        if words[i] in ("while", "whil") and (
+            _person(after) == "<person>" or after in _CONTRACTED_PERSONS
+        ):
             return i
     return None
 
