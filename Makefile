@@ -16,13 +16,14 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/pokerfloor
 
-## test: lint, types, architecture and the whole test suite (SQLite and PostgreSQL)
+## test: lint, types, architecture and the whole test suite (SQLite and PostgreSQL); each test
+## file runs whole in one worker (--dist loadfile): the e2e modules share one fake Discord and bot.
 test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy bot rulings storage tests
 	$(BIN)/lint-imports
-	$(BIN)/pytest -n 2 -q
+	$(BIN)/pytest -n 2 --dist loadfile -q
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python -m benchmarks.$$(basename $$b .py) || exit 1; done
