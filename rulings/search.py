@@ -104,6 +104,7 @@ _AMOUNT_BOOST = 1.25
 _NUMBERED_BOOST = 2.0
 _INTRO_SHARE = 0.9
 _TERMS_PHRASE_BOOST = 1.3
+_GLOSSARY_PAIR_SHARE = 0.25  # book words of a translation side by side in the passage
 _REASON_BOOST = 2.0
 _REASON = re.compile(
     r"\b(?:to prevent|prevents?|so that|in order to|the reason|purpose|to keep|to avoid"
@@ -748,7 +749,9 @@ class RuleIndex:
                 wanted, text_for_terms, named = {book_named}, rest, True
             elif book_named is not None:
                 favoured, text_for_terms = book_named, rest
-        weighted, own, recognised, content, gibberish = self._analyse_query(text_for_terms)
+        weighted, own, recognised, content, gibberish, phrase_pairs = self._analyse_query(
+            text_for_terms
+        )
         book_asked = favoured or (next(iter(wanted)) if named else None)
         if gibberish and book_asked is None:
             # "xyzzy foo": no word the books use, only guesses at typos; say nothing matches.
@@ -784,6 +787,7 @@ class RuleIndex:
             numbered=numbered.group(1) if numbered else None,
             why=why,
             terms_flat=terms_flat,
+            phrase_pairs=phrase_pairs,
         )
         if named and books is None and (not scored or scored[0][2] < _MIN_COVERAGE):
             silent = self._silent(book_asked, content, weighted, limit, text, text_for_terms)
@@ -855,8 +859,8 @@ class RuleIndex:
 
     def _analyse_query(
         self, text: str
-    ) -> tuple[dict[str, float], frozenset[str], bool, list[str], bool]:
-        """``query_terms``, own words, poker talk?, content words, and gibberish?
+    ) -> tuple[dict[str, float], frozenset[str], bool, list[str], bool, frozenset[tuple[str, str]]]:
+        """``query_terms``, own words, poker talk?, content words, gibberish?, glossary pairs.
 
         Own words: the player's untranslated words.
         Poker talk: a glossary phrase matched and no word the player typed is foreign to the
@@ -890,6 +894,13 @@ class RuleIndex:
             at[(("$",), ("money", "currency", "cash"))] = len(sequence)
         matched_keys = sorted(at, key=at.__getitem__)
         aside = _aside_start(sequence)
+        # The book's words of a translation sit together in the passage that answers it.
+        phrase_pairs = frozenset(
+            pair
+            for _, expansion in matched_keys
+            for pair in itertools.pairwise(expansion)
+            if not (pair[0].isdigit() or pair[1].isdigit())
+        )
         for key, expansion in matched_keys:
             replaced.update(t for t in key if t not in expansion)
             kept.update(expansion)
@@ -921,7 +932,7 @@ class RuleIndex:
             for t, w in words
         )
         gibberish = bool(foreign) and not as_typed
-        return weighted, own, bool(slang) and not foreign, content, gibberish
+        return weighted, own, bool(slang) and not foreign, content, gibberish, phrase_pairs
 
     def _query_words(self, text: str) -> tuple[list[tuple[str, float]], list[str], list[str]]:
         """Weighted search terms, the stemmed word sequence, and the content words.
@@ -1101,6 +1112,7 @@ class RuleIndex:
         numbered: str | None = None,
         why: bool = False,
         terms_flat: str | None = None,
+        phrase_pairs: frozenset[tuple[str, str]] = frozenset(),
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -1132,6 +1144,7 @@ class RuleIndex:
             key_term = None
         ordered = list(weighted)
         pairs = {(a, b) for a, b in itertools.pairwise(ordered)}
+        glossary_pairs = phrase_pairs - pairs
         out = []
         for i, raw in scores.items():
             doc = self._docs[i]
@@ -1139,11 +1152,14 @@ class RuleIndex:
                 continue
             coverage = matched[i] / total_weight
             bonus = 0.0
-            if pairs:
+            if pairs or glossary_pairs:
                 adjacent = doc.bigrams
                 bonus = sum(
                     0.25 * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
                     for a, b in pairs & adjacent
+                ) + sum(
+                    _GLOSSARY_PAIR_SHARE * 0.25 * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
+                    for a, b in glossary_pairs & adjacent
                 )
             score = (raw + bonus) * (0.4 + 0.6 * coverage)
             if doc.title_terms:
