@@ -104,7 +104,11 @@ _AMOUNT_BOOST = 1.25
 _NUMBERED_BOOST = 2.0
 _INTRO_SHARE = 0.9
 _TERMS_PHRASE_BOOST = 1.3
-_GLOSSARY_PAIR_SHARE = 0.25  # book words of a translation side by side in the passage
+_GLOSSARY_PAIR_SHARE = 0.25
+_WHO_BOOST = 1.2  # "who decides ...": a passage that names a person or role
+_ROLES = frozenset(
+    {"player", "direct", "host", "floor", "manage", "staff", "owner", "barten"}
+)  # book words of a translation side by side in the passage
 _REASON_BOOST = 2.0
 _REASON = re.compile(
     r"\b(?:to prevent|prevents?|so that|in order to|the reason|purpose|to keep|to avoid"
@@ -775,6 +779,7 @@ class RuleIndex:
         )
         amount = _asks_amount(phrase)
         why = "why" in phrase
+        who = "who" in phrase
         numbered = _NUMBERED.search(_fold(text_for_terms))
         scored = self._score(
             weighted,
@@ -786,6 +791,7 @@ class RuleIndex:
             amount=amount,
             numbered=numbered.group(1) if numbered else None,
             why=why,
+            who=who,
             terms_flat=terms_flat,
             phrase_pairs=phrase_pairs,
         )
@@ -1111,6 +1117,7 @@ class RuleIndex:
         amount: bool = False,
         numbered: str | None = None,
         why: bool = False,
+        who: bool = False,
         terms_flat: str | None = None,
         phrase_pairs: frozenset[tuple[str, str]] = frozenset(),
     ) -> list[tuple[float, int, float]]:
@@ -1190,6 +1197,8 @@ class RuleIndex:
                 score *= _INTRO_SHARE  # a section's opening words rarely rule on the question
             if why and doc.gives_reason:
                 score *= _REASON_BOOST  # "why burn a card": the rule that gives the reason
+            if who and not _ROLES.isdisjoint(doc.weights):
+                score *= _WHO_BOOST  # "who ...": the rule that names who does it
             if amount and doc.has_amount:
                 score *= _AMOUNT_BOOST  # "how many decks": the passage that gives a number
             if favoured is not None:
