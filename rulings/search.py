@@ -105,6 +105,10 @@ _NUMBERED_BOOST = 2.0
 _INTRO_SHARE = 0.9
 _TERMS_PHRASE_BOOST = 1.3
 _GLOSSARY_PAIR_SHARE = 0.25
+_OPPOSITE_SHARE = 0.6
+# "after the flop" and "before the flop" are different rules: the words of time order count.
+_BEFORE = ("befor", "pre", "prior")
+_AFTER = ("after", "post")
 _WHO_BOOST = 1.2  # "who decides ...": a passage that names a person or role
 _ROLES = frozenset(
     {"player", "direct", "host", "floor", "manage", "staff", "owner", "barten"}
@@ -794,6 +798,7 @@ class RuleIndex:
             who=who,
             terms_flat=terms_flat,
             phrase_pairs=phrase_pairs,
+            opposite=_opposite_pairs(content),
         )
         if named and books is None and (not scored or scored[0][2] < _MIN_COVERAGE):
             silent = self._silent(book_asked, content, weighted, limit, text, text_for_terms)
@@ -1120,6 +1125,7 @@ class RuleIndex:
         who: bool = False,
         terms_flat: str | None = None,
         phrase_pairs: frozenset[tuple[str, str]] = frozenset(),
+        opposite: Mapping[tuple[str, str], frozenset[tuple[str, str]]] | None = None,
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -1197,6 +1203,11 @@ class RuleIndex:
                 score *= _INTRO_SHARE  # a section's opening words rarely rule on the question
             if why and doc.gives_reason:
                 score *= _REASON_BOOST  # "why burn a card": the rule that gives the reason
+            if any(
+                asked[0] not in doc.weights and not contrary.isdisjoint(doc.bigrams)
+                for asked, contrary in (opposite or {}).items()
+            ):
+                score *= _OPPOSITE_SHARE  # "after the flop" asked, "pre flop" written
             if who and not _ROLES.isdisjoint(doc.weights):
                 score *= _WHO_BOOST  # "who ...": the rule that names who does it
             if amount and doc.has_amount:
@@ -1591,6 +1602,17 @@ def _follows(sequence: Sequence[str], start: int, key: tuple[str, ...]) -> tuple
         at += 1 + window.index(word)
         positions.append(at)
     return tuple(positions)
+
+
+def _opposite_pairs(content: Sequence[str]) -> dict[tuple[str, str], frozenset[tuple[str, str]]]:
+    """``{("after", "flop"): {("befor", "flop"), ("pre", "flop"), ...}}`` for the query's words."""
+    out: dict[tuple[str, str], frozenset[tuple[str, str]]] = {}
+    for word, after in itertools.pairwise(content):
+        if word in _BEFORE:
+            out[(word, after)] = frozenset((w, after) for w in _AFTER)
+        elif word in _AFTER:
+            out[(word, after)] = frozenset((w, after) for w in _BEFORE)
+    return out
 
 
 def _aside_start(words: Sequence[str]) -> int | None:

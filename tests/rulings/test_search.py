@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rulings import search as search_module
 from rulings.errors import UnknownRuleError
 from rulings.rulebook import citation_slug
 from rulings.search import (
@@ -620,3 +621,27 @@ def test_2_g_d_14_turned_is_turned_over_not_the_turn_card(index):
 def test_4_c_points_champion_extra_chips_is_the_27000_row(index, query, part):
     # The table row that names the title, not the section's introduction.
     assert top_key(index, query) == f"btown-poker-league 4.C [{part}]"
+
+
+# --- question focus --------------------------------------------------------------------------
+
+
+def test_the_game_13_after_the_flop_is_not_the_pre_flop_round(index):
+    # Rule 11 is the "Pre Flop" round; the question asks about the round after the flop.
+    assert top_key(index, "the game: who acts first after the flop?") == "the-game-texas-holdem 13"
+
+
+def test_bar_league_winning_hands_1_who_decides_names_the_players(index):
+    query = "bar league: who decides who won the hand?"
+    assert top_key(index, query) == "bar-league-rules Winning Hands 1"
+
+
+def test_poker_pub_bar_rules_12_min_bet_is_the_minimum_bet_rule(index):
+    query = "poker pub: what's the min bet on the turn and river?"
+    assert top_key(index, query) == "poker-pub Bar rules 12"
+
+
+def test_opposite_time_words_in_the_query():
+    assert search_module._opposite_pairs(["act", "1st", "after", "flop"]) == {
+        ("after", "flop"): frozenset({("befor", "flop"), ("pre", "flop"), ("prior", "flop")})
+    }
