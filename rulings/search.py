@@ -1599,6 +1599,8 @@ def _follows(sequence: Sequence[str], start: int, key: tuple[str, ...]) -> tuple
         window = sequence[at + 1 : at + 2 + _PHRASE_GAP]
         if word not in window:
             return None
+        if "of" in window[: window.index(word)]:
+            return None  # "one of my cards" is not "one card"
         at += 1 + window.index(word)
         positions.append(at)
     return tuple(positions)

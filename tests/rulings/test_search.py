@@ -645,3 +645,9 @@ def test_opposite_time_words_in_the_query():
     assert search_module._opposite_pairs(["act", "1st", "after", "flop"]) == {
         ("after", "flop"): frozenset({("befor", "flop"), ("pre", "flop"), ("prior", "flop")})
     }
+
+
+def test_2_g_d_13_one_of_my_cards_is_not_the_glossary_one_card(index):
+    # "one card" (show both hole cards) must not match across "of": "one of my cards" is any card.
+    query = "what if the dealer shows one of my cards before the flop?"
+    assert top_key(index, query) == "btown-poker-league 2.G.d.13"
