@@ -106,6 +106,7 @@ _INTRO_SHARE = 0.9
 _TERMS_PHRASE_BOOST = 1.3
 _GLOSSARY_PAIR_SHARE = 0.25
 _OPPOSITE_SHARE = 0.6
+_REVERSED_PAIR_SHARE = 0.15
 # "after the flop" and "before the flop" are different rules: the words of time order count.
 _BEFORE = ("befor", "pre", "prior")
 _AFTER = ("after", "post")
@@ -1158,6 +1159,8 @@ class RuleIndex:
         ordered = list(weighted)
         pairs = {(a, b) for a, b in itertools.pairwise(ordered)}
         glossary_pairs = phrase_pairs - pairs
+        # "starting blinds" = "blinds will start": the same two words the other way round.
+        reversed_pairs = {(b, a) for a, b in pairs if a != b} - pairs - glossary_pairs
         out = []
         for i, raw in scores.items():
             doc = self._docs[i]
@@ -1165,14 +1168,25 @@ class RuleIndex:
                 continue
             coverage = matched[i] / total_weight
             bonus = 0.0
-            if pairs or glossary_pairs:
+            if pairs or glossary_pairs:  # reversed_pairs is empty without pairs
                 adjacent = doc.bigrams
-                bonus = sum(
-                    0.25 * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
-                    for a, b in pairs & adjacent
-                ) + sum(
-                    _GLOSSARY_PAIR_SHARE * 0.25 * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
-                    for a, b in glossary_pairs & adjacent
+                bonus = (
+                    sum(
+                        0.25 * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
+                        for a, b in pairs & adjacent
+                    )
+                    + sum(
+                        _GLOSSARY_PAIR_SHARE
+                        * 0.25
+                        * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
+                        for a, b in glossary_pairs & adjacent
+                    )
+                    + sum(
+                        _REVERSED_PAIR_SHARE
+                        * 0.25
+                        * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
+                        for a, b in reversed_pairs & adjacent
+                    )
                 )
             score = (raw + bonus) * (0.4 + 0.6 * coverage)
             if doc.title_terms:

@@ -651,3 +651,8 @@ def test_2_g_d_13_one_of_my_cards_is_not_the_glossary_one_card(index):
     # "one card" (show both hole cards) must not match across "of": "one of my cards" is any card.
     query = "what if the dealer shows one of my cards before the flop?"
     assert top_key(index, query) == "btown-poker-league 2.G.d.13"
+
+
+def test_bar_league_betting_2_starting_blinds_is_blinds_will_start(index):
+    # The same two words the other way round ("Blinds will start at $1") still sit together.
+    assert top_key(index, "bar league starting blinds") == "bar-league-rules Betting 2"
