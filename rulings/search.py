@@ -19,9 +19,12 @@ The pipeline, for the passages at build time and for every query:
    the player talks about (``play for me`` = ``play his stack for him``);
 5. a BM25F scorer over title, headings, text and table context, with a bonus for query words
    that sit next to each other in the passage (or all in a row once typos are fixed) and for
-   passages that cover more of the query; the question word steers: "how many/much/long"
-   prefers a passage with figures, "why" one that gives a purpose, "number 8" the rule numbered
-   8; a section's introduction counts a little less than its numbered rules.
+   passages that cover more of the query (a glossary translation's book words side by side, or
+   the player's two words the other way round, count a little too); the question word steers:
+   "how many/much/long" prefers a passage with figures, "why" one that gives a purpose, "who" one
+   that names a person or role, "number 8" the rule numbered 8; "after the flop" is not "pre
+   flop" (a passage that only writes the opposite time word counts less); a section's
+   introduction counts a little less than its numbered rules.
 
 A query that names a book, or is plainly poker talk (a glossary phrase and no word foreign to the
 books), always gets the best passage; only the rest can come back as "nothing found".
