@@ -58,6 +58,7 @@ from rulings.rulebook import (
     Rulebook,
     bundled_books,
     citation_slug,
+    display_title,
     parse_books,
     read_books,
 )
@@ -110,6 +111,7 @@ _TERMS_PHRASE_BOOST = 1.3
 _GLOSSARY_PAIR_SHARE = 0.25
 _OPPOSITE_SHARE = 0.6
 _REVERSED_PAIR_SHARE = 0.15
+_TAGLINE_SHARE = 0.3
 # "after the flop" and "before the flop" are different rules: the words of time order count.
 _BEFORE = ("befor", "pre", "prior")
 _AFTER = ("after", "post")
@@ -567,6 +569,16 @@ class RuleIndex:
         self._compounds = _compounds(self.passages)
         self._docs = [self._doc(p) for p in self.passages]
         self._aliases = _book_aliases(self.books, self.home)
+        # A book's title page ("Red, White, and Blue Poker League: Free Poker! ..."): its opening
+        # passage headed by the book's own name, a tagline rather than a rule.
+        self._taglines = frozenset(
+            i
+            for i, p in enumerate(self.passages)
+            if len(p.headings) == 1
+            and p.section == p.headings[0]
+            and self._docs[i].is_first
+            and fuzz.token_set_ratio(_plain(p.section), _plain(display_title(p.book))) >= 80
+        )
         self._headings = {h: _plain(h) for p in self.passages for h in (*p.headings, p.title) if h}
         # The passage that opens each heading: where a query naming the heading should land.
         self._opens: dict[tuple[str, str], int] = {}
@@ -1216,6 +1228,8 @@ class RuleIndex:
                 score *= _TERMS_PHRASE_BOOST  # ... or nearly: typos and small words aside
             if numbered is not None and doc.number == numbered:
                 score *= _NUMBERED_BOOST  # "hand ranking number 8": the rule numbered 8
+            if i in self._taglines:
+                score *= _TAGLINE_SHARE  # a title page answers no rules question
             if doc.is_intro and not named:
                 score *= _INTRO_SHARE  # a section's opening words rarely rule on the question
             if why and doc.gives_reason:
@@ -1549,9 +1563,14 @@ def _set_apart(words: Sequence[str], alias: tuple[str, ...]) -> bool:
 
 
 def _same_word(alias: str, word: str) -> bool:
-    """A word of a book's name with one slip ("pokr" for "poker", not "same" for "game")."""
+    """A word of a book's name with one slip ("pokr" for "poker", not "same" for "game").
+
+    A dropped last letter is a slip too, even in a short word ("blu" for "blue").
+    """
     if alias == word:
         return True
+    if len(alias) >= 4 and len(word) >= 3 and word == alias[:-1]:
+        return True  # the last letter dropped: "red wite blu"
     return len(alias) >= 5 and len(word) >= 4 and OSA.distance(alias, word, score_cutoff=1) <= 1
 
 

@@ -656,3 +656,27 @@ def test_2_g_d_13_one_of_my_cards_is_not_the_glossary_one_card(index):
 def test_bar_league_betting_2_starting_blinds_is_blinds_will_start(index):
     # The same two words the other way round ("Blinds will start at $1") still sit together.
     assert top_key(index, "bar league starting blinds") == "bar-league-rules Betting 2"
+
+
+def test_a_book_name_with_typos_and_a_dropped_letter_names_it(index):
+    assert index._named_book("red wite blu minimun raize")[0::2] == ("red-white-blue-league", True)
+    keys = [m.key for m in index.search("red wite blu minimun raize").matches]
+    assert keys[0] == "red-white-blue-league No-Limit Betting Rules 10"
+
+
+def test_a_title_page_is_not_the_answer_to_a_rules_question(index):
+    for query in ("undercall rwb", "red white blue blinds", "rwb chips"):
+        top = index.search(query).matches[0]
+        assert top.section != "Red, White, and Blue Poker League", query
+
+
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [
+        ("undercall rwb", "red-white-blue-league No-Limit Betting Rules 6"),
+        ("do the cards play themselves in bar league", "bar-league-rules Winning Hands 2"),
+        ("poker pub brake", "poker-pub Bar rules 10"),
+    ],
+)
+def test_slang_and_sound_alike_words_of_this_round(index, query, key):
+    assert index.search(query).matches[0].key == key
