@@ -112,6 +112,9 @@ _GLOSSARY_PAIR_SHARE = 0.25
 _OPPOSITE_SHARE = 0.6
 _REVERSED_PAIR_SHARE = 0.15
 _TAGLINE_SHARE = 0.3
+_DEFINES_BOOST = 1.3  # "kicker": the passage that says what a kicker is
+_DEFINES_BOOK_BOOST = 2.0  # ... more so inside the one book asked ("the game kicker")
+_DEFINED_WORDS = 3  # a query of at most this many content words may ask for a definition
 # "after the flop" and "before the flop" are different rules: the words of time order count.
 _BEFORE = ("befor", "pre", "prior")
 _AFTER = ("after", "post")
@@ -569,6 +572,7 @@ class RuleIndex:
         self._compounds = _compounds(self.passages)
         self._docs = [self._doc(p) for p in self.passages]
         self._aliases = _book_aliases(self.books, self.home)
+        self._folded = [_fold(p.text) for p in self.passages]
         # A book's title page ("Red, White, and Blue Poker League: Free Poker! ..."): its opening
         # passage headed by the book's own name, a tagline rather than a rule.
         self._taglines = frozenset(
@@ -815,6 +819,8 @@ class RuleIndex:
             terms_flat=terms_flat,
             phrase_pairs=phrase_pairs,
             opposite=_opposite_pairs(content),
+            defines=_definition(phrase),
+            one_book=book_asked is not None or len(wanted) == 1,
         )
         if named and books is None and (not scored or scored[0][2] < _MIN_COVERAGE):
             silent = self._silent(book_asked, content, weighted, limit, text, text_for_terms)
@@ -1142,6 +1148,8 @@ class RuleIndex:
         terms_flat: str | None = None,
         phrase_pairs: frozenset[tuple[str, str]] = frozenset(),
         opposite: Mapping[tuple[str, str], frozenset[tuple[str, str]]] | None = None,
+        defines: re.Pattern[str] | None = None,
+        one_book: bool = False,
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -1228,6 +1236,10 @@ class RuleIndex:
                 score *= _TERMS_PHRASE_BOOST  # ... or nearly: typos and small words aside
             if numbered is not None and doc.number == numbered:
                 score *= _NUMBERED_BOOST  # "hand ranking number 8": the rule numbered 8
+            if defines is not None and defines.search(self._folded[i]):
+                # The asked word is the subject ("called the kicker"). Across books the league's
+                # own book still comes first; inside the book asked the definition wins.
+                score *= _DEFINES_BOOK_BOOST if one_book else _DEFINES_BOOST
             if i in self._taglines:
                 score *= _TAGLINE_SHARE  # a title page answers no rules question
             if doc.is_intro and not named:
@@ -1560,6 +1572,28 @@ def _set_apart(words: Sequence[str], alias: tuple[str, ...]) -> bool:
         if before[-1:] == ["qqsep"] and not after:
             return True
     return False
+
+
+def _definition(phrase: Sequence[str]) -> re.Pattern[str] | None:
+    """A pattern for a passage that defines what a short query names, or None.
+
+    The asked words must be the subject: "This is called the 'Kicker'", "Kicker: ...",
+    "A kicker is ...", "known as the small blind", not a passage that merely uses them.
+
+    >>> bool(_definition(["kicker"]).search('this is called the "kicker". if'))
+    True
+    >>> bool(_definition(["small", "blind"]).search('left of the "small blind" posts'))
+    False
+    """
+    words = [w for w in phrase if not _is_stop(w) and not w.isdigit()]
+    if not words or len(words) > _DEFINED_WORDS:
+        return None
+    quote = "[\"'\u201c\u201d]?"
+    asked = rf"{quote}(?:the |a |an )?{quote}" + r"\W+".join(map(re.escape, words)) + r"(?:e?s)?\b"
+    return re.compile(
+        rf"(?:\b(?:called|known as|named) {asked})"
+        rf"|(?:(?:^|[.!?]\s+){asked}{quote}(?:\s*:|\s+(?:is|are|means|refers)\b))"
+    )
 
 
 def _same_word(alias: str, word: str) -> bool:

@@ -680,3 +680,18 @@ def test_a_title_page_is_not_the_answer_to_a_rules_question(index):
 )
 def test_slang_and_sound_alike_words_of_this_round(index, query, key):
     assert index.search(query).matches[0].key == key
+
+
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [
+        ("the game kicker", "the-game-texas-holdem 19"),  # "This is called the 'Kicker'"
+        ("the game small blind", "the-game-texas-holdem 7"),  # "a bet called the 'Small Blind'"
+    ],
+)
+def test_the_passage_that_defines_the_word_beats_those_that_use_it(index, query, key):
+    assert index.search(query).matches[0].key == key
+
+
+def test_a_definition_elsewhere_does_not_unseat_the_home_book(index):
+    assert index.search("kicker").matches[0].book == "btown-poker-league"
