@@ -695,3 +695,9 @@ def test_the_passage_that_defines_the_word_beats_those_that_use_it(index, query,
 
 def test_a_definition_elsewhere_does_not_unseat_the_home_book(index):
     assert index.search("kicker").matches[0].book == "btown-poker-league"
+
+
+def test_points_for_winning_is_the_first_place_row_not_the_whole_list(index):
+    top = index.search("poker pub points for winning").matches[0]
+    assert top.key == "poker-pub Points Awarding 1 [First place]"
+    assert index.search("points for winning").matches[0].key.startswith("btown-poker-league 1.C")
