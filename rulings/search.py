@@ -1119,14 +1119,23 @@ class RuleIndex:
                     and (not same_first or (len(word) == 6 and fuzz.ratio(word, cand) < 85))
                 ):
                     continue
-                # Sounding alike makes up for one slip ("dubble" is "double", not "bubble").
-                slips = distance - same_sound
+                # Sounding alike makes up for one slip ("dubble" is "double", not "bubble"), and
+                # so do the same letters sounding alike ("brake" is "break", not "broke").
+                same_letters = same_sound and sorted(cand) == sorted(word)
+                slips = distance - same_sound - same_letters
                 ranked.append(
-                    (-slips, same_sound, same_first, self._surface_freq.get(cand, 0), cand)
+                    (
+                        -slips,
+                        same_sound,
+                        same_letters,
+                        same_first,
+                        self._surface_freq.get(cand, 0),
+                        cand,
+                    )
                 )
             ranked.sort(reverse=True)
             # Only the equally good candidates compete on context.
-            best = tuple(r[4] for r in ranked if r[:2] == ranked[0][:2]) if ranked else ()
+            best = tuple(r[-1] for r in ranked if r[:3] == ranked[0][:3]) if ranked else ()
         self._corrections[word] = (best, tuple(if_context))
         return self._corrections[word]
 

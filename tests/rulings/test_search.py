@@ -701,3 +701,9 @@ def test_points_for_winning_is_the_first_place_row_not_the_whole_list(index):
     top = index.search("poker pub points for winning").matches[0]
     assert top.key == "poker-pub Points Awarding 1 [First place]"
     assert index.search("points for winning").matches[0].key.startswith("btown-poker-league 1.C")
+
+
+def test_a_sound_alike_anagram_is_the_book_word_without_any_glossary(index):
+    bare = RuleIndex(index.books, glossary=Glossary.from_toml(""), home=index.home)
+    assert bare._candidates("brake")[0][0] == "break"  # not "broke", one letter off
+    assert bare.search("poker pub brake").matches[0].key == "poker-pub Bar rules 10"
