@@ -707,3 +707,18 @@ def test_a_sound_alike_anagram_is_the_book_word_without_any_glossary(index):
     bare = RuleIndex(index.books, glossary=Glossary.from_toml(""), home=index.home)
     assert bare._candidates("brake")[0][0] == "break"  # not "broke", one letter off
     assert bare.search("poker pub brake").matches[0].key == "poker-pub Bar rules 10"
+
+
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [
+        ("red white blue string raise", "red-white-blue-league No-Limit Betting Rules 8"),
+        ("bounty on last season's champ at toc", "btown-poker-league 4.F"),
+        (
+            "rwb dealer gave me 3 hole cards",
+            "red-white-blue-league Texas Hold'em Dealing and Card Rules 5",
+        ),
+    ],
+)
+def test_slang_for_string_raise_defending_champ_and_an_extra_hole_card(index, query, key):
+    assert key in [m.key for m in index.search(query).matches]
