@@ -6,11 +6,13 @@ The pipeline, for the passages at build time and for every query:
    number words to digits (``fifth``/``5th`` -> ``5``), hyphenated words kept whole and split
    (``over-sized`` -> ``oversized``, ``over``, ``sized``);
 2. query only: a rule number (``2.G.d.6``, ``2-G-d-6``, ``2gd6``, ``bar rules 12``) or a passage
-   key answers directly; a book's name (``poker pub``, ``pokr pub``, ``rwb``, ``barleague``,
+   key answers directly; a book's name (``poker pub``, ``pokr pub``, ``rwb``, ``red wite blu``,
+   ``barleague``,
    ``in the game``, ``the game: ...``, ``the game rules``) picks or favours that book; words the
    books never use are joined or split against the books' vocabulary (``cellphone`` -> ``cell
    phone``) or corrected (``polcy`` -> ``policy``, ``durring`` -> ``during``, rapidfuzz), a
-   word that sounds alike counting one slip less (``dubble`` -> ``double``) and, among equal
+   word that sounds alike counting one slip less (``dubble`` -> ``double``), one more if it
+   has the same letters (``brake`` -> ``break``, not ``broke``) and, among equal
    candidates, the one the books write next to a neighbouring word winning (``cards reed`` ->
    ``read``); words of table talk (``buddy``, ``made``) weigh little;
 3. light stemming and stop words;
@@ -24,7 +26,9 @@ The pipeline, for the passages at build time and for every query:
    "how many/much/long" prefers a passage with figures, "why" one that gives a purpose, "who" one
    that names a person or role, "number 8" the rule numbered 8; "after the flop" is not "pre
    flop" (a passage that only writes the opposite time word counts less); a section's
-   introduction counts a little less than its numbered rules.
+   introduction counts a little less than its numbered rules, a book's title page (its name over
+   a tagline) much less; for a short query, the passage that defines the asked words ("called
+   the 'Kicker'", "Kicker: ...") counts more, most inside the one book asked.
 
 A query that names a book, or is plainly poker talk (a glossary phrase and no word foreign to the
 books), always gets the best passage; only the rest can come back as "nothing found".
