@@ -7,8 +7,8 @@ The pipeline, for the passages at build time and for every query:
    (``over-sized`` -> ``oversized``, ``over``, ``sized``);
 2. query only: a rule number (``2.G.d.6``, ``2-G-d-6``, ``2gd6``, ``bar rules 12``) or a passage
    key answers directly; a book's name (``poker pub``, ``pokr pub``, ``rwb``, ``red wite blu``,
-   ``barleague``,
-   ``in the game``, ``the game: ...``, ``the game rules``) picks or favours that book; words the
+   ``barleague``, ``in the game``, ``the game: ...``, ``the game rules``) picks or favours that
+   book; words the
    books never use are joined or split against the books' vocabulary (``cellphone`` -> ``cell
    phone``) or corrected (``polcy`` -> ``policy``, ``durring`` -> ``during``, rapidfuzz), a
    word that sounds alike counting one slip less (``dubble`` -> ``double``), one more if it
