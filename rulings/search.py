@@ -8,13 +8,12 @@ The pipeline, for the passages at build time and for every query:
 2. query only: a rule number (``2.G.d.6``, ``2-G-d-6``, ``2gd6``, ``bar rules 12``) or a passage
    key answers directly; a book's name (``poker pub``, ``pokr pub``, ``rwb``, ``red wite blu``,
    ``barleague``, ``in the game``, ``the game: ...``, ``the game rules``) picks or favours that
-   book; words the
-   books never use are joined or split against the books' vocabulary (``cellphone`` -> ``cell
-   phone``) or corrected (``polcy`` -> ``policy``, ``durring`` -> ``during``, rapidfuzz), a
-   word that sounds alike counting one slip less (``dubble`` -> ``double``), one more if it
-   has the same letters (``brake`` -> ``break``, not ``broke``) and, among equal
-   candidates, the one the books write next to a neighbouring word winning (``cards reed`` ->
-   ``read``); words of table talk (``buddy``, ``made``) weigh little;
+   book; words the books never use are joined or split against the books' vocabulary
+   (``cellphone`` -> ``cell phone``) or corrected (``polcy`` -> ``policy``, ``durring`` ->
+   ``during``, rapidfuzz), a word that sounds alike counting one slip less (``dubble`` ->
+   ``double``), one more if it has the same letters (``brake`` -> ``break``, not ``broke``)
+   and, among equal candidates, the one the books write next to a neighbouring word winning
+   (``cards reed`` -> ``read``); words of table talk (``buddy``, ``made``) weigh little;
 3. light stemming and stop words;
 4. query only: the glossary (``rulings/data/glossary.toml``) adds the rulebook's words for players'
    slang and synonyms (``cards speak`` -> ``cards read themselves``); its phrases match whoever
