@@ -575,7 +575,8 @@ class RuleIndex:
         self._compounds = _compounds(self.passages)
         self._docs = [self._doc(p) for p in self.passages]
         self._aliases = _book_aliases(self.books, self.home)
-        self._folded = [_fold(p.text) for p in self.passages]
+        # the terms each passage defines, for a short query asking what a word means
+        self._defines = [_defined_terms(_fold(p.text)) for p in self.passages]
         # A book's title page ("Red, White, and Blue Poker League: Free Poker! ..."): its opening
         # passage headed by the book's own name, a tagline rather than a rule.
         self._taglines = frozenset(
@@ -1160,7 +1161,7 @@ class RuleIndex:
         terms_flat: str | None = None,
         phrase_pairs: frozenset[tuple[str, str]] = frozenset(),
         opposite: Mapping[tuple[str, str], frozenset[tuple[str, str]]] | None = None,
-        defines: re.Pattern[str] | None = None,
+        defines: tuple[str, ...] | None = None,
         one_book: bool = False,
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
@@ -1248,7 +1249,7 @@ class RuleIndex:
                 score *= _TERMS_PHRASE_BOOST  # ... or nearly: typos and small words aside
             if numbered is not None and doc.number == numbered:
                 score *= _NUMBERED_BOOST  # "hand ranking number 8": the rule numbered 8
-            if defines is not None and defines.search(self._folded[i]):
+            if defines is not None and defines in self._defines[i]:
                 # The asked word is the subject ("called the kicker"). Across books the league's
                 # own book still comes first; inside the book asked the definition wins.
                 score *= _DEFINES_BOOK_BOOST if one_book else _DEFINES_BOOST
@@ -1586,26 +1587,46 @@ def _set_apart(words: Sequence[str], alias: tuple[str, ...]) -> bool:
     return False
 
 
-def _definition(phrase: Sequence[str]) -> re.Pattern[str] | None:
-    """A pattern for a passage that defines what a short query names, or None.
+# Where a passage defines a term: "... called the 'Kicker'", "Kicker: ...", "A kicker is ...".
+_Q = "[\"'\u201c\u201d]?"
+_DEFINED_AFTER = re.compile(
+    rf"\b(?:called|known as|named)\s+{_Q}(?:the |a |an )?{_Q}([a-z0-9]+(?:\W+[a-z0-9]+){{0,2}})"
+)
+_DEFINED_SUBJECT = re.compile(
+    rf"(?:^|[.!?]\s+){_Q}(?:the |a |an )?{_Q}([a-z0-9]+(?:\W+[a-z0-9]+){{0,2}}?){_Q}"
+    r"(?:\s*:|\s+(?:is|are|means|refers)\b)"
+)
 
-    The asked words must be the subject: "This is called the 'Kicker'", "Kicker: ...",
-    "A kicker is ...", "known as the small blind", not a passage that merely uses them.
 
-    >>> bool(_definition(["kicker"]).search('this is called the "kicker". if'))
+def _defined_terms(folded: str) -> frozenset[tuple[str, ...]]:
+    """The terms a passage defines, as word tuples (singular and as written), built once.
+
+    >>> ('kicker',) in _defined_terms('this is called the "kicker". if two players')
     True
-    >>> bool(_definition(["small", "blind"]).search('left of the "small blind" posts'))
+    >>> ('small', 'blind') in _defined_terms('left of the "small blind" posts')
     False
     """
-    words = [w for w in phrase if not _is_stop(w) and not w.isdigit()]
+    found: set[tuple[str, ...]] = set()
+    for match in _DEFINED_AFTER.finditer(folded):
+        words = re.findall(r"[a-z0-9]+", match[1])
+        found.update(tuple(words[:n]) for n in range(1, len(words) + 1))
+    for match in _DEFINED_SUBJECT.finditer(folded):
+        found.add(tuple(re.findall(r"[a-z0-9]+", match[1])))
+    # "kickers" defines "kicker", "boxes" defines "box"
+    for term in list(found):
+        last = term[-1]
+        for ending in ("es", "s"):
+            if last.endswith(ending) and len(last) > len(ending):
+                found.add((*term[:-1], last[: -len(ending)]))
+    return frozenset(found)
+
+
+def _definition(phrase: Sequence[str]) -> tuple[str, ...] | None:
+    """The term a short query may ask to have defined (at most ``_DEFINED_WORDS`` words)."""
+    words = tuple(w for w in phrase if not _is_stop(w) and not w.isdigit())
     if not words or len(words) > _DEFINED_WORDS:
         return None
-    quote = "[\"'\u201c\u201d]?"
-    asked = rf"{quote}(?:the |a |an )?{quote}" + r"\W+".join(map(re.escape, words)) + r"(?:e?s)?\b"
-    return re.compile(
-        rf"(?:\b(?:called|known as|named) {asked})"
-        rf"|(?:(?:^|[.!?]\s+){asked}{quote}(?:\s*:|\s+(?:is|are|means|refers)\b))"
-    )
+    return words
 
 
 def _same_word(alias: str, word: str) -> bool:
