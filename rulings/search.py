@@ -991,6 +991,11 @@ class RuleIndex:
             if _is_stop(word) or word.isdigit() or is_piece or word in self._known:
                 fixed.append((word, 1.0))
                 continue
+            # A doubled letter typed for a single one ("missdeal") is a typo, not "miss deal".
+            single = self._undoubled(word)
+            if single is not None:
+                fixed.append((_number(single), _CORRECTED_WEIGHT))
+                continue
             # Split before stemming: "secondchance" is "second chance", not a form of "second".
             parts = self._split(word)
             if parts:
@@ -1036,6 +1041,15 @@ class RuleIndex:
         # ("stak" is a typo for "stack", not the stem of "stakes").
         root = stem(word)
         return root != word and (root in self._idf or root in self._glossary_words)
+
+    def _undoubled(self, word: str) -> str | None:
+        """The book word ``word`` is with one doubled letter typed once ("missdeal"), if any."""
+        if len(word) < 5:
+            return None
+        for i in range(len(word) - 1):
+            if word[i] == word[i + 1] and (single := word[:i] + word[i + 1 :]) in self._known:
+                return single
+        return None
 
     def _split(self, word: str) -> list[str] | None:
         if word.startswith("a") and len(word) >= 5 and word[1:] in self._known:

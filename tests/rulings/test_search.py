@@ -242,6 +242,13 @@ def test_4_b_a_joined_word_is_split_before_stemming(index, query, key):
     assert top_key(index, query) == key
 
 
+def test_2_g_d_13_a_doubled_letter_is_a_typo_not_two_words(index):
+    # "missdeal" is "misdeal" typed with a double s, not "miss" + "deal".
+    assert set(index.query_terms("missdeal")) == set(index.query_terms("misdeal"))
+    assert "miss" not in index.query_terms("missdeal")
+    assert top_key(index, "missdeal") == "btown-poker-league 2.G.d.13"
+
+
 def test_a_word_with_a_particle_stuck_on_is_split(index):
     assert "stack" in index.query_terms("stackup")
     assert "chop" in index.query_terms("chopit")
