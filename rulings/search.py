@@ -1065,7 +1065,32 @@ class RuleIndex:
             left = word[: -len(tail)]
             if word.endswith(tail) and len(left) >= 4 and self._is_part(left):
                 return [left, tail]
-        return None
+        return self._split_phrase(word) if len(word) >= 8 else None
+
+    def _split_phrase(self, word: str) -> list[str] | None:
+        """A phrase typed as one word, small words included ("ontheclock" -> on the clock).
+
+        The fewest pieces, each a content word the books know or a stop word of two letters or
+        more, with at least one content word of four letters or more.
+        """
+        best: list[list[str] | None] = [[]] + [None] * len(word)
+        for end in range(1, len(word) + 1):
+            for start in range(max(0, end - 20), end):
+                before = best[start]
+                piece = word[start:end]
+                if before is None or not (
+                    self._is_part(piece) or (len(piece) >= 2 and _is_stop(piece))
+                ):
+                    continue
+                current = best[end]
+                if current is None or len(before) + 1 < len(current):
+                    best[end] = [*before, piece]
+        parts = best[-1]
+        if parts is None or len(parts) < 2:
+            return None
+        if not any(len(p) >= 4 and not _is_stop(p) for p in parts):
+            return None
+        return parts
 
     def _is_part(self, piece: str) -> bool:
         """A piece of a run-together word: a content word the books or glossary know.

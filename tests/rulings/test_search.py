@@ -249,6 +249,13 @@ def test_2_g_d_13_a_doubled_letter_is_a_typo_not_two_words(index):
     assert top_key(index, "missdeal") == "btown-poker-league 2.G.d.13"
 
 
+def test_a_phrase_typed_as_one_word_splits_with_its_small_words(index):
+    # "ontheclock" is "on the clock": stop words are pieces too, the fewest pieces win.
+    assert index._split("ontheclock") == ["on", "the", "clock"]
+    assert index._split("registraton") is None  # a typo is not cut into scraps
+    assert top_key(index, "bar leauge ontheclock") == "bar-league-rules Time 1"
+
+
 def test_a_word_with_a_particle_stuck_on_is_split(index):
     assert "stack" in index.query_terms("stackup")
     assert "chop" in index.query_terms("chopit")
