@@ -823,7 +823,7 @@ class RuleIndex:
             terms_flat=terms_flat,
             phrase_pairs=phrase_pairs,
             opposite=_opposite_pairs(content),
-            defines=_definition(phrase),
+            defines=_definition(self._spelt(phrase)),
             one_book=book_asked is not None or len(wanted) == 1,
         )
         if named and books is None and (not scored or scored[0][2] < _MIN_COVERAGE):
@@ -1041,6 +1041,16 @@ class RuleIndex:
         # ("stak" is a typo for "stack", not the stem of "stakes").
         root = stem(word)
         return root != word and (root in self._idf or root in self._glossary_words)
+
+    def _spelt(self, words: Sequence[str]) -> list[str]:
+        """The words as the books spell them: typos corrected, known words as typed."""
+        out = []
+        for word in words:
+            if _is_stop(word) or word.isdigit() or self._is_known(word):
+                out.append(word)
+            else:
+                out.append(self._undoubled(word) or self._correct(word) or word)
+        return out
 
     def _undoubled(self, word: str) -> str | None:
         """The book word ``word`` is with one doubled letter typed once ("missdeal"), if any."""

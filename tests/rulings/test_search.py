@@ -701,6 +701,7 @@ def test_slang_and_sound_alike_words_of_this_round(index, query, key):
     [
         ("the game kicker", "the-game-texas-holdem 19"),  # "This is called the 'Kicker'"
         ("the game small blind", "the-game-texas-holdem 7"),  # "a bet called the 'Small Blind'"
+        ("the game kiker", "the-game-texas-holdem 19"),  # the typo fixed asks for the same term
     ],
 )
 def test_the_passage_that_defines_the_word_beats_those_that_use_it(index, query, key):
