@@ -737,3 +737,18 @@ def test_a_sound_alike_anagram_is_the_book_word_without_any_glossary(index):
 )
 def test_slang_for_string_raise_defending_champ_and_an_extra_hole_card(index, query, key):
     assert key in [m.key for m in index.search(query).matches]
+
+
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [
+        ("bonus for hitting four of a kind", "btown-poker-league 1.C.a [Premium Hand Any Quads]"),
+        ("4 of a kind bonus", "btown-poker-league 1.C.a [Premium Hand Any Quads]"),
+        ("is there a bonus for quads", "btown-poker-league 1.C.a [Premium Hand Any Quads]"),
+        ("royal flush bonus", "btown-poker-league 1.C.a [Premium Hand Royal Flush]"),
+    ],
+)
+def test_1_c_a_a_bonus_for_a_named_hand_is_the_premium_hand_row(index, query, key):
+    # Four of a kind is quads in every form; the bonus is Regular Points, not Bonus Points.
+    assert top_key(index, query) == key
+    assert top_key(index, "bonus points") == "btown-poker-league 1.C.b"
