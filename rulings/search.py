@@ -113,6 +113,7 @@ _INTRO_SHARE = 0.9
 _TERMS_PHRASE_BOOST = 1.3
 _GLOSSARY_PAIR_SHARE = 0.25
 _OPPOSITE_SHARE = 0.6
+_ONE_OF = (("small", "big"),)  # a question about one of these is not about the other
 _REVERSED_PAIR_SHARE = 0.15
 _TAGLINE_SHARE = 0.3
 _DEFINES_BOOST = 1.3  # "kicker": the passage that says what a kicker is
@@ -947,6 +948,20 @@ class RuleIndex:
                 share *= _ASIDE_WEIGHT
             for term in expansion:
                 weighted[term] = max(weighted.get(term, 0.0), _GLOSSARY_WEIGHT * share)
+        # A translation naming both sides of a pair ("who posts" -> small blind, big blind) is
+        # vague; a typed word or a translation naming one side ("little blind") picks that side.
+        for pair in _ONE_OF:
+            picked = {t for t in pair if t in sequence} | {
+                t
+                for key, expansion in matched_keys
+                for t in pair
+                if t in expansion
+                if not set(pair) <= set(expansion)
+            }
+            if len(picked) == 1:
+                for other in set(pair) - picked:
+                    if other not in sequence:
+                        weighted.pop(other, None)
         # The player's slang words that the glossary translated count less than the translation.
         for term in replaced - kept:
             if term in weighted:

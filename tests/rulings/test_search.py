@@ -752,3 +752,10 @@ def test_1_c_a_a_bonus_for_a_named_hand_is_the_premium_hand_row(index, query, ke
     # Four of a kind is quads in every form; the bonus is Regular Points, not Bonus Points.
     assert top_key(index, query) == key
     assert top_key(index, "bonus points") == "btown-poker-league 1.C.b"
+
+
+def test_7_asking_about_one_blind_drops_the_other_from_a_vague_translation(index):
+    # "who posts" translates to both blinds; "little blind" (= small blind) picks one of them.
+    assert "big" not in index.query_terms("the game who posts the little blind")
+    assert {"small", "big"} <= set(index.query_terms("who posts blinds"))
+    assert top_key(index, "the game who posts the little blind") == "the-game-texas-holdem 7"
