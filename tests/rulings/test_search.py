@@ -759,3 +759,8 @@ def test_7_asking_about_one_blind_drops_the_other_from_a_vague_translation(index
     assert "big" not in index.query_terms("the game who posts the little blind")
     assert {"small", "big"} <= set(index.query_terms("who posts blinds"))
     assert top_key(index, "the game who posts the little blind") == "the-game-texas-holdem 7"
+
+
+def test_2_e_c_dumping_a_stack_to_leave_is_chip_dumping(index):
+    assert top_key(index, "guy dumps his stack so he can go home") == "btown-poker-league 2.E.c"
+    assert top_key(index, "dumps his stack") == "btown-poker-league 3.A.e"
