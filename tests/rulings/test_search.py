@@ -764,3 +764,9 @@ def test_7_asking_about_one_blind_drops_the_other_from_a_vague_translation(index
 def test_2_e_c_dumping_a_stack_to_leave_is_chip_dumping(index):
     assert top_key(index, "guy dumps his stack so he can go home") == "btown-poker-league 2.E.c"
     assert top_key(index, "dumps his stack") == "btown-poker-league 3.A.e"
+
+
+def test_poker_pub_bar_rules_14_a_three_way_pot_is_a_multi_way_pot(index):
+    query = "poker pub flashing hole cards in a three way pot"
+    assert top_key(index, query) == "poker-pub Bar rules 14"
+    assert top_key(index, "three way all in side pot") == "btown-poker-league 2.G.e.1"
