@@ -356,6 +356,11 @@ def _is_stop(word: str) -> bool:
     return word in _STOP_WORDS and word not in _KEPT
 
 
+def _is_content(word: str) -> bool:
+    """A word of four letters or more that carries meaning (a run-together phrase needs one)."""
+    return len(word) >= 4 and not _is_stop(word)
+
+
 _CHATTY_STEMS = frozenset(stem(w) for w in _CHATTY)
 # Glossary phrases match whoever the player talks about: "play for me" = "play for him".
 _PERSONS = frozenset(
@@ -1011,6 +1016,10 @@ class RuleIndex:
             if single is not None:
                 fixed.append((_number(single), _CORRECTED_WEIGHT))
                 continue
+            parts = self._undoubled_split(word)  # "sidepott" is "side pot"
+            if parts:
+                fixed.extend((_number(part), _CORRECTED_WEIGHT) for part in parts)
+                continue
             # Split before stemming: "secondchance" is "second chance", not a form of "second".
             parts = self._split(word)
             if parts:
@@ -1023,6 +1032,11 @@ class RuleIndex:
             correction = self._correct(word, context)
             if correction:
                 fixed.append((_number(correction), _CORRECTED_WEIGHT))
+                continue
+            # A phrase typed as one word with a typo in its last word ("outoftrun").
+            parts = self._split_phrase(word, typo_last=True) if len(word) >= 8 else None
+            if parts:
+                fixed.extend((_number(part), _CORRECTED_WEIGHT) for part in parts)
             else:
                 fixed.append((word, 1.0))
         # A "while ..." clause says what the player is doing meanwhile, not what they ask about
@@ -1076,6 +1090,15 @@ class RuleIndex:
                 return single
         return None
 
+    def _undoubled_split(self, word: str) -> list[str] | None:
+        """Two book words typed together with one letter doubled ("sidepott"), if so."""
+        if len(word) < 7 or self._split(word):
+            return None
+        for i in range(len(word) - 1):
+            if word[i] == word[i + 1] and (parts := self._split(word[:i] + word[i + 1 :])):
+                return parts
+        return None
+
     def _split(self, word: str) -> list[str] | None:
         if word.startswith("a") and len(word) >= 5 and word[1:] in self._known:
             return ["a", word[1:]]  # "aplay" is "a play" typed together
@@ -1092,30 +1115,41 @@ class RuleIndex:
                 return [left, tail]
         return self._split_phrase(word) if len(word) >= 8 else None
 
-    def _split_phrase(self, word: str) -> list[str] | None:
+    def _split_phrase(self, word: str, *, typo_last: bool = False) -> list[str] | None:
         """A phrase typed as one word, small words included ("ontheclock" -> on the clock).
 
         The fewest pieces, each a content word the books know or a stop word of two letters or
-        more, with at least one content word of four letters or more.
+        more, with at least one content word of four letters or more. With ``typo_last``, the
+        last piece (four letters or more, after at least one stop word) may be a typo of a
+        book word ("outoftrun" -> out of turn).
         """
         best: list[list[str] | None] = [[]] + [None] * len(word)
         for end in range(1, len(word) + 1):
             for start in range(max(0, end - 20), end):
                 before = best[start]
                 piece = word[start:end]
-                if before is None or not (
-                    self._is_part(piece) or (len(piece) >= 2 and _is_stop(piece))
+                if (
+                    before is None
+                    or len(piece) < 2
+                    or not (self._is_part(piece) or _is_stop(piece))
                 ):
                     continue
                 current = best[end]
                 if current is None or len(before) + 1 < len(current):
                     best[end] = [*before, piece]
         parts = best[-1]
-        if parts is None or len(parts) < 2:
+        if parts is not None and len(parts) >= 2 and any(_is_content(p) for p in parts):
+            return parts
+        if not typo_last:
             return None
-        if not any(len(p) >= 4 and not _is_stop(p) for p in parts):
-            return None
-        return parts
+        # The shortest last piece that is a typo of a content word ("buton" in "onthebuton").
+        for start in range(len(word) - 4, 1, -1):
+            before = best[start]
+            if before and any(_is_stop(p) for p in before):
+                last = self._correct(word[start:])
+                if last is not None and _is_content(last):
+                    return [*before, last]
+        return None
 
     def _is_part(self, piece: str) -> bool:
         """A piece of a run-together word: a content word the books or glossary know.

@@ -256,6 +256,14 @@ def test_a_phrase_typed_as_one_word_splits_with_its_small_words(index):
     assert top_key(index, "bar leauge ontheclock") == "bar-league-rules Time 1"
 
 
+def test_a_run_together_phrase_may_end_in_a_typo_or_hold_a_doubled_letter(index):
+    assert index._split_phrase("outoftrun", typo_last=True) == ["out", "of", "turn"]
+    assert index._split_phrase("onthebuton", typo_last=True) == ["on", "the", "button"]
+    assert index._split_phrase("xyzzyfoobar", typo_last=True) is None
+    assert {"sid", "pot"} <= set(index.query_terms("sidepott"))  # side pot, one t too many
+    assert top_key(index, "sidepott") == "btown-poker-league 2.G.e.1"
+
+
 def test_a_word_with_a_particle_stuck_on_is_split(index):
     assert "stack" in index.query_terms("stackup")
     assert "chop" in index.query_terms("chopit")
