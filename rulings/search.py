@@ -1142,12 +1142,13 @@ class RuleIndex:
             return parts
         if not typo_last:
             return None
-        # The shortest last piece that is a typo of a content word ("buton" in "onthebuton").
+        # The shortest last piece that is a typo of a content word ("buton" in "onthebuton"),
+        # after two pieces or more ("tomorrow" is not "to borrow"), its first letter as typed.
         for start in range(len(word) - 4, 1, -1):
             before = best[start]
-            if before and any(_is_stop(p) for p in before):
+            if before and len(before) >= 2 and any(_is_stop(p) for p in before):
                 last = self._correct(word[start:])
-                if last is not None and _is_content(last):
+                if last is not None and _is_content(last) and last[0] == word[start]:
                     return [*before, last]
         return None
 
