@@ -9,15 +9,19 @@ The pipeline, for the passages at build time and for every query:
    key answers directly; a book's name (``poker pub``, ``pokr pub``, ``rwb``, ``red wite blu``,
    ``barleague``, ``in the game``, ``the game: ...``, ``the game rules``) picks or favours that
    book; words the books never use are joined or split against the books' vocabulary
-   (``cellphone`` -> ``cell phone``) or corrected (``polcy`` -> ``policy``, ``durring`` ->
-   ``during``, rapidfuzz), a word that sounds alike counting one slip less (``dubble`` ->
-   ``double``), one more if it has the same letters (``brake`` -> ``break``, not ``broke``)
-   and, among equal candidates, the one the books write next to a neighbouring word winning
-   (``cards reed`` -> ``read``); words of table talk (``buddy``, ``made``) weigh little;
+   (``cellphone`` -> ``cell phone``; a whole phrase with its small words, ``ontheclock`` ->
+   ``on the clock``, even ending in a typo, ``outoftrun``; a doubled letter is a typo first,
+   ``missdeal`` -> ``misdeal``, not ``miss deal``) or corrected (``polcy`` -> ``policy``,
+   ``durring`` -> ``during``, rapidfuzz), a word that sounds alike counting one slip less
+   (``dubble`` -> ``double``), one more if it has the same letters (``brake`` -> ``break``,
+   not ``broke``) and, among equal candidates, the one the books write next to a neighbouring
+   word winning (``cards reed`` -> ``read``); words of table talk (``buddy``, ``made``) weigh
+   little;
 3. light stemming and stop words;
 4. query only: the glossary (``rulings/data/glossary.toml``) adds the rulebook's words for players'
    slang and synonyms (``cards speak`` -> ``cards read themselves``); its phrases match whoever
-   the player talks about (``play for me`` = ``play his stack for him``);
+   the player talks about (``play for me`` = ``play his stack for him``); a translation naming
+   both sides of a pair (``who posts`` -> small and big blind) gives way to the side asked;
 5. a BM25F scorer over title, headings, text and table context, with a bonus for query words
    that sit next to each other in the passage (or all in a row once typos are fixed) and for
    passages that cover more of the query (a glossary translation's book words side by side, or
@@ -27,7 +31,7 @@ The pipeline, for the passages at build time and for every query:
    flop" (a passage that only writes the opposite time word counts less); a section's
    introduction counts a little less than its numbered rules, a book's title page (its name over
    a tagline) much less; for a short query, the passage that defines the asked words ("called
-   the 'Kicker'", "Kicker: ...") counts more, most inside the one book asked.
+   the 'Kicker'", "Kicker: ...", typos fixed first) counts more, most inside the one book asked.
 
 A query that names a book, or is plainly poker talk (a glossary phrase and no word foreign to the
 books), always gets the best passage; only the rest can come back as "nothing found".
