@@ -362,7 +362,7 @@ def _is_stop(word: str) -> bool:
 
 def _is_content(word: str) -> bool:
     """A word of four letters or more that carries meaning (a run-together phrase needs one)."""
-    return len(word) >= 4 and not _is_stop(word)
+    return len(word) >= 4 and word not in _STOP_WORDS
 
 
 _CHATTY_STEMS = frozenset(stem(w) for w in _CHATTY)

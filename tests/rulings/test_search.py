@@ -261,6 +261,7 @@ def test_a_run_together_phrase_may_end_in_a_typo_or_hold_a_doubled_letter(index)
     assert index._split_phrase("onthebuton", typo_last=True) == ["on", "the", "button"]
     assert index._split_phrase("xyzzyfoobar", typo_last=True) is None
     assert index._split_phrase("tomorrow", typo_last=True) is None  # not "to borrow"
+    assert index._split("afternoon") is None  # not "after no on": small words only
     assert {"sid", "pot"} <= set(index.query_terms("sidepott"))  # side pot, one t too many
     assert top_key(index, "sidepott") == "btown-poker-league 2.G.e.1"
 
