@@ -2,14 +2,15 @@
 
 Quality: top-1 and top-3 hit rates per query kind and overall, on each slice of the labelled set
 in ``tests/rulings/rule_queries.toml`` (``dev``: tuned on; ``probe``: a first held-out set, later
-tuned on; ``heldout``: written after the first author's tuning; ``blind``: batches A to H of
+tuned on; ``heldout``: written after the first author's tuning; ``blind``: batches A to I of
 independent writers' queries, studied while generalising the search; B, C, D, E, F and G were
 measured at 82%/94%, 82%/92%, 95.8%/99.2%, 90.0%/95.0%, 89.2%/95.8% and 93.3%/96.7%
 top-1/top-3 before that; F's questions at 62.5%/91.7%, the kind its study then raised to
 100%/100%; G's slang at 83.3%/91.7%, raised to 95.8%/100% by its study (a loosely typed book
 name names the book and a title page never answers, the passage defining a short query's word
 wins, sound-alike anagrams are corrected, and a slang pass over the glossary). Batch H was
-held out from all tuning and measured once at the end: 94.2%/96.7%.
+held out from all tuning and measured once: 94.2%/96.7%; after a misspelling round studied on
+it, batch I, also held out, measured once at the end: 96.0%/99.0%.
 
 Peers, implemented here as simply as they come, searching every line of every book:
 
