@@ -54,9 +54,9 @@ def line(label: str, ours: float, peer: float, peer_name: str, unit: str, better
 
 
 def import_time() -> float:
-    """Seconds to import rulings.hands (builds every evaluation table) in a fresh process."""
+    """Seconds to import rulings.poker.hands (builds every evaluation table) in a fresh process."""
     code = (
-        "import time, numpy; t = time.perf_counter(); import rulings.hands; "
+        "import time, numpy; t = time.perf_counter(); import rulings.poker.hands; "
         "print(time.perf_counter() - t)"
     )
     runs = [
@@ -71,8 +71,8 @@ def import_time() -> float:
 
 
 def single_call(rng: random.Random) -> None:
-    from rulings.cards import DECK
-    from rulings.hands import evaluate
+    from rulings.poker.cards import DECK
+    from rulings.poker.hands import evaluate
 
     hands = [tuple(rng.sample(range(52), 7)) for _ in range(HANDS)]
     as_cards = [tuple(DECK[c] for c in h) for h in hands]
@@ -142,8 +142,8 @@ def _treys_loop(holes: Sequence[str], fraction: int) -> float:
 
 
 def equity_figures(full_treys: bool) -> None:
-    from rulings.cards import parse_cards
-    from rulings.equity import exact_equity
+    from rulings.poker.cards import parse_cards
+    from rulings.poker.equity import exact_equity
 
     heads_up = [parse_cards(h) for h in HEADS_UP]
     nine = [parse_cards(h) for h in NINE]
@@ -171,7 +171,7 @@ def equity_figures(full_treys: bool) -> None:
 def table_figures() -> None:
     t_import = import_time()
     code = (
-        "import time, rulings.hands; from rulings.equity import board_table; "
+        "import time, rulings.poker.hands; from rulings.poker.equity import board_table; "
         "t = time.perf_counter(); board_table(); print(time.perf_counter() - t)"
     )
     t_build = min(
@@ -183,9 +183,9 @@ def table_figures() -> None:
         for _ in range(3)
     )
     code = (
-        "import time, tracemalloc, numpy; tracemalloc.start(); import rulings.hands as h; "
+        "import time, tracemalloc, numpy; tracemalloc.start(); import rulings.poker.hands as h; "
         "m1 = tracemalloc.get_traced_memory()[1]; tracemalloc.reset_peak(); "
-        "from rulings.equity import board_table; base = tracemalloc.get_traced_memory()[0]; "
+        "from rulings.poker.equity import board_table; base = tracemalloc.get_traced_memory()[0]; "
         "t = time.perf_counter(); tb = board_table(); dt = time.perf_counter() - t; "
         "print(m1, dt, tb.nbytes, base, tracemalloc.get_traced_memory()[1] - base)"
     )
@@ -201,7 +201,7 @@ def table_figures() -> None:
     print("4. tables: build time (s; target < 0.5) and memory (MB; target < 50)")
     print("   peer: treys Evaluator() building its lookup tables (eval7 has none: compiled code)")
     figures = [
-        ("evaluation tables: import rulings.hands", t_import, t_treys, "s", 0.5),
+        ("evaluation tables: import rulings.poker.hands", t_import, t_treys, "s", 0.5),
         ("board table: build (first pre-flop equity)", t_build, t_treys, "s", 0.5),
         ("evaluation tables: peak traced memory", int(eval_mb) / 1e6, treys_mb, "MB", 50),
         ("board table: arrays kept", int(table_bytes) / 1e6, treys_mb, "MB", 50),

@@ -28,9 +28,9 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from rulings.events import EventRecord, parse_event
-from rulings.points import event_points
-from rulings.standings import StandingRow, rank_standings
+from rulings.league.events import EventRecord, parse_event
+from rulings.league.points import event_points
+from rulings.league.standings import StandingRow, rank_standings
 from storage.db import create_schema, make_engine, scratch_schema, session_scope
 from storage.events import import_events
 from storage.league_models import Event, Player, Result

@@ -1,9 +1,9 @@
 """Benchmark `/rule` search: answer quality and speed against two simple peers, same run.
 
 Quality: top-1 and top-3 hit rates per query kind and overall, on each slice of the labelled set
-in ``tests/rulings/rule_queries.toml`` (``dev``: tuned on; ``probe``: a first held-out set, later
-tuned on; ``heldout``: written after the first author's tuning; ``blind``: batches A to I of
-independent writers' queries, studied while generalising the search; B, C, D, E, F and G were
+in ``tests/rulings/rulebook/rule_queries.toml`` (``dev``: tuned on; ``probe``: a first held-out
+set, later tuned on; ``heldout``: written after the first author's tuning; ``blind``: batches A to I
+of independent writers' queries, studied while generalising the search; B, C, D, E, F and G were
 measured at 82%/94%, 82%/92%, 95.8%/99.2%, 90.0%/95.0%, 89.2%/95.8% and 93.3%/96.7%
 top-1/top-3 before that; F's questions at 62.5%/91.7%, the kind its study then raised to
 100%/100%; G's slang at 83.3%/91.7%, raised to 95.8%/100% by its study (a loosely typed book
@@ -41,11 +41,13 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from rulings import search as search_module
-from rulings.rulebook import Passage, bundled_books, citation_slug
-from rulings.search import RuleIndex, load_rulebooks
+from rulings.rulebook import search as search_module
+from rulings.rulebook.books import Passage, bundled_books, citation_slug
+from rulings.rulebook.search import RuleIndex, load_rulebooks
 
-QUERIES = Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rule_queries.toml"
+QUERIES = (
+    Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rulebook" / "rule_queries.toml"
+)
 KINDS = ("keyword", "question", "slang", "misspelling", "table", "number")
 SLICES = ("dev", "probe", "heldout", "blind")
 WORD = re.compile(r"[a-z0-9]+")

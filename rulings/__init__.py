@@ -4,30 +4,26 @@ Each topic adds its re-exports below (one import block per module) and its names
 ``__all__``, which stays sorted.
 """
 
-from rulings.blinds import (
-    BlindLevel,
-    BlindStructure,
-    Break,
-    check_ante,
-    load_structure,
-    parse_structure,
-    preset_names,
-)
-from rulings.cards import Card, Rank, Suit, format_cards, parse_cards
 from rulings.clock import (
     Announcement,
     AnnouncementKind,
+    BlindLevel,
+    BlindStructure,
+    Break,
     ClockAction,
     ClockEvent,
     ClockPosition,
     ClockState,
     announcements_between,
     catch_up,
+    check_ante,
     format_seconds,
+    load_structure,
     next_announcement_at,
+    parse_structure,
     position_at,
+    preset_names,
 )
-from rulings.equity import Equity, exact_equity
 from rulings.errors import (
     BlindStructureError,
     ClockError,
@@ -41,77 +37,86 @@ from rulings.errors import (
     StrikeError,
     UnknownRuleError,
 )
-from rulings.events import (
+from rulings.league import (
+    Arrival,
     EventRecord,
+    LeagueRules,
+    Points,
+    PointsBreakdown,
     PremiumHand,
+    PremiumNote,
+    RankedRow,
     Receipt,
+    StandingRow,
+    StartingStack,
+    Strike,
+    Suspension,
+    TocStatus,
+    active_strikes,
+    bounty_points,
+    bp_extra_chips,
     build_event,
+    event_points,
+    finish_points,
+    forfeits_season,
+    in_birthday_window,
+    is_strike_active,
+    late_reduction,
+    league_presets,
+    load_league_rules,
+    next_strike_level,
     parse_amount_cents,
     parse_event,
     parse_finish_csv,
     parse_finish_text,
+    premium_hand_points,
+    premium_note,
+    premium_notes,
+    rank_standings,
+    receipt_points,
+    rules_from_mapping,
+    second_chance_points,
+    starting_stack,
+    suspension,
+    suspension_events,
+    toc_table,
 )
-from rulings.hands import (
+from rulings.poker import (
+    Card,
+    Equity,
     HandCategory,
+    HandQuery,
     HandValue,
+    PlayerHand,
+    PlayerResult,
+    Pot,
+    Rank,
+    ShowdownReport,
+    Suit,
+    analyse,
+    award,
     best_five,
+    build_pots,
     evaluate,
     evaluate_many,
+    exact_equity,
     explain_win,
+    format_cards,
     hand_value,
+    is_heavy_query,
+    parse_cards,
+    parse_hand_query,
 )
-from rulings.league import LeagueRules, league_presets, load_league_rules, rules_from_mapping
-from rulings.points import (
-    Points,
-    PointsBreakdown,
-    bounty_points,
-    event_points,
-    finish_points,
-    premium_hand_points,
-    receipt_points,
-    second_chance_points,
-)
-from rulings.premium import PremiumNote, premium_note
-from rulings.rulebook import Passage, Rulebook
-from rulings.search import (
+from rulings.rulebook import (
     Glossary,
     Match,
+    Passage,
+    Rulebook,
     RuleIndex,
     SearchResult,
     default_index,
     load_rulebooks,
 )
-from rulings.showdown import (
-    HandQuery,
-    PlayerHand,
-    PlayerResult,
-    Pot,
-    ShowdownReport,
-    analyse,
-    award,
-    build_pots,
-    is_heavy_query,
-    parse_hand_query,
-)
-from rulings.stack import (
-    Arrival,
-    StartingStack,
-    in_birthday_window,
-    late_reduction,
-    starting_stack,
-)
-from rulings.standings import RankedRow, StandingRow, rank_standings
-from rulings.strikes import (
-    Strike,
-    Suspension,
-    active_strikes,
-    forfeits_season,
-    is_strike_active,
-    next_strike_level,
-    suspension,
-    suspension_events,
-)
-from rulings.toc import TocStatus, bp_extra_chips, toc_table
 
 __all__ = [
     "Announcement",
@@ -207,6 +212,7 @@ __all__ = [
     "position_at",
     "premium_hand_points",
     "premium_note",
+    "premium_notes",
     "preset_names",
     "rank_standings",
     "receipt_points",

@@ -3,7 +3,7 @@
 An event is identified by its season, location, date and kind. Importing the same content
 again changes nothing and says so; different content for the same identity is refused unless
 it is a correction, which replaces the results (the audit log keeps both versions). Points
-are computed once, by ``rulings.points.event_points``, and stored per component on each
+are computed once, by ``rulings.league.points.event_points``, and stored per component on each
 result row. Every write happens in the caller's transaction (``session_scope``), so a bad
 event anywhere in an import leaves the database as it was.
 """
@@ -22,9 +22,9 @@ from sqlalchemy import delete, func, insert, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from rulings.events import EventRecord, parse_event
-from rulings.league import LeagueRules
-from rulings.points import PointsBreakdown, event_points
+from rulings.league.events import EventRecord, parse_event
+from rulings.league.points import PointsBreakdown, event_points
+from rulings.league.rules import LeagueRules
 from storage.audit import add_audit_entries, add_audit_entry, utc_now
 from storage.errors import (
     AlreadyExists,

@@ -1,6 +1,6 @@
 """League tables: leagues, seasons, locations, players, events, results, awards, strikes, audit.
 
-Points are computed by ``rulings.points`` when an event is imported and stored per component
+Points are computed by ``rulings.league.points`` when an event is imported and stored per component
 on each ``Result`` row, so standings are plain ``SUM``/``GROUP BY`` queries. Names are stored
 as typed (``display_name``) and as a case-folded ``name_key`` that carries the uniqueness.
 """

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
-from rulings.strikes import check_level
+from rulings.league.strikes import check_level
 from storage.audit import add_audit_entry, utc_now
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (
@@ -421,7 +421,7 @@ def add_strike(
     actor: str,
     now: dt.datetime | None = None,
 ) -> StrikeInfo:
-    """Record a strike (3.B); the engine decides what it means (``rulings.strikes``).
+    """Record a strike (3.B); the engine decides what it means (``rulings.league.strikes``).
 
     Raises:
         NotFound: no player ``name``.

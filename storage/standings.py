@@ -3,7 +3,7 @@
 Each result row carries the points the engine computed at import, so a season's standings
 are one ``GROUP BY player`` over that season's result rows of active (not void) events; the
 rows that reach Python are one per player, however large the league grows. Ranking and TOC
-status come from ``rulings.standings.rank_standings`` and ``rulings.toc.toc_table``.
+status come from ``rulings.league.standings.rank_standings`` and ``rulings.league.toc.toc_table``.
 
 Counting rules (documented in the README): RP and BP add up every active event of the season
 except the TOC itself (which pays no league points); ``events``, ``wins`` and ``best_finish``
@@ -23,8 +23,8 @@ from sqlalchemy import and_, case, func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col
 
-from rulings.standings import RankBy, RankedRow, StandingRow, champion, rank_standings
-from rulings.toc import TocStatus, toc_table
+from rulings.league.standings import RankBy, RankedRow, StandingRow, champion, rank_standings
+from rulings.league.toc import TocStatus, toc_table
 from storage.league_models import Event, Location, Player, Result, Season, Strike
 from storage.leagues import LocationInfo, get_league_rules, get_location
 from storage.seasons import SeasonInfo, get_season

@@ -45,24 +45,33 @@ def _names(report: rulings.ShowdownReport, indexes: tuple[int, ...]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _player_field(player: rulings.PlayerResult, *, complete: bool, lone: bool) -> Field:
+def _player_field(
+    player: rulings.PlayerResult,
+    note: rulings.PremiumNote | None,
+    *,
+    complete: bool,
+    lone: bool,
+) -> Field:
     lines = []
     if player.value is not None and player.best_five is not None:
         lines.append(f"{player.value.name} ({rulings.format_cards(player.best_five)})")
     if not complete and not lone:
         lines.append(f"wins {_percent(player.win)}, ties {_percent(player.tie)}")
-    if player.premium is not None:
-        lines.append(player.premium.reason)
+    if note is not None:
+        lines.append(note.reason)
     cards = rulings.format_cards(player.cards)
     return Field(name=f"{player.label}: {cards}", value="\n".join(lines) or "-")
 
 
-def hand_reply(text: str, board: str | None = None) -> Reply:
+def hand_reply(
+    text: str, board: str | None = None, *, rules: rulings.LeagueRules | None = None
+) -> Reply:
     """Answer a hand question: best hands, winner(s) and why, odds, premium notes.
 
     Args:
         text: e.g. ``"As Ks vs Qh Qd board 2c 7d 9h"`` or a lone hand ``"As Ks Qs Js Ts"``.
         board: board cards given separately (the CLI's ``--board``).
+        rules: the caller's league's rules, for premium-hand points (BTown's when None).
 
     Returns:
         The reply (at most 2,000 characters as text).
@@ -73,8 +82,12 @@ def hand_reply(text: str, board: str | None = None) -> Reply:
     query = rulings.parse_hand_query(text, board)
     report = rulings.analyse(query)
     board_line = f"Board: {rulings.format_cards(report.board)}" if report.board else ""
+    notes = rulings.premium_notes(
+        report, rules if rules is not None else rulings.load_league_rules()
+    )
     fields = tuple(
-        _player_field(p, complete=report.complete, lone=query.is_lone) for p in report.players
+        _player_field(p, n, complete=report.complete, lone=query.is_lone)
+        for p, n in zip(report.players, notes, strict=True)
     )
     citation = "BTown rules 6 (hand rankings)"
     footer = None

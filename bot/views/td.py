@@ -25,8 +25,8 @@ from bot.transformers import BadOption
 from bot.views import league as views
 from bot.views.league_commands import flag, league_of, whole
 from rulings.errors import EventFormatError
-from rulings.events import EventRecord, parse_finish_csv
-from rulings.strikes import check_level, suspension_events
+from rulings.league.events import EventRecord, parse_finish_csv
+from rulings.league.strikes import check_level, suspension_events
 from storage.event_changes import EventEdit, RecordBuilder, amend_event, record_guild_events
 from storage.events import (
     EventSummary,
@@ -83,7 +83,7 @@ def parse_day(text: str | None, today: dt.date) -> dt.date:
         return today
     if text.strip().lower() == "yesterday":
         return today - dt.timedelta(days=1)
-    return rulings.events.parse_date(text.strip())
+    return rulings.league.events.parse_date(text.strip())
 
 
 def _season_or_current(season: str | None, current: str | None) -> str:

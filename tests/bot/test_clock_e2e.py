@@ -1,7 +1,7 @@
 """End to end: /clock on the real discord.py client against the fake Discord, with restarts.
 
 APScheduler really runs here, with levels of three seconds; everything else about the clock is
-tested with injected time (tests/rulings/test_clock.py, tests/bot/test_clock_service.py).
+tested with injected time (tests/rulings/clock/test_clock.py, tests/bot/test_clock_service.py).
 """
 
 from __future__ import annotations

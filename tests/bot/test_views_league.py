@@ -9,10 +9,10 @@ from bot.views.league import (
     standings_reply,
     toc_pages,
 )
-from rulings.league import load_league_rules
-from rulings.stack import Arrival, starting_stack
-from rulings.standings import StandingRow, rank_standings
-from rulings.toc import TocStatus
+from rulings.league.rules import load_league_rules
+from rulings.league.stack import Arrival, starting_stack
+from rulings.league.standings import StandingRow, rank_standings
+from rulings.league.toc import TocStatus
 from storage.events import EventSummary, ImportOutcome, PlayerPoints
 from storage.standings import StandingsTable, TocTable
 

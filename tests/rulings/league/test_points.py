@@ -18,7 +18,7 @@ from rulings import (
     receipt_points,
     second_chance_points,
 )
-from rulings.points import share_points
+from rulings.league.points import share_points
 
 BTOWN = load_league_rules()
 

@@ -6,7 +6,7 @@ five ranks in display order and its plain name. Comparing values is comparing in
 hands compare ``==`` and hash alike whatever their suits.
 
 How ``evaluate`` stays cheap (about 0.25 microseconds for seven cards): a ``Card`` is an
-``int`` whose value is its key (``rulings.cards.card_key``), and a hand's key is the plain sum
+``int`` whose value is its key (``rulings.poker.cards.card_key``), and a hand's key is the plain sum
 of its seven cards, with no attribute or table access:
 
 * bits 0-51, one bit per card, suit-major (13 bits per suit): seven distinct cards set seven
@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from rulings.cards import (
+from rulings.errors import InvalidCardsError
+from rulings.poker.cards import (
     COUNT_SHIFT,
     DECK,
     RANK_SHIFT,
@@ -54,7 +55,6 @@ from rulings.cards import (
     Rank,
     Suit,
 )
-from rulings.errors import InvalidCardsError
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -331,7 +331,7 @@ def _build_nonflush_tables() -> tuple[dict[int, HandValue], array.array[int]]:
 _FLUSH: Final = _build_flush_table()
 _NONFLUSH, _FLAT7 = _build_nonflush_tables()
 
-# Key layout (rulings.cards): 52 card bits (suit-major), four 6-bit suit counters (7 per
+# Key layout (rulings.poker.cards): 52 card bits (suit-major), four 6-bit suit counters (7 per
 # card: bit 5 set means five of a suit), the rank key, the card counter (7 for seven cards).
 _CARD_MASK = (1 << 52) - 1
 _FLUSH_BITS = sum(32 << (SUIT_SHIFT + 6 * s) for s in range(4))
@@ -385,7 +385,7 @@ def evaluate(cards: Sequence[Card | int], board: Sequence[Card | int] = ()) -> H
         InvalidCardsError: fewer than 5 or more than 7 cards, a repeated card, a code
             outside 0-51, or anything else that is not a card (``True``, ``1.0``, ``"As"``).
 
-    >>> from rulings.cards import parse_cards
+    >>> from rulings.poker.cards import parse_cards
     >>> evaluate(parse_cards("Kh Kd"), parse_cards("Ks Td Tc 2h 3s")).name
     'Full house, Kings full of Tens'
     """
@@ -508,7 +508,7 @@ def best_five(cards: Sequence[Card], board: Sequence[Card] = ()) -> tuple[Card, 
     Raises:
         InvalidCardsError: as ``evaluate``.
 
-    >>> from rulings.cards import parse_cards
+    >>> from rulings.poker.cards import parse_cards
     >>> [str(c) for c in best_five(parse_cards("Ah 2c"), parse_cards("3d 4s 5h Kc Kd"))]
     ['5h', '4s', '3d', '2c', 'Ah']
     """
@@ -575,7 +575,7 @@ def explain_win(winner: HandValue, loser: HandValue) -> str:
         A short sentence fragment, e.g. ``"same two pair, Queens and Fives; the kicker
         decides: 8 beats 4"`` or ``"identical five-card hands: split"``.
 
-    >>> from rulings.cards import parse_cards
+    >>> from rulings.poker.cards import parse_cards
     >>> a = evaluate(parse_cards("Qs Qd 5h 5c 8d"))
     >>> b = evaluate(parse_cards("Qh Qc 5s 5d 4d"))
     >>> explain_win(a, b)

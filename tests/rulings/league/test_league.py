@@ -1,7 +1,7 @@
 import pytest
 
 from rulings import LeagueConfigError, LeagueRules, league_presets, load_league_rules
-from rulings.league import rules_from_mapping
+from rulings.league.rules import rules_from_mapping
 
 
 def test_presets_ship_btown_and_poker_pub():

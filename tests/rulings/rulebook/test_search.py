@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulings import search as search_module
 from rulings.errors import UnknownRuleError
-from rulings.rulebook import citation_slug
-from rulings.search import (
+from rulings.rulebook import search as search_module
+from rulings.rulebook.books import citation_slug
+from rulings.rulebook.search import (
     MAX_QUERY_CHARS,
     Glossary,
     Match,

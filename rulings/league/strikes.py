@@ -6,7 +6,7 @@ strike 2 or 3 (3.B.b). A strike stays on the record for the rest of its season a
 next full season, then expires (3.B.e). Seasons are named by the league and given here in
 the order they were played.
 
->>> from rulings.league import load_league_rules
+>>> from rulings.league.rules import load_league_rules
 >>> rules = load_league_rules()
 >>> suspension_events(1, rules), suspension_events(3, rules)
 (3, None)
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rulings.errors import StrikeError
-from rulings.league import LeagueRules
+from rulings.league.rules import LeagueRules
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +127,7 @@ def is_strike_active(
     Raises:
         StrikeError: A season not in ``seasons``.
 
-    >>> from rulings.league import load_league_rules
+    >>> from rulings.league.rules import load_league_rules
     >>> s = Strike("Moe", "2026 Spring", 1)
     >>> order = ["2026 Spring", "2026 Fall", "2027 Spring"]
     >>> [is_strike_active(s, x, order, load_league_rules()) for x in order]
@@ -185,7 +185,7 @@ def next_strike_level(
     Raises:
         StrikeError: ``skip_to`` is not a valid level.
 
-    >>> from rulings.league import load_league_rules
+    >>> from rulings.league.rules import load_league_rules
     >>> next_strike_level([Strike("Moe", "2026 Fall", 1)], load_league_rules())
     2
     """

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from rulings.blinds import BlindLevel, BlindStructure, Break, Step, check_ante
+from rulings.clock.blinds import BlindLevel, BlindStructure, Break, Step, check_ante
 from rulings.errors import BlindStructureError, ClockError
 
 log = logging.getLogger(__name__)

@@ -25,11 +25,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rulings.cards import Card, check_distinct, format_cards, parse_cards
-from rulings.equity import MAX_PLAYERS, Equity, check_deal, exact_equity, is_heavy
 from rulings.errors import InvalidShowdownError
-from rulings.hands import HandValue, best_five, evaluate, explain_win
-from rulings.premium import PremiumNote, premium_note
+from rulings.poker.cards import Card, check_distinct, format_cards, parse_cards
+from rulings.poker.equity import MAX_PLAYERS, Equity, check_deal, exact_equity, is_heavy
+from rulings.poker.hands import HandCategory, HandValue, best_five, evaluate, explain_win
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +173,9 @@ class PlayerResult:
         win: the fraction of boards he wins alone (1 or 0 on a complete board).
         tie: the fraction of boards he ties for the best hand.
         equity: his expected share of the pot.
-        premium: what a premium hand earns him, if he holds one.
+        hole_in_hand: his hole cards that are part of the made hand itself: of the four cards of
+            quads, else of the best five (a kicker of quads is not part of the quads).
+        won: whether he wins or shares the pot (a complete board, or a lone hand).
     """
 
     label: str
@@ -185,7 +186,8 @@ class PlayerResult:
     win: float
     tie: float
     equity: float
-    premium: PremiumNote | None = None
+    hole_in_hand: tuple[Card, ...] = ()
+    won: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The issue's JSON shape for a player (``label`` added; ``name`` is the hand)."""
@@ -231,7 +233,7 @@ class ShowdownReport:
 
 
 def analyse(query: HandQuery) -> ShowdownReport:
-    """Answer a hand query: best hands, winners and why, exact odds, premium notes.
+    """Answer a hand query: best hands, winners and why, exact odds.
 
     Args:
         query: from ``parse_hand_query``.
@@ -273,19 +275,21 @@ def analyse(query: HandQuery) -> ShowdownReport:
         top = max(final)
         winners = tuple(i for i, v in enumerate(final) if v == top)
         explanation = _explain(query, final, winners)
-    results = [
-        _with_premium(r, query.board, won=complete and i in winners) for i, r in enumerate(results)
-    ]
+    results = [_with_facts(r, query.board, won=i in winners) for i, r in enumerate(results)]
     return ShowdownReport(tuple(results), query.board, complete, winners, explanation, odds.boards)
 
 
-def _with_premium(result: PlayerResult, board: Sequence[Card], *, won: bool) -> PlayerResult:
+def _with_facts(result: PlayerResult, board: Sequence[Card], *, won: bool) -> PlayerResult:
+    """Add what a league needs to judge the hand: who won, which hole cards made it."""
     if result.value is None:
         return result
-    note = premium_note(result.cards, board, won=won)
-    if note is None:
-        return result
-    return PlayerResult(**{**result.__dict__, "premium": note})
+    if result.value.category is HandCategory.FOUR_OF_A_KIND:
+        quads = result.value.ranks[0]
+        in_hand = tuple(c for c in result.cards if c.rank is quads)
+    else:
+        five = set(best_five(result.cards, board))
+        in_hand = tuple(c for c in result.cards if c in five)
+    return PlayerResult(**{**result.__dict__, "hole_in_hand": in_hand, "won": won})
 
 
 def _analyse_lone(query: HandQuery) -> ShowdownReport:
@@ -302,7 +306,7 @@ def _analyse_lone(query: HandQuery) -> ShowdownReport:
         tie=0.0,
         equity=1.0,
     )
-    result = _with_premium(result, query.board, won=True)
+    result = _with_facts(result, query.board, won=True)
     return ShowdownReport((result,), query.board, complete, (0,), value.name, 1)
 
 

@@ -1,7 +1,7 @@
 """Premium-hand points (1.C.a.2, 1.C.b): when a winning hand earns them, and when it does not.
 
 A royal flush earns 200 RP + 100 BP, a straight flush 150 RP, any quads 100 RP (the amounts
-come from the league rules, ``rulings.points.premium_hand_points``). The hand must be won and
+come from the league rules, ``rulings.league.points.premium_hand_points``). The hand must be won and
 "fully played out (must have a showdown after the river)".
 
 Decision, a premium hand that lies entirely on the board: **no points for anyone.** The
@@ -15,13 +15,12 @@ kicker is not the premium hand. Every tied winner who meets the conditions earns
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rulings.cards import Card
-from rulings.hands import HandCategory, HandValue, best_five, evaluate
-from rulings.league import LeagueRules, load_league_rules
-from rulings.points import premium_hand_points
+from rulings.league.points import premium_hand_points
+from rulings.league.rules import LeagueRules
+from rulings.poker.hands import HandCategory, HandValue
+from rulings.poker.showdown import PlayerResult, ShowdownReport
 
 log = logging.getLogger(__name__)
 
@@ -63,72 +62,56 @@ def premium_key(value: HandValue) -> str | None:
     return _PREMIUM_KEYS.get(value.category)
 
 
-def uses_hole_cards(hole: Sequence[Card], board: Sequence[Card]) -> bool:
-    """Whether a hole card is part of the premium combination (not just a kicker).
+def premium_note(player: PlayerResult, *, river: bool, rules: LeagueRules) -> PremiumNote | None:
+    """Say whether a player's hand, as a showdown reported it, earns premium-hand points.
 
     Args:
-        hole: the player's hole cards.
-        board: the community cards.
+        player: one player of a showdown report (``rulings.poker.analyse``).
+        river: whether the board was complete (the hand "fully played out").
+        rules: the league's rules, for the amounts; a league that pays none gets None.
 
     Returns:
-        True if one of the four quads cards or one of the five straight-flush cards is a
-        hole card.
+        None when the hand is not a premium hand, or the league pays nothing for it; else the
+        note.
 
-    Raises:
-        InvalidCardsError: not 5 to 7 distinct cards in all.
-    """
-    value = evaluate(hole, board)
-    if value.category is HandCategory.FOUR_OF_A_KIND:
-        # All four cards of the quads rank are among the cards: is one of them his?
-        return any(c.rank is value.ranks[0] for c in hole)
-    five = best_five(hole, board)
-    return any(c in five for c in hole)
-
-
-def premium_note(
-    hole: Sequence[Card],
-    board: Sequence[Card],
-    *,
-    won: bool,
-    rules: LeagueRules | None = None,
-) -> PremiumNote | None:
-    """Say whether a player's hand earns premium-hand points.
-
-    Args:
-        hole: the player's hole cards (two; or all the cards of a lone hand with no board).
-        board: the community cards (five after the river).
-        won: whether the player won (or tied for) the pot at showdown.
-        rules: the league rules for the amounts; the BTown rules by default.
-
-    Returns:
-        None when the hand is not a premium hand (or fewer than five cards), else the note.
-
-    Raises:
-        InvalidCardsError: more than 7 cards, or a card given twice.
-
-    >>> from rulings.cards import parse_cards
-    >>> note = premium_note(parse_cards("Ah Kh"), parse_cards("Qh Jh Th 2c 3d"), won=True)
+    >>> from rulings.league.rules import load_league_rules
+    >>> from rulings.poker.showdown import analyse, parse_hand_query
+    >>> report = analyse(parse_hand_query("Ah Kh vs 2c 2d board Qh Jh Th 2s 3d"))
+    >>> note = premium_note(report.players[0], river=True, rules=load_league_rules("btown"))
     >>> note.rp, note.bp, note.earned
     (200, 100, True)
     """
-    if len(hole) + len(board) < 5:
+    if player.value is None:
         return None
-    value = evaluate(hole, board)
-    key = premium_key(value)
+    key = premium_key(player.value)
     if key is None:
         return None
-    points = premium_hand_points(key, rules if rules is not None else load_league_rules())
+    points = premium_hand_points(key, rules)
+    if points.rp == 0 and points.bp == 0:
+        return None
     worth = f"{points.rp} RP" + (f" + {points.bp} BP" if points.bp else "")
-    what = value.category.label.lower()
-    if points.rp == 0:
-        return PremiumNote(key, 0, 0, False, f"This league gives no points for {what}.")
-    if board and not uses_hole_cards(hole, board):
+    what = player.value.category.label.lower()
+    if not player.hole_in_hand:
         reason = f"The {what} is all on the board, so it earns no premium points (1.C.a.2)."
         return PremiumNote(key, 0, 0, False, reason)
-    if len(board) != 5:
+    if not river:
         reason = f"A {what} earns {worth} (1.C.a.2) if it wins at a showdown after the river."
         return PremiumNote(key, points.rp, points.bp, False, reason)
-    if not won:
+    if not player.won:
         return PremiumNote(key, 0, 0, False, f"The {what} lost the pot: no premium points.")
     reason = f"Earns {worth} for the {what} (1.C.a.2), provided the hand went to a showdown."
     return PremiumNote(key, points.rp, points.bp, True, reason)
+
+
+def premium_notes(report: ShowdownReport, rules: LeagueRules) -> tuple[PremiumNote | None, ...]:
+    """The premium note of every player of a showdown report, in its order.
+
+    Args:
+        report: from ``rulings.poker.analyse``.
+        rules: the league's rules.
+
+    Returns:
+        One note (or None) per player.
+    """
+    river = len(report.board) == 5
+    return tuple(premium_note(p, river=river, rules=rules) for p in report.players)

@@ -1,7 +1,7 @@
 import pytest
 
 from rulings import Card, InvalidCardsError, Rank, RulingsError, Suit, parse_cards
-from rulings.cards import DECK, card, format_cards
+from rulings.poker.cards import DECK, card, format_cards
 
 
 def strs(text: str) -> list[str]:
@@ -91,7 +91,7 @@ def test_cards_and_hand_values_survive_pickling_as_the_shared_objects():
 
 
 def test_card_is_an_int_whose_value_is_its_evaluator_key():
-    from rulings.cards import card_key
+    from rulings.poker.cards import card_key
 
     ace = card("As")
     assert isinstance(ace, int)

@@ -12,8 +12,14 @@ from rulings import (
     exact_equity,
     parse_cards,
 )
-from rulings.cards import DECK, Card
-from rulings.equity import _equity_batch, _equity_loop, board_table, combinations_array, is_heavy
+from rulings.poker.cards import DECK, Card
+from rulings.poker.equity import (
+    _equity_batch,
+    _equity_loop,
+    board_table,
+    combinations_array,
+    is_heavy,
+)
 
 PAIRS = 200_000
 

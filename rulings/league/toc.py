@@ -10,7 +10,7 @@ counts. Staff (4.G) start with the larger of the league average extra stack and 
 
 Curly, with 1,000 RP / 1,000 BP required, 600 RP and 3,000 BP, converts:
 
->>> from rulings.league import load_league_rules
+>>> from rulings.league.rules import load_league_rules
 >>> rules = load_league_rules(overrides={"toc_rp_required": 1000, "toc_bp_required": 1000})
 >>> toc_table([StandingRow("Curly", 600, 3000, 10)], rules)[0].status
 'conversion'
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rulings.errors import LeagueConfigError
-from rulings.league import LeagueRules
-from rulings.standings import StandingRow, champion, rank_standings
+from rulings.league.rules import LeagueRules
+from rulings.league.standings import StandingRow, champion, rank_standings
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def bp_extra_chips(bp: int, rules: LeagueRules) -> int:
     Returns:
         The chips (0 at or below the requirement).
 
-    >>> from rulings.league import load_league_rules
+    >>> from rulings.league.rules import load_league_rules
     >>> bp_extra_chips(2725, load_league_rules(overrides={"toc_bp_required": 1000}))
     2800
     """

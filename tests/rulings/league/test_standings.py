@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rulings import RankedRow, StandingRow, rank_standings
-from rulings.standings import RankBy, champion, ranking_points
+from rulings.league.standings import RankBy, champion, ranking_points
 
 
 def order(rows: list[StandingRow], by: RankBy = "rp") -> list[str]:

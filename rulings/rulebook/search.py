@@ -60,7 +60,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from rulings.errors import RulebookError, UnknownRuleError
-from rulings.rulebook import (
+from rulings.rulebook.books import (
     Passage,
     Rulebook,
     bundled_books,

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rulings.cards import DECK, Card, check_distinct, format_cards
 from rulings.errors import InvalidShowdownError
-from rulings.hands import _FLAT7_NP, _W7, evaluate, flush_table
+from rulings.poker.cards import DECK, Card, check_distinct, format_cards
+from rulings.poker.hands import _FLAT7_NP, _W7, evaluate, flush_table
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -132,7 +132,7 @@ def exact_equity(holes: Sequence[Sequence[Card]], board: Sequence[Card] = ()) ->
         InvalidShowdownError: as ``check_deal``.
         InvalidCardsError: a card dealt twice.
 
-    >>> from rulings.cards import parse_cards
+    >>> from rulings.poker.cards import parse_cards
     >>> e = exact_equity([parse_cards("As Ks"), parse_cards("Qh Qd")], parse_cards("2c 7d 9h"))
     >>> e.boards, e.wins, e.ties
     (990, (237, 753), (0, 0))

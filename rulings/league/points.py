@@ -1,6 +1,6 @@
 """Regular Points and Bonus Points for one event (BTown 1.C, 2.E.f, 2.F.b, 2.G.e.2).
 
->>> from rulings.league import load_league_rules
+>>> from rulings.league.rules import load_league_rules
 >>> rules = load_league_rules()
 >>> finish_points([["Alice"], ["Bob"], ["Carol", "Dave"]], rules)["Carol"]
 Points(rp=650, bp=75)
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from rulings.errors import EventFormatError
-from rulings.events import EventRecord, parse_premium_hand
-from rulings.league import LeagueRules
+from rulings.league.events import EventRecord, parse_premium_hand
+from rulings.league.rules import LeagueRules
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def share_points(total: int, players: int, rules: LeagueRules) -> int:
     Raises:
         ValueError: ``players`` below 1 (a programming error).
 
-    >>> from rulings.league import load_league_rules
+    >>> from rulings.league.rules import load_league_rules
     >>> share_points(125, 2, load_league_rules())
     63
     """
@@ -120,7 +120,7 @@ def finish_points(finish: Sequence[Sequence[str]], rules: LeagueRules) -> dict[s
     Raises:
         EventFormatError: An empty group.
 
-    >>> from rulings.league import load_league_rules
+    >>> from rulings.league.rules import load_league_rules
     >>> finish_points([["Moe"], ["Larry"]], load_league_rules())["Larry"]
     Points(rp=800, bp=200)
     """
@@ -152,7 +152,7 @@ def bounty_points(chips: int, rules: LeagueRules) -> Points:
     Raises:
         EventFormatError: Negative chips.
 
-    >>> from rulings.league import load_league_rules
+    >>> from rulings.league.rules import load_league_rules
     >>> bounty_points(2, load_league_rules())
     Points(rp=100, bp=0)
     """
@@ -174,7 +174,7 @@ def premium_hand_points(hand: str, rules: LeagueRules) -> Points:
     Raises:
         EventFormatError: Not a premium hand.
 
-    >>> from rulings.league import load_league_rules
+    >>> from rulings.league.rules import load_league_rules
     >>> premium_hand_points("royal_flush", load_league_rules())
     Points(rp=200, bp=100)
     """

@@ -7,7 +7,7 @@ the cap. A late player gets no extra chips except for bringing a new player, and
 with twice the big blind of the level he sits down in removed. A reserve player who signed
 in before the start is not late: give ``late_big_blind=None``.
 
->>> from rulings.league import load_league_rules
+>>> from rulings.league.rules import load_league_rules
 >>> starting_stack(Arrival(late_big_blind=600), load_league_rules()).total
 16800
 """
@@ -19,7 +19,7 @@ import logging
 from dataclasses import dataclass
 
 from rulings.errors import StackError
-from rulings.league import LeagueRules
+from rulings.league.rules import LeagueRules
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ def in_birthday_window(
     Returns:
         True if the event is within the window, either side.
 
-    >>> from rulings.league import load_league_rules
+    >>> from rulings.league.rules import load_league_rules
     >>> rules = load_league_rules()
     >>> in_birthday_window(datetime.date(2026, 12, 25), datetime.date(1990, 1, 3), rules)
     True
@@ -114,7 +114,7 @@ def late_reduction(big_blind: int, rules: LeagueRules) -> int:
     Raises:
         StackError: A big blind <= 0, or one after late registration closed.
 
-    >>> from rulings.league import load_league_rules
+    >>> from rulings.league.rules import load_league_rules
     >>> late_reduction(600, load_league_rules())
     1200
     """

@@ -16,8 +16,8 @@ from rulings import (
     hand_value,
     parse_cards,
 )
-from rulings.equity import combinations_array
-from rulings.hands import DISTINCT_VALUES
+from rulings.poker.equity import combinations_array
+from rulings.poker.hands import DISTINCT_VALUES
 
 
 def ev(hole: str, board: str = "") -> HandValue:
@@ -57,7 +57,7 @@ def test_single_evaluate_agrees_with_batch_on_five_six_and_seven_cards():
         batch = evaluate_many(hands)
         single = [evaluate([int(c) for c in row]) for row in hands]
         assert single == batch.tolist()
-        with_cards = [evaluate([rulings.cards.DECK[c] for c in row]) for row in hands]
+        with_cards = [evaluate([rulings.poker.cards.DECK[c] for c in row]) for row in hands]
         assert with_cards == batch.tolist()
 
 
@@ -368,7 +368,7 @@ def test_evaluate_reads_cards_codes_and_mixes_alike():
     # Every card takes each of the seven places, as a Card and as a code, next to the others
     # in both forms: the Card sum, the code-key sum and the checked path must agree.
     rng = np.random.default_rng(11)
-    deck = rulings.cards.DECK
+    deck = rulings.poker.cards.DECK
     for row in np.argsort(rng.random((400, 52)), axis=1)[:, :7].tolist():
         expected = int(evaluate_many(np.array([row]))[0])
         cards = [deck[c] for c in row]
@@ -390,7 +390,7 @@ def test_evaluate_rejects_true_and_false(size, flag):
         cards = [*rest[:place], flag, *rest[place:]]
         with pytest.raises(InvalidCardsError, match=f"{flag} is not a card"):
             evaluate(cards)
-        as_cards = [rulings.cards.DECK[c] for c in rest]
+        as_cards = [rulings.poker.cards.DECK[c] for c in rest]
         with pytest.raises(InvalidCardsError, match=f"{flag} is not a card"):
             evaluate([*as_cards[:place], flag, *as_cards[place:]])
 

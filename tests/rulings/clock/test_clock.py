@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rulings.blinds import BlindLevel, Break, load_structure
-from rulings.clock import (
+from rulings.clock.blinds import BlindLevel, Break, load_structure
+from rulings.clock.timing import (
     AnnouncementKind,
     ClockAction,
     ClockEvent,

@@ -1,6 +1,6 @@
 import pytest
 
-from rulings.blinds import (
+from rulings.clock.blinds import (
     BlindLevel,
     Break,
     check_ante,

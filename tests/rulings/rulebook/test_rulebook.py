@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from rulings.errors import RulebookError, UnknownRuleError
-from rulings.rulebook import Passage, Rulebook, bundled_books, citation_slug, parse_books
-from rulings.search import load_rulebooks
+from rulings.rulebook.books import Passage, Rulebook, bundled_books, citation_slug, parse_books
+from rulings.rulebook.search import load_rulebooks
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "rulebooks"
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "rulebooks"
 
 
 @pytest.fixture(scope="module")

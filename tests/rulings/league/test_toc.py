@@ -10,7 +10,7 @@ from rulings import (
     load_league_rules,
     toc_table,
 )
-from rulings.toc import bp_extra_chips, conversion_min_rp, round_up
+from rulings.league.toc import bp_extra_chips, conversion_min_rp, round_up
 
 BTOWN = load_league_rules()  # 1,500 RP and 1,500 BP
 THOUSANDS = load_league_rules(overrides={"toc_rp_required": 1000, "toc_bp_required": 1000})

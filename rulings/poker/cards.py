@@ -1,7 +1,7 @@
 """Playing cards: ranks, suits, the 52 cards, and a forgiving parser for what players type.
 
 A ``Card`` is an ``int`` whose value is the hand evaluator's key for that card, so
-``rulings.hands.evaluate`` adds seven cards without reading a single attribute. The 52 cards
+``rulings.poker.hands.evaluate`` adds seven cards without reading a single attribute. The 52 cards
 are created once and shared (``Card(Rank.ACE, Suit.SPADES) is card("As")``); they are
 immutable and ``str(card)`` is the short form (``"As"``).
 

@@ -1,0 +1,91 @@
+"""A league's rules (a preset plus overrides): events, points, standings, TOC, strikes, stacks.
+
+Also premium-hand points, from the facts a showdown reports.
+"""
+
+from rulings.league.events import (
+    EventRecord,
+    PremiumHand,
+    Receipt,
+    build_event,
+    parse_amount_cents,
+    parse_event,
+    parse_finish_csv,
+    parse_finish_text,
+)
+from rulings.league.points import (
+    Points,
+    PointsBreakdown,
+    bounty_points,
+    event_points,
+    finish_points,
+    premium_hand_points,
+    receipt_points,
+    second_chance_points,
+)
+from rulings.league.premium import PremiumNote, premium_note, premium_notes
+from rulings.league.rules import LeagueRules, league_presets, load_league_rules, rules_from_mapping
+from rulings.league.stack import (
+    Arrival,
+    StartingStack,
+    in_birthday_window,
+    late_reduction,
+    starting_stack,
+)
+from rulings.league.standings import RankedRow, StandingRow, rank_standings
+from rulings.league.strikes import (
+    Strike,
+    Suspension,
+    active_strikes,
+    forfeits_season,
+    is_strike_active,
+    next_strike_level,
+    suspension,
+    suspension_events,
+)
+from rulings.league.toc import TocStatus, bp_extra_chips, toc_table
+
+__all__ = [
+    "Arrival",
+    "EventRecord",
+    "LeagueRules",
+    "Points",
+    "PointsBreakdown",
+    "PremiumHand",
+    "PremiumNote",
+    "RankedRow",
+    "Receipt",
+    "StandingRow",
+    "StartingStack",
+    "Strike",
+    "Suspension",
+    "TocStatus",
+    "active_strikes",
+    "bounty_points",
+    "bp_extra_chips",
+    "build_event",
+    "event_points",
+    "finish_points",
+    "forfeits_season",
+    "in_birthday_window",
+    "is_strike_active",
+    "late_reduction",
+    "league_presets",
+    "load_league_rules",
+    "next_strike_level",
+    "parse_amount_cents",
+    "parse_event",
+    "parse_finish_csv",
+    "parse_finish_text",
+    "premium_hand_points",
+    "premium_note",
+    "premium_notes",
+    "rank_standings",
+    "receipt_points",
+    "rules_from_mapping",
+    "second_chance_points",
+    "starting_stack",
+    "suspension",
+    "suspension_events",
+    "toc_table",
+]

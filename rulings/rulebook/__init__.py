@@ -1,0 +1,22 @@
+"""The rulebooks parsed into cited passages, and the search that finds the passage that rules."""
+
+from rulings.rulebook.books import Passage, Rulebook
+from rulings.rulebook.search import (
+    Glossary,
+    Match,
+    RuleIndex,
+    SearchResult,
+    default_index,
+    load_rulebooks,
+)
+
+__all__ = [
+    "Glossary",
+    "Match",
+    "Passage",
+    "RuleIndex",
+    "Rulebook",
+    "SearchResult",
+    "default_index",
+    "load_rulebooks",
+]
