@@ -12,8 +12,8 @@ import pytest
 
 from bot.commands import COMMANDS
 from bot.commands.model import Command, Context, Opt
-from bot.config import Settings
 from bot.commands.options import parse_line
+from bot.config import Settings
 from bot.console import Console, ConsoleContext
 from bot.errors import BadOption, UnknownCommandError
 from bot.reply import Reply
