@@ -38,6 +38,7 @@ from rulings.errors import (
     UnknownRuleError,
 )
 from rulings.league import (
+    TIE_BREAK_ORDER,
     Arrival,
     EventRecord,
     LeagueRules,
@@ -45,6 +46,7 @@ from rulings.league import (
     PointsBreakdown,
     PremiumHand,
     PremiumNote,
+    RankBy,
     RankedRow,
     Receipt,
     StandingRow,
@@ -56,6 +58,8 @@ from rulings.league import (
     bounty_points,
     bp_extra_chips,
     build_event,
+    champion,
+    check_level,
     event_points,
     finish_points,
     forfeits_season,
@@ -66,6 +70,7 @@ from rulings.league import (
     load_league_rules,
     next_strike_level,
     parse_amount_cents,
+    parse_date,
     parse_event,
     parse_finish_csv,
     parse_finish_text,
@@ -108,6 +113,7 @@ from rulings.poker import (
     parse_hand_query,
 )
 from rulings.rulebook import (
+    MAX_LIMIT,
     Glossary,
     Match,
     Passage,
@@ -119,6 +125,8 @@ from rulings.rulebook import (
 )
 
 __all__ = [
+    "MAX_LIMIT",
+    "TIE_BREAK_ORDER",
     "Announcement",
     "AnnouncementKind",
     "Arrival",
@@ -153,6 +161,7 @@ __all__ = [
     "PremiumHand",
     "PremiumNote",
     "Rank",
+    "RankBy",
     "RankedRow",
     "Receipt",
     "RuleIndex",
@@ -180,7 +189,9 @@ __all__ = [
     "build_event",
     "build_pots",
     "catch_up",
+    "champion",
     "check_ante",
+    "check_level",
     "default_index",
     "evaluate",
     "evaluate_many",
@@ -204,6 +215,7 @@ __all__ = [
     "next_strike_level",
     "parse_amount_cents",
     "parse_cards",
+    "parse_date",
     "parse_event",
     "parse_finish_csv",
     "parse_finish_text",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from rulings.errors import RulingsError
+from rulings import RulingsError
 
 log = logging.getLogger(__name__)
 

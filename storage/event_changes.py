@@ -17,8 +17,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from rulings.league.events import EventRecord, Receipt, parse_event
-from rulings.league.rules import LeagueRules
+from rulings import EventRecord, LeagueRules, Receipt, parse_event
 from storage.audit import add_audit_entry
 from storage.errors import StorageError
 from storage.events import ImportOutcome, get_event, import_events

@@ -11,7 +11,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 from sqlmodel import Session, col, select
 
-from rulings.league.rules import LeagueRules, load_league_rules
+from rulings import LeagueRules, load_league_rules
 from storage.audit import add_audit_entry
 from storage.errors import AlreadyExists, NotFound, StorageError
 from storage.league_models import League, Location

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
-from rulings.league.strikes import check_level
+from rulings import check_level
 from storage.audit import add_audit_entry, utc_now
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (

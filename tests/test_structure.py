@@ -1,4 +1,12 @@
+import importlib
+import pkgutil
+
+import pytest
+
 import rulings
+import rulings.errors
+
+SUB_PACKAGES = ("rulings.clock", "rulings.league", "rulings.poker", "rulings.rulebook")
 
 
 def _isort_style(name: str) -> tuple[int, str]:
@@ -12,3 +20,46 @@ def test_rulings_all_is_sorted_and_resolves():
     assert list(rulings.__all__) == sorted(rulings.__all__, key=_isort_style)
     for name in rulings.__all__:
         assert hasattr(rulings, name), name
+
+
+def test_every_sub_package_is_listed():
+    found = {f"rulings.{m.name}" for m in pkgutil.iter_modules(rulings.__path__) if m.ispkg} - {
+        "rulings.data"
+    }
+    assert found == set(SUB_PACKAGES)
+
+
+@pytest.mark.parametrize("package", SUB_PACKAGES)
+def test_sub_package_all_is_sorted_and_resolves(package):
+    module = importlib.import_module(package)
+    assert list(module.__all__) == sorted(module.__all__, key=_isort_style)
+    assert len(set(module.__all__)) == len(module.__all__)
+    for name in module.__all__:
+        assert hasattr(module, name), f"{package}.{name}"
+
+
+@pytest.mark.parametrize("package", SUB_PACKAGES)
+def test_sub_package_all_names_every_public_name_it_imports(package):
+    # Complete: a public name the __init__ pulls in from its private modules is in __all__.
+    module = importlib.import_module(package)
+    imported = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and getattr(value, "__module__", package).startswith(package + ".")
+    }
+    assert imported <= set(module.__all__)
+
+
+def test_rulings_re_exports_every_sub_package_and_the_error_tree():
+    expected = {n for p in SUB_PACKAGES for n in importlib.import_module(p).__all__}
+    errors = {
+        name
+        for name, value in vars(rulings.errors).items()
+        if isinstance(value, type) and issubclass(value, Exception)
+    }
+    assert set(rulings.__all__) == expected | errors
+    for package in SUB_PACKAGES:
+        module = importlib.import_module(package)
+        for name in module.__all__:
+            assert getattr(rulings, name) is getattr(module, name), name

@@ -85,7 +85,7 @@ def standings_pages(
         for r in table.rows
     ]
     footer = f"Ranked by {table.by.upper()}; ties broken by " + ", ".join(
-        rulings.league.standings.TIE_BREAK_ORDER[1:]
+        rulings.TIE_BREAK_ORDER[1:]
     )
     return _pages(title, header, lines, footer=footer, per_page=per_page, char_limit=char_limit)
 

@@ -24,9 +24,7 @@ from bot.reply import Field, Reply
 from bot.transformers import BadOption
 from bot.views import league as views
 from bot.views.league_commands import flag, league_of, whole
-from rulings.errors import EventFormatError
-from rulings.league.events import EventRecord, parse_finish_csv
-from rulings.league.strikes import check_level, suspension_events
+from rulings import EventFormatError, EventRecord, check_level, parse_finish_csv, suspension_events
 from storage.event_changes import EventEdit, RecordBuilder, amend_event, record_guild_events
 from storage.events import (
     EventSummary,
@@ -83,7 +81,7 @@ def parse_day(text: str | None, today: dt.date) -> dt.date:
         return today
     if text.strip().lower() == "yesterday":
         return today - dt.timedelta(days=1)
-    return rulings.league.events.parse_date(text.strip())
+    return rulings.parse_date(text.strip())
 
 
 def _season_or_current(season: str | None, current: str | None) -> str:

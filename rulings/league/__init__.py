@@ -9,6 +9,7 @@ from rulings.league.events import (
     Receipt,
     build_event,
     parse_amount_cents,
+    parse_date,
     parse_event,
     parse_finish_csv,
     parse_finish_text,
@@ -32,11 +33,19 @@ from rulings.league.stack import (
     late_reduction,
     starting_stack,
 )
-from rulings.league.standings import RankedRow, StandingRow, rank_standings
+from rulings.league.standings import (
+    TIE_BREAK_ORDER,
+    RankBy,
+    RankedRow,
+    StandingRow,
+    champion,
+    rank_standings,
+)
 from rulings.league.strikes import (
     Strike,
     Suspension,
     active_strikes,
+    check_level,
     forfeits_season,
     is_strike_active,
     next_strike_level,
@@ -46,6 +55,7 @@ from rulings.league.strikes import (
 from rulings.league.toc import TocStatus, bp_extra_chips, toc_table
 
 __all__ = [
+    "TIE_BREAK_ORDER",
     "Arrival",
     "EventRecord",
     "LeagueRules",
@@ -53,6 +63,7 @@ __all__ = [
     "PointsBreakdown",
     "PremiumHand",
     "PremiumNote",
+    "RankBy",
     "RankedRow",
     "Receipt",
     "StandingRow",
@@ -64,6 +75,8 @@ __all__ = [
     "bounty_points",
     "bp_extra_chips",
     "build_event",
+    "champion",
+    "check_level",
     "event_points",
     "finish_points",
     "forfeits_season",
@@ -74,6 +87,7 @@ __all__ = [
     "load_league_rules",
     "next_strike_level",
     "parse_amount_cents",
+    "parse_date",
     "parse_event",
     "parse_finish_csv",
     "parse_finish_text",

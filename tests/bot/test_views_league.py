@@ -9,10 +9,14 @@ from bot.views.league import (
     standings_reply,
     toc_pages,
 )
-from rulings.league.rules import load_league_rules
-from rulings.league.stack import Arrival, starting_stack
-from rulings.league.standings import StandingRow, rank_standings
-from rulings.league.toc import TocStatus
+from rulings import (
+    Arrival,
+    StandingRow,
+    TocStatus,
+    load_league_rules,
+    rank_standings,
+    starting_stack,
+)
 from storage.events import EventSummary, ImportOutcome, PlayerPoints
 from storage.standings import StandingsTable, TocTable
 
