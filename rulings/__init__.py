@@ -38,6 +38,7 @@ from rulings.errors import (
     UnknownRuleError,
 )
 from rulings.league import (
+    CITATION_TOPICS,
     TIE_BREAK_ORDER,
     Arrival,
     EventRecord,
@@ -79,6 +80,7 @@ from rulings.league import (
     premium_notes,
     rank_standings,
     receipt_points,
+    rule_citation,
     rules_from_mapping,
     second_chance_points,
     starting_stack,
@@ -125,6 +127,7 @@ from rulings.rulebook import (
 )
 
 __all__ = [
+    "CITATION_TOPICS",
     "MAX_LIMIT",
     "TIE_BREAK_ORDER",
     "Announcement",
@@ -228,6 +231,7 @@ __all__ = [
     "preset_names",
     "rank_standings",
     "receipt_points",
+    "rule_citation",
     "rules_from_mapping",
     "second_chance_points",
     "starting_stack",

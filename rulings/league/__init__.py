@@ -3,6 +3,7 @@
 Also premium-hand points, from the facts a showdown reports.
 """
 
+from rulings.league.citations import rule_citation
 from rulings.league.events import (
     EventRecord,
     PremiumHand,
@@ -25,7 +26,13 @@ from rulings.league.points import (
     second_chance_points,
 )
 from rulings.league.premium import PremiumNote, premium_note, premium_notes
-from rulings.league.rules import LeagueRules, league_presets, load_league_rules, rules_from_mapping
+from rulings.league.rules import (
+    CITATION_TOPICS,
+    LeagueRules,
+    league_presets,
+    load_league_rules,
+    rules_from_mapping,
+)
 from rulings.league.stack import (
     Arrival,
     StartingStack,
@@ -55,6 +62,7 @@ from rulings.league.strikes import (
 from rulings.league.toc import TocStatus, bp_extra_chips, toc_table
 
 __all__ = [
+    "CITATION_TOPICS",
     "TIE_BREAK_ORDER",
     "Arrival",
     "EventRecord",
@@ -96,6 +104,7 @@ __all__ = [
     "premium_notes",
     "rank_standings",
     "receipt_points",
+    "rule_citation",
     "rules_from_mapping",
     "second_chance_points",
     "starting_stack",
