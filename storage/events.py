@@ -22,7 +22,7 @@ from sqlalchemy import delete, func, insert, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from rulings import EventRecord, LeagueRules, PointsBreakdown, event_points, parse_event
+from rulings import EventRecord, LeagueRules, PointsBreakdown, event_points, name_key, parse_event
 from storage.audit import add_audit_entries, add_audit_entry, utc_now
 from storage.errors import (
     AlreadyExists,
@@ -42,7 +42,7 @@ from storage.league_models import (
     Season,
     SecondChanceWin,
 )
-from storage.leagues import get_league_rules, name_key, similar_name
+from storage.leagues import get_league_rules, similar_name
 from storage.players import PlayerDirectory
 
 log = logging.getLogger(__name__)

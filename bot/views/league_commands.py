@@ -18,6 +18,7 @@ from bot.console import ConsoleContext, parse_options
 from bot.reply import Reply
 from bot.transformers import BadOption
 from bot.views import league as views
+from rulings import name_key
 from storage.errors import NotFound
 from storage.guild_settings import get_guild_league
 from storage.leagues import (
@@ -27,7 +28,6 @@ from storage.leagues import (
     get_league_rules,
     get_location,
     list_locations,
-    name_key,
     similar_name,
 )
 from storage.players import list_players

@@ -15,6 +15,7 @@ from rulings.league.events import (
     parse_finish_csv,
     parse_finish_text,
 )
+from rulings.league.names import name_key
 from rulings.league.points import (
     Points,
     PointsBreakdown,
@@ -93,6 +94,7 @@ __all__ = [
     "late_reduction",
     "league_presets",
     "load_league_rules",
+    "name_key",
     "next_strike_level",
     "parse_amount_cents",
     "parse_date",
