@@ -1,5 +1,6 @@
 import importlib
 import pkgutil
+import re
 
 import pytest
 
@@ -63,3 +64,37 @@ def test_rulings_re_exports_every_sub_package_and_the_error_tree():
         module = importlib.import_module(package)
         for name in module.__all__:
             assert getattr(rulings, name) is getattr(module, name), name
+
+
+def _drawn_tree(doc: str) -> dict[str, str | None]:
+    """Class -> parent as the errors docstring draws it (4 columns per level)."""
+    parents: dict[str, str | None] = {}
+    stack: list[str] = []
+    for line in doc.splitlines():
+        match = re.match(r"^    ((?:[│ ]   )*)(?:[├└]── )?([A-Z]\w+)(?: |$)", line)
+        if not match or not match.group(2).endswith(("Error", "NotFound", "AlreadyExists")):
+            continue
+        depth = len(match.group(1)) // 4 + (1 if "──" in line else 0)
+        name = match.group(2)
+        del stack[depth:]
+        parents[name] = stack[-1] if stack else None
+        stack.append(name)
+    return parents
+
+
+def test_the_errors_docstring_draws_the_whole_engine_and_storage_tree():
+    import storage.errors
+
+    drawn = _drawn_tree(rulings.errors.__doc__ or "")
+    actual: dict[str, str | None] = {"RulingsError": None}
+    pending = [rulings.errors.RulingsError]
+    while pending:
+        cls = pending.pop()
+        for sub in cls.__subclasses__():
+            pending.append(sub)
+            if sub.__module__ in ("rulings.errors", "storage.errors"):
+                actual[sub.__name__] = cls.__name__
+    assert {k: v for k, v in drawn.items() if k in actual} == actual
+    for name in actual:
+        module = storage.errors if hasattr(storage.errors, name) else rulings.errors
+        assert issubclass(getattr(module, name), rulings.errors.RulingsError)
