@@ -133,3 +133,39 @@ def test_an_unstamped_database_with_the_first_schema_is_upgraded_from_0001():
 def test_the_postgres_fixture_schema_is_stamped_at_head():
     with scratch_schema(POSTGRES_URL, prefix="m") as engine:
         assert _version(engine) == head_revision()
+
+
+def test_0006_rekeys_names_with_the_one_name_key_and_loses_nothing(bare_engine):
+    from storage.db import session_scope
+    from storage.leagues import get_location
+    from storage.players import get_player, list_players
+
+    upgrade_schema(bare_engine, "0005")
+    decomposed, fullwidth = "Jose\u0301 Cruz", "Ｂｏｂ"
+    with bare_engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO league (id, name, guild_id, preset, overrides) "
+                "VALUES (1, 'default', NULL, 'btown', '{}')"
+            )
+        )
+        for pid, name in ((1, decomposed), (2, fullwidth), (3, "Bob")):
+            conn.execute(
+                text(
+                    "INSERT INTO player (id, league_id, display_name, name_key) "
+                    "VALUES (:id, 1, :name, :key)"
+                ),
+                {"id": pid, "name": name, "key": " ".join(name.split()).casefold()},
+            )
+        conn.execute(
+            text("INSERT INTO location (id, league_id, name, name_key) VALUES (1, 1, :n, :k)"),
+            {"n": "Ｔａｐ Room", "k": "Ｔａｐ Room".casefold()},
+        )
+    upgrade_schema(bare_engine)
+    with session_scope(bare_engine) as session:
+        assert get_player(session=session, league_id=1, name="JOSÉ CRUZ").name == decomposed
+        assert get_location(session=session, league_id=1, name="tap room").name == "Ｔａｐ Room"
+        # "Ｂｏｂ" would now read as "Bob", who exists: both stay, Ｂｏｂ under his old key.
+        names = sorted(p.name for p in list_players(session=session, league_id=1))
+        assert names == sorted([decomposed, fullwidth, "Bob"])
+        assert get_player(session=session, league_id=1, name="bob").name == "Bob"
