@@ -32,6 +32,7 @@ PREMIUM_HANDS = ("royal_flush", "straight_flush", "quads")
 
 CITATION_TOPICS: Mapping[str, str] = MappingProxyType(
     {
+        "extra_chips": "extra starting chips",
         "hand_rankings": "hand rankings",
         "late_registration": "late registration",
         "premium_hands": "premium hands",
