@@ -1,4 +1,4 @@
-"""The one exception tree of pokerfloor's engine and storage.
+"""The one exception tree of pokerfloor: the engine's, storage's and the bot's user errors.
 
 Every ``RulingsError`` is a user mistake or an impossible request; its message is written for
 a player or a director and is shown to them as it is (privately on Discord, one line on the
@@ -17,6 +17,10 @@ way)::
     ├── InvalidShowdownError       a showdown, equity or pot that cannot happen
     ├── UnknownRuleError           a rulebook or section that does not exist
     ├── RulebookError              a rulebook that cannot be read, or has no rules
+    ├── BotError                   the bot refuses (bot/errors.py; no Discord class)
+    │   ├── BadOption              an option that cannot be used (empty, unknown, out of range)
+    │   │   └── UnknownCommandError    a line or path that names no command
+    │   └── NotDirectorError       a director command (or button) used by someone else
     └── StorageError               storage refuses (storage/errors.py)
         ├── NotFound               a league, season, location, player or event that is not there
         ├── AlreadyExists          something that may exist once exists already
@@ -26,7 +30,8 @@ way)::
         └── MergeError             two players that cannot be merged
 
 Catch ``RulingsError`` to answer any user mistake; catch a leaf only where the caller does
-something different for it (``DuplicatePlayerError`` offers the existing name).
+something different for it (``DuplicatePlayerError`` offers the existing name). Every surface
+turns an exception into what the user sees with ``bot.errors.describe``.
 """
 
 from __future__ import annotations

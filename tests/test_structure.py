@@ -72,7 +72,9 @@ def _drawn_tree(doc: str) -> dict[str, str | None]:
     stack: list[str] = []
     for line in doc.splitlines():
         match = re.match(r"^    ((?:[│ ]   )*)(?:[├└]── )?([A-Z]\w+)(?: |$)", line)
-        if not match or not match.group(2).endswith(("Error", "NotFound", "AlreadyExists")):
+        if not match or not match.group(2).endswith(
+            ("Error", "NotFound", "AlreadyExists", "BadOption")
+        ):
             continue
         depth = len(match.group(1)) // 4 + (1 if "──" in line else 0)
         name = match.group(2)
@@ -82,7 +84,8 @@ def _drawn_tree(doc: str) -> dict[str, str | None]:
     return parents
 
 
-def test_the_errors_docstring_draws_the_whole_engine_and_storage_tree():
+def test_the_errors_docstring_draws_the_whole_engine_storage_and_bot_tree():
+    import bot.errors
     import storage.errors
 
     drawn = _drawn_tree(rulings.errors.__doc__ or "")
@@ -92,9 +95,9 @@ def test_the_errors_docstring_draws_the_whole_engine_and_storage_tree():
         cls = pending.pop()
         for sub in cls.__subclasses__():
             pending.append(sub)
-            if sub.__module__ in ("rulings.errors", "storage.errors"):
+            if sub.__module__ in ("rulings.errors", "storage.errors", "bot.errors"):
                 actual[sub.__name__] = cls.__name__
     assert {k: v for k, v in drawn.items() if k in actual} == actual
     for name in actual:
-        module = storage.errors if hasattr(storage.errors, name) else rulings.errors
+        module = next(m for m in (storage.errors, bot.errors, rulings.errors) if hasattr(m, name))
         assert issubclass(getattr(module, name), rulings.errors.RulingsError)
