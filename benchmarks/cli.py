@@ -55,7 +55,7 @@ def main() -> None:
     runs += [(name, [*pokerfloor, *argv]) for name, argv, _ in COMMANDS]
     times: dict[str, list[float]] = {name: [] for name, _ in runs}
     with tempfile.TemporaryDirectory() as cwd:
-        for name, argv in runs:  # warm the file cache (and write .pyc files) once
+        for _name, argv in runs:  # warm the file cache (and write .pyc files) once
             _run(argv, cwd, env)
         for _ in range(args.rounds):
             for name, argv in runs:
