@@ -129,9 +129,11 @@ async def press(
 
 
 def posts(fake: FakeDiscord) -> list[RecordedRequest]:
-    """Messages the bot posted in the channel (edits excluded), in order."""
+    """Messages the bot posted in the channel (edits and repeats Discord dropped excluded)."""
     return [
-        r for r in fake.requests_to("POST", f"/channels/{CHANNEL_ID}/messages") if r.status == 200
+        r
+        for r in fake.requests_to("POST", f"/channels/{CHANNEL_ID}/messages")
+        if r.status == 200 and not r.deduplicated
     ]
 
 
