@@ -332,6 +332,7 @@ class _Session:
     sent: list[tuple[int, str]] = field(default_factory=list)
     dropped: bool = False
     token: str = "fake-token"
+    shard: tuple[int, int] = (0, 1)  # (shard id, shard count) from IDENTIFY
 
     async def send(self, event: str, data: dict[str, Any]) -> None:
         self.seq += 1
@@ -506,6 +507,18 @@ class FakeDiscord:
         for replay when the connection is down or drops.
         """
         session = self._current(token)
+        guild_id = data.get("guild_id") if isinstance(data, dict) else None
+        if session is not None and guild_id is not None and session.shard[1] > 1:
+            # A sharded bot: the guild's events go to its shard, (guild_id >> 22) % count.
+            wanted = (int(guild_id) >> 22) % session.shard[1]
+            session = next(
+                (
+                    s
+                    for s in reversed(self._sessions)
+                    if s.token == session.token and s.shard[0] == wanted
+                ),
+                session,
+            )
         if session is None:
             raise RuntimeError("no bot is connected to the fake gateway")
         await session.send(event, data)
@@ -538,6 +551,9 @@ class FakeDiscord:
             return None
         self.identifies += 1
         session = _Session(id=f"session-{snowflake()}", ws=ws, token=token)
+        shard = data.get("shard")
+        if shard:
+            session.shard = (int(shard[0]), int(shard[1]))
         self._sessions.append(session)
         ready = {
             "v": 10,
@@ -547,6 +563,8 @@ class FakeDiscord:
             "resume_gateway_url": self.gateway_url,
             "application": {"id": str(APP_ID), "flags": 0},
         }
+        if shard:
+            ready["shard"] = list(session.shard)
         await session.send("READY", ready)
         self.ready.set()
         return session

@@ -384,3 +384,32 @@ async def test_league_director_role_runs_the_clock_and_the_configured_role_is_pi
     finally:
         await stop_bot(bot)
         bot.engine.dispose()
+
+
+async def test_a_button_pressed_in_another_server_does_not_touch_this_servers_clock(
+    fake: FakeDiscord, tmp_path: Path
+):
+    bot = make_clock_bot(fake, f"sqlite:///{tmp_path / 'guilds.db'}")
+    await start_bot(fake, bot)
+    try:
+        await clock(fake, "start", {"structure": "btown", "level_minutes": 0.5})
+        record = await bot.db.run(clocks.get_clock, clock_id=1)
+        assert record.status_message_id is not None
+        # A manager of another server crafts the same custom id on a message there.
+        payload = fake._interaction_base(
+            3,
+            {"custom_id": "clock:pause:1", "component_type": 2},
+            user_id=43,
+            permissions=MANAGE_GUILD,
+            guild_id=GUILD_ID + 1,
+        )
+        status = [r for r in posts(fake) if r.body.get("embeds")][-1]
+        payload["message"] = fake._message(status.body, CHANNEL_ID, message_id=snowflake())
+        reply = await (await fake._send_interaction(payload)).settled()
+        assert reply["flags"] & EPHEMERAL
+        assert "not running on this server" in reply["embeds"][0]["description"]
+        assert (await bot.db.run(clocks.get_clock, clock_id=1)).state.events == ()
+        await clock(fake, "end")
+    finally:
+        await stop_bot(bot)
+        bot.engine.dispose()

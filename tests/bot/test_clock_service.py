@@ -542,3 +542,46 @@ async def test_a_process_that_dies_after_the_claim_costs_no_duplicate(tmp_path: 
     assert poster.texts() == ["Level 1: blinds 100/200", "Level 2: blinds 200/400"]
     assert poster.deduplicated == ["One minute left in level 1. Next: level 2: blinds 200/400."]
     engine.dispose()
+
+
+async def test_a_database_locked_past_a_level_delays_it_but_never_drops_the_clock(tmp_path: Path):
+    import sqlite3
+
+    from sqlalchemy import event
+
+    path = tmp_path / "locked.db"
+    engine = make_engine(f"sqlite:///{path}")
+
+    @event.listens_for(engine, "connect")
+    def _short(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.execute("PRAGMA busy_timeout=50")  # fail fast: the retries are tested
+
+    create_schema(engine)
+    poster = Poster()
+    service = ClockService(
+        Database(engine, retry_seconds=0.2), poster, status_interval=600, warning_seconds=()
+    )
+    await service.start()
+    try:
+        await service.start_clock(
+            guild_id=1, channel_id=CHANNEL, structure="bar-league", created_by=9, level_minutes=0.05
+        )
+        await asyncio.sleep(1.5)
+        other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN IMMEDIATE")  # a long import holds the write lock across level 2
+        await asyncio.sleep(3.0)
+        assert poster.texts() == ["Level 1: blinds 1/2"]
+        other.rollback()
+        other.close()
+        for _ in range(200):  # up to 10 s
+            if "Level 3: blinds 4/8" in poster.texts():
+                break
+            await asyncio.sleep(0.05)
+        assert poster.texts() == [
+            "Level 1: blinds 1/2",
+            "Level 2: blinds 2/4",
+            "Level 3: blinds 4/8",
+        ]
+    finally:
+        await service.stop()
+        engine.dispose()
