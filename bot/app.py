@@ -15,6 +15,7 @@ import json
 import logging
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
@@ -123,6 +124,7 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         engine: Engine,
         *,
         extensions: Sequence[str] = EXTENSIONS,
+        stop_on_sigterm: bool = False,
         **options: Any,
     ) -> None:
         configure_endpoints(settings)
@@ -145,6 +147,8 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         self.last_sync: bool | None = None
         self._compute: ProcessPoolExecutor | None = None
         self._fair = FairQueue(COMPUTE_WORKERS)
+        self._stop_on_sigterm = stop_on_sigterm
+        self._closing: asyncio.Task[None] | None = None
         self.heavy_cooldown = UserCooldown()
         self._rules: rulings.RuleIndex | None = None
         # One index per home book a server chose (built once, shared by every server with that
@@ -164,6 +168,10 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
 
     async def setup_hook(self) -> None:
         """Migrate the database, load the rulebooks and the cogs, then sync if changed."""
+        if self._stop_on_sigterm:
+            # systemd and docker stop with SIGTERM: close cleanly, so that the clock service
+            # releases its leases and another instance takes the clocks over at once.
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._close_soon)
         await asyncio.to_thread(upgrade_schema, self.engine)
         await self.load_rules()
         await self.load_rule_homes()
@@ -175,6 +183,11 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         # event loop) short.
         gc.collect()
         gc.freeze()
+
+    def _close_soon(self) -> None:
+        log.info("SIGTERM: closing")
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self.close())
 
     async def close(self) -> None:
         """Disconnect, then stop the compute workers."""

@@ -25,8 +25,9 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from sqlalchemy import text
 
-from storage.db import scratch_schema
+from storage.db import make_engine, scratch_schema
 from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
 from tests.fakediscord import (
     CHANNEL_ID,
@@ -182,6 +183,18 @@ async def wait_text(fake: FakeDiscord, text: str, after: float, wait_s: float) -
             await asyncio.sleep(0.02)
 
 
+def owner_of(database_url: str) -> str | None:
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            owner: str | None = conn.execute(
+                text("SELECT owner_id FROM clock WHERE id = 1")
+            ).scalar_one()
+            return owner
+    finally:
+        engine.dispose()
+
+
 async def test_two_instances_share_a_clock_and_take_over_after_kill_9(
     fake: FakeDiscord, database_url: str, tmp_path: Path
 ):
@@ -255,6 +268,14 @@ async def test_two_instances_share_a_clock_and_take_over_after_kill_9(
         assert {r.auth for r in edits if r.at > killed_at} == {B}
         assert {r.auth for r in announcements(fake) if r.at > killed_at} == {B}
         assert all(r.body.get("allowed_mentions") == {"parse": []} for r in edits)
+        # A clean stop (SIGTERM, as systemd and docker send) releases the lease at once: the
+        # clock is unowned or already A's, well before B's lease would have run out.
+        assert b.proc is not None
+        b.proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(b.proc.wait(), 10) == 0, b.log()
+        owner = owner_of(database_url)
+        assert owner is None or f":{a.proc.pid}:" in owner, owner
+
         ended = await clock(fake, "end", {}, via=A)
         assert "Ended" in ended["embeds"][0]["description"]
     finally:
