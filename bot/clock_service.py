@@ -106,9 +106,43 @@ def announcement_nonce(record: ClockRecord, key: str) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()[:25]
 
 
+# Tells this process's life from an earlier one that had the same pid (a container's pid 1).
+_PROCESS_LIFE = f"{time.time_ns() // 1_000_000:x}"
+
+
 def new_instance_id() -> str:
-    """An id for this process's clock service: host, pid and a random part (unique per start)."""
-    return f"{socket.gethostname()[:32]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    """An id for a clock service: host, pid, this process's start and a random part."""
+    host = socket.gethostname()[:28].replace(":", "-")
+    return f"{host}:{os.getpid()}:{_PROCESS_LIFE}:{uuid.uuid4().hex[:8]}"
+
+
+def is_dead_here(owner_id: str, instance_id: str) -> bool:
+    """Whether ``owner_id`` was a process of this machine that no longer runs.
+
+    A bot restarted after a crash (systemd, docker restart) need not wait for its former self's
+    lease: same host, and its pid is gone, or is this process's pid in an earlier life (a
+    container's pid 1). Services of this very process, and other machines' owners, are never
+    judged dead here: their lease decides.
+
+    >>> is_dead_here("h:1:a1:0000", "h:1:b2:1111")
+    True
+    >>> is_dead_here("h:1:b2:0000", "h:1:b2:1111")
+    False
+    >>> is_dead_here("other:1:a1:0000", "h:1:b2:1111")
+    False
+    """
+    theirs, mine = owner_id.split(":"), instance_id.split(":")
+    if len(theirs) != 4 or len(mine) != 4 or theirs[0] != mine[0] or not theirs[1].isdigit():
+        return False
+    if theirs[1] == mine[1]:
+        return theirs[2] != mine[2]
+    try:
+        os.kill(int(theirs[1]), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):  # alive (another user's), or no such pid
+        return False
+    return False
 
 
 class ClockPoster(Protocol):
@@ -222,12 +256,18 @@ class ClockService:
     async def resume_all(self) -> int:
         """Renew this instance's leases and adopt every clock without a live owner.
 
-        Each adopted clock posts one catch-up for what was missed (see the module docstring).
+        At start-up that includes the clocks of a process of this machine that died (its lease
+        may still run: a restart after a crash does not wait for it). Each adopted clock posts
+        one catch-up for what was missed (see the module docstring).
 
         Returns:
             How many clocks were adopted.
         """
-        return len(await self._heartbeat())
+        owners = await self.db.run(clocks.list_owners)
+        dead = sorted(o for o in owners if is_dead_here(o, self.instance_id))
+        if dead:
+            log.info("clocks of %s: that process is gone; adopting them now", dead)
+        return len(await self._heartbeat(dead_owners=dead))
 
     async def run_due(self, clock_id: int) -> None:
         """Post whatever is due now for one clock (the scheduler's job; tests call it)."""
@@ -274,12 +314,16 @@ class ClockService:
             except Exception:  # a database hiccup: the next round tries again
                 log.exception("clock heartbeat of %s failed", self.instance_id)
 
-    async def _heartbeat(self) -> set[int]:
+    async def _heartbeat(self, dead_owners: Sequence[str] = ()) -> set[int]:
         """Renew the leases, drop the clocks lost, adopt the orphans; the ids adopted."""
         now = self.now()
         until = now + dt.timedelta(seconds=self.lease_seconds)
         kept, adopted = await self.db.run(
-            _renew_and_adopt, owner_id=self.instance_id, now=now, until=until
+            _renew_and_adopt,
+            owner_id=self.instance_id,
+            now=now,
+            until=until,
+            dead_owners=dead_owners,
         )
         for clock_id in set(self._live) - kept - adopted:
             log.warning("clock %s: lease lost to another instance", clock_id)
@@ -663,11 +707,18 @@ class _Claim:
 
 
 def _renew_and_adopt(
-    *, session: Session, owner_id: str, now: dt.datetime, until: dt.datetime
+    *,
+    session: Session,
+    owner_id: str,
+    now: dt.datetime,
+    until: dt.datetime,
+    dead_owners: Sequence[str] = (),
 ) -> tuple[set[int], set[int]]:
     """One heartbeat in one transaction: (clocks still owned, clocks adopted now)."""
     kept = clocks.renew_leases(session=session, owner_id=owner_id, until=until)
-    adopted = clocks.adopt_expired_clocks(session=session, owner_id=owner_id, now=now, until=until)
+    adopted = clocks.adopt_expired_clocks(
+        session=session, owner_id=owner_id, now=now, until=until, dead_owners=dead_owners
+    )
     return kept, adopted
 
 

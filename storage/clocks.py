@@ -472,23 +472,36 @@ def renew_leases(
 
 
 def adopt_expired_clocks(
-    *, session: Session, owner_id: str, now: dt.datetime, until: dt.datetime
+    *,
+    session: Session,
+    owner_id: str,
+    now: dt.datetime,
+    until: dt.datetime,
+    dead_owners: Sequence[str] = (),
 ) -> set[int]:
     """Take over every running clock with no owner or whose owner's lease ran out.
 
     One ``UPDATE``: two instances adopting at once never both get a clock (the second sees
     the first one's fresh lease).
 
+    Args:
+        session: the unit of work.
+        owner_id: the adopting instance.
+        now: the time leases are compared with.
+        until: the adopted clocks' new lease.
+        dead_owners: owners known to be dead although their lease runs (a process of this
+            machine that is gone): their clocks are adopted at once.
+
     Returns:
         The ids of the clocks adopted now.
     """
     now = _aware(now, "lease")
+    orphaned = [col(Clock.owner_id).is_(None), col(Clock.lease_expires_at) < now]
+    if dead_owners:
+        orphaned.append(col(Clock.owner_id).in_(list(dead_owners)))
     result = session.execute(
         update(Clock)
-        .where(
-            col(Clock.ended_at).is_(None),
-            or_(col(Clock.owner_id).is_(None), col(Clock.lease_expires_at) < now),
-        )
+        .where(col(Clock.ended_at).is_(None), or_(*orphaned))
         .values(owner_id=owner_id, lease_expires_at=_aware(until, "lease"))
         .returning(col(Clock.id))
         .execution_options(synchronize_session=False)
@@ -512,6 +525,16 @@ def release_leases(*, session: Session, owner_id: str) -> int:
         .execution_options(synchronize_session=False)
     )
     return int(getattr(result, "rowcount", 0) or 0)
+
+
+def list_owners(*, session: Session) -> set[str]:
+    """The owners of the running clocks (to spot a dead process's among them)."""
+    rows = session.execute(
+        select(col(Clock.owner_id))
+        .where(col(Clock.ended_at).is_(None), col(Clock.owner_id).is_not(None))
+        .distinct()
+    )
+    return {str(owner) for (owner,) in rows}
 
 
 def list_owned_versions(*, session: Session, owner_id: str) -> dict[int, int]:

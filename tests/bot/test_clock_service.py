@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +13,13 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from bot.clock_service import ClockService, ClockStatus, PostRejected, announcement_nonce
+from bot.clock_service import (
+    ClockService,
+    ClockStatus,
+    PostRejected,
+    announcement_nonce,
+    new_instance_id,
+)
 from bot.database import Database
 from bot.views.clock import status_reply
 from rulings import Announcement, BlindStructureError, ClockAction, ClockError
@@ -585,3 +592,28 @@ async def test_a_database_locked_past_a_level_delays_it_but_never_drops_the_cloc
     finally:
         await service.stop()
         engine.dispose()
+
+
+async def test_a_restart_on_the_same_machine_takes_its_dead_former_selfs_clocks_at_once(
+    engine: Engine, poster: Poster, clock: Clock
+):
+    host = new_instance_id().split(":")[0]
+    earlier_life = f"{host}:{os.getpid()}:0:dead"  # this pid, an earlier process (pid 1 again)
+    gone = f"{host}:999999999:0:dead"  # a pid that no longer runs
+    elsewhere = "another-machine:1:0:live"  # its lease decides
+    for channel, owner in ((CHANNEL, earlier_life), (CHANNEL + 1, gone), (CHANNEL + 2, elsewhere)):
+        await Database(engine).run(
+            clocks.add_clock,
+            guild_id=1,
+            channel_id=channel,
+            structure="btown",
+            started_at=clock.now,
+            created_by=9,
+            owner_id=owner,
+            lease_until=clock.now + dt.timedelta(seconds=10),
+        )
+    restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    assert await restarted.resume_all() == 2  # within the leases
+    assert restarted.owned == {1, 2}
+    sibling = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    assert await sibling.resume_all() == 0  # a live service of this same process keeps its own
