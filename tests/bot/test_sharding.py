@@ -13,8 +13,6 @@ from bot.config import Settings
 from storage.db import make_engine
 from tests.fakediscord import GUILD_ID, FakeDiscord, start_bot, stop_bot
 
-pytestmark = pytest.mark.asyncio(loop_scope="function")
-
 ON_SHARD_1 = GUILD_ID  # (GUILD_ID >> 22) % 2 == 1
 ON_SHARD_0 = GUILD_ID + (1 << 22)
 
@@ -40,6 +38,7 @@ def shard_bot(fake: FakeDiscord, tmp_path: Path, shard: int) -> LeagueBot:
     )
 
 
+@pytest.mark.asyncio(loop_scope="function")
 async def test_two_processes_each_run_one_of_two_shards_and_answer_their_guilds(tmp_path: Path):
     fake = FakeDiscord()
     await fake.start()
