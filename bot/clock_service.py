@@ -43,7 +43,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -229,6 +229,8 @@ class ClockService:
         self._batch: dict[int, dt.datetime] = {}
         self._flusher: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()  # adoptions and changes being posted
+        self._adopting: set[int] = set()
 
     @property
     def owned(self) -> frozenset[int]:
@@ -280,6 +282,10 @@ class ClockService:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._watcher
         self._watcher = None
+        for task in list(self._tasks):
+            task.cancel()  # what they claimed and did not post, the adopter re-posts
+        self._tasks.clear()
+        self._adopting.clear()
         if self.scheduler is not None and self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         self.scheduler = None
@@ -309,13 +315,25 @@ class ClockService:
             try:
                 if time.monotonic() >= next_beat:
                     next_beat = time.monotonic() + heartbeat_s
-                    await self._heartbeat()
-                await self._poll_changes()
+                    await self._heartbeat(background=True)
+                await self._poll_changes(background=True)
             except Exception:  # a database hiccup: the next round tries again
                 log.exception("clock heartbeat of %s failed", self.instance_id)
 
-    async def _heartbeat(self, dead_owners: Sequence[str] = ()) -> set[int]:
-        """Renew the leases, drop the clocks lost, adopt the orphans; the ids adopted."""
+    def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run posting work beside the watcher, so a slow post never delays a heartbeat."""
+        task = asyncio.create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _heartbeat(
+        self, dead_owners: Sequence[str] = (), *, background: bool = False
+    ) -> set[int]:
+        """Renew the leases, drop the clocks lost, adopt the orphans; the ids adopted.
+
+        With ``background`` (the watcher) the adopted clocks' catch-ups are posted by a task
+        of their own; otherwise (start-up) they are posted before this returns.
+        """
         now = self.now()
         until = now + dt.timedelta(seconds=self.lease_seconds)
         kept, adopted = await self.db.run(
@@ -330,16 +348,23 @@ class ClockService:
             self._forget(clock_id)
         # Owned in the database but not run here: adopted just now, or left by an earlier
         # start under the same instance id.
-        resume = adopted | (kept - set(self._live))
-        if resume:
+        resume = (adopted | (kept - set(self._live))) - self._adopting
+        if resume and background:
+            self._adopting |= resume
+            self._spawn(self._adopt(resume), "clock-adopt")
+        elif resume:
+            self._adopting |= resume
             await self._adopt(resume)
         return resume
 
     async def _adopt(self, clock_ids: set[int]) -> None:
-        records = await self.db.run(clocks.get_clocks, clock_ids=sorted(clock_ids))
-        for record in records:
-            live = self._live.setdefault(record.id, _Live(asyncio.Lock(), record.channel_id))
-            live.version = record.version
+        try:
+            records = await self.db.run(clocks.get_clocks, clock_ids=sorted(clock_ids))
+            for record in records:
+                live = self._live.setdefault(record.id, _Live(asyncio.Lock(), record.channel_id))
+                live.version = record.version
+        finally:
+            self._adopting -= clock_ids  # on failure the next heartbeat tries again
         batch = {r.id: None for r in records}
         try:
             await self._process_many(batch, collapse=True)
@@ -348,7 +373,7 @@ class ClockService:
             self._retry_later(batch, collapse=True)
         await asyncio.gather(*(self._resume_status(r.id) for r in records))
 
-    async def _poll_changes(self) -> None:
+    async def _poll_changes(self, *, background: bool = False) -> None:
         """Process the owned clocks whose change counter moved (an action via another instance)."""
         if not self._live:
             return
@@ -362,10 +387,19 @@ class ClockService:
             elif version != live.version:
                 live.version = version
                 changed.append(clock_id)
-        if changed:
-            await self._process_many(dict.fromkeys(changed))
-            for clock_id in changed:
-                await self._status(clock_id)
+        if changed and background:
+            self._spawn(self._apply_changes(changed), "clock-changes")
+        elif changed:
+            await self._apply_changes(changed)
+
+    async def _apply_changes(self, clock_ids: list[int]) -> None:
+        try:
+            await self._process_many(dict.fromkeys(clock_ids))
+        except Exception:
+            log.exception("clocks %s: could not apply an action; retrying", clock_ids)
+            self._retry_later(dict.fromkeys(clock_ids))
+        for clock_id in clock_ids:
+            await self._status(clock_id)
 
     # -- director commands ----------------------------------------------------------------
 
