@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, func, or_, tuple_, update
+from sqlalchemy import func, or_, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -408,43 +408,6 @@ def settle_announcements(
         )
         count += int(getattr(result, "rowcount", 0) or 0)
     return count
-
-
-def release_unsettled_announcements(
-    *, session: Session, clock_ids: Sequence[int]
-) -> dict[int, list[str]]:
-    """Forget the unsettled claims of some clocks, so a catch-up may claim them again.
-
-    Only for start-up, when no other process is posting for these clocks: an unsettled claim
-    then belongs to a process that died between claiming and posting.
-
-    Args:
-        session: the unit of work.
-        clock_ids: the clocks.
-
-    Returns:
-        Per clock (only those that had any), the keys released.
-    """
-    if not clock_ids:
-        return {}
-    unsettled = (
-        col(ClockAnnouncementRow.clock_id).in_(list(clock_ids)),
-        col(ClockAnnouncementRow.settled_at).is_(None),
-    )
-    released: dict[int, list[str]] = {}
-    rows = session.execute(
-        select(col(ClockAnnouncementRow.clock_id), col(ClockAnnouncementRow.key)).where(*unsettled)
-    )
-    for clock_id, key in rows:
-        released.setdefault(clock_id, []).append(key)
-    if released:
-        session.execute(
-            delete(ClockAnnouncementRow)
-            .where(*unsettled)
-            .execution_options(synchronize_session=False)
-        )
-        log.warning("released unposted claims after a crash: %s", released)
-    return released
 
 
 def renew_leases(
