@@ -80,8 +80,8 @@ class ClockAnnouncementRow(SQLModel, table=True):
     """An announcement claimed before it was posted, and settled once the post was done with.
 
     ``made_at`` is the claim (before posting). ``settled_at`` is set after the post returned
-    (posted, or given up after an error) or when a restart's catch-up covered it; a row still
-    unsettled at start-up was claimed by a process that died before posting it.
+    (posted, or given up after an error) or when an adopter's catch-up covered it; a row still
+    unsettled when its clock is adopted was claimed by an owner that died, perhaps mid-post.
     """
 
     __tablename__ = "clock_announcement"
