@@ -122,7 +122,9 @@ def is_dead_here(owner_id: str, instance_id: str) -> bool:
     A bot restarted after a crash (systemd, docker restart) need not wait for its former self's
     lease: same host, and its pid is gone, or is this process's pid in an earlier life (a
     container's pid 1). Services of this very process, and other machines' owners, are never
-    judged dead here: their lease decides.
+    judged dead here: their lease decides. Containers that share one hostname (``uts: host``)
+    look like one machine: a starting one then takes the others' clocks over at once (a clean
+    handover: the old owner's next claim finds the lease gone and posts nothing).
 
     >>> is_dead_here("h:1:a1:0000", "h:1:b2:1111")
     True

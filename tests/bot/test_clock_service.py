@@ -617,3 +617,52 @@ async def test_a_restart_on_the_same_machine_takes_its_dead_former_selfs_clocks_
     assert restarted.owned == {1, 2}
     sibling = ClockService(Database(engine), poster, now=clock, status_interval=0)
     assert await sibling.resume_all() == 0  # a live service of this same process keeps its own
+
+
+class SlowPoster(Poster):
+    """Posts normally, but a message starting with ``slow_on`` waits for ``go``."""
+
+    def __init__(self, slow_on: str) -> None:
+        super().__init__()
+        self.slow_on = slow_on
+        self.reached = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def announce(
+        self,
+        channel_id: int,
+        announcement: Announcement,
+        ping_role_id: int | None,
+        *,
+        nonce: str | None = None,
+    ) -> None:
+        if announcement.text.startswith(self.slow_on):
+            self.reached.set()
+            await self.go.wait()
+        await super().announce(channel_id, announcement, ping_role_id, nonce=nonce)
+
+
+async def test_a_starting_instance_never_touches_a_live_owners_claims(engine: Engine, clock: Clock):
+    slow = SlowPoster("Level 2")
+    owner = ClockService(Database(engine), slow, now=clock, status_interval=0)
+    clock_id = await start(owner)
+    clock.advance(20)
+    posting = asyncio.create_task(owner.run_due(clock_id))  # level 2 in flight (slow Discord)
+    await asyncio.wait_for(slow.reached.wait(), 5)
+    record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
+    assert record.unsettled == {"0.0:warn60:0", "0:start:1"}
+
+    other = Poster(nonces=slow.nonces)
+    newcomer = ClockService(Database(engine), other, now=clock, status_interval=0)
+    assert await newcomer.resume_all() == 0  # the owner's lease is alive
+    await newcomer.run_due(clock_id)  # and a stray job of the newcomer's posts nothing
+    slow.go.set()
+    await posting
+    assert other.posts == []
+    assert slow.texts()[-2:] == [
+        "One minute left in level 1. Next: level 2: blinds 200/400.",
+        "Level 2: blinds 200/400",
+    ]
+    record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
+    assert record.unsettled == frozenset()
+    assert record.owner_id == owner.instance_id
