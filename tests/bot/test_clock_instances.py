@@ -2,11 +2,13 @@
 
 Both processes start together on a fresh database (schema creation under the advisory lock),
 each logs in to the one fake Discord with its own token, so every request says which instance
-made it. A clock started through one instance is run by it; ``kill -9`` of that process and
-the other adopts the clock within the lease (2 s here, ``CLOCK_LEASE_SECONDS``) and carries on;
-no level is announced twice and the levels come in order; the killed one comes back and
-nothing is repeated; director actions sent to the instance that does not own the clock reach
-the owner within a second; only the owner edits the status message.
+made it (the fake's stand-in for telling two processes of one bot apart); they run shard 1 and
+shard 0 of two, as the README deploys them. A clock started through one instance is run by
+it; ``kill -9`` of that process and the other adopts the clock within the lease (2 s here,
+``CLOCK_LEASE_SECONDS``) and carries on; no level is announced twice and the levels come in
+order; the killed one comes back and nothing is repeated; director actions sent to the
+instance that does not own the clock reach the owner within a second; only the owner edits
+the status message.
 """
 
 from __future__ import annotations
@@ -71,8 +73,11 @@ async def fake() -> AsyncIterator[FakeDiscord]:
 class Instance:
     """One ``pokerfloor run`` process logged in with its own token."""
 
-    def __init__(self, fake: FakeDiscord, token: str, database_url: str, logs: Path) -> None:
+    def __init__(
+        self, fake: FakeDiscord, token: str, shard: str, database_url: str, logs: Path
+    ) -> None:
         self.fake, self.token, self.database_url, self.logs = fake, token, database_url, logs
+        self.shard = shard
         self.proc: asyncio.subprocess.Process | None = None
         self.starts = 0
 
@@ -84,8 +89,11 @@ class Instance:
             "DISCORD_GATEWAY_URL": self.fake.gateway_url,
             "DATABASE_URL": self.database_url,
             "CLOCK_LEASE_SECONDS": str(LEASE_S),
+            # Deployed as the README says: one shard each (the test's server is on shard 1).
+            "SHARD_COUNT": "2",
+            "SHARD_IDS": self.shard,
         }
-        for name in ("DISCORD_GUILD_ID", "SHARD_COUNT", "SHARD_IDS", "RULEBOOK_DIR"):
+        for name in ("DISCORD_GUILD_ID", "RULEBOOK_DIR"):
             env.pop(name, None)
         self.starts += 1
         log = (self.logs / f"{self.token}-{self.starts}.log").open("wb")
@@ -198,8 +206,8 @@ def owner_of(database_url: str) -> str | None:
 async def test_two_instances_share_a_clock_and_take_over_after_kill_9(
     fake: FakeDiscord, database_url: str, tmp_path: Path
 ):
-    a = Instance(fake, A, database_url, tmp_path)
-    b = Instance(fake, B, database_url, tmp_path)
+    a = Instance(fake, A, "1", database_url, tmp_path)  # runs the test server's shard
+    b = Instance(fake, B, "0", database_url, tmp_path)
     try:
         # Started together on a fresh database: both come up (one creates the schema).
         await asyncio.gather(a.start(), b.start())
