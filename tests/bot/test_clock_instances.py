@@ -7,7 +7,7 @@ shard 0 of two, as the README deploys them. A clock started through one instance
 it; ``kill -9`` of that process and the other adopts the clock within the lease (2 s here,
 ``CLOCK_LEASE_SECONDS``) and carries on; no level is announced twice and the levels come in
 order; the killed one comes back and nothing is repeated; director actions sent to the
-instance that does not own the clock reach the owner within a second; only the owner edits
+instance that does not own the clock reach the owner (and are posted by it); only the owner edits
 the status message.
 """
 
@@ -255,8 +255,7 @@ async def test_two_instances_share_a_clock_and_take_over_after_kill_9(
         paused = await clock(fake, "pause", {}, via=A)
         assert paused["flags"] & EPHEMERAL
         notice = await wait_text(fake, "The clock is paused", sent, 5)
-        assert notice.auth == B
-        assert notice.at - sent < 1.5  # poll every 0.5 s, plus the command's own round trip
+        assert notice.auth == B  # the owner posts it (the latency: benchmarks/clock.py)
         log.info("pause through A posted by B %.2f s after the command", notice.at - sent)
         count = len(levels(fake))
         await asyncio.sleep(LEVEL_S + 0.5)
