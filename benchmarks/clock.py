@@ -88,6 +88,8 @@ class Phase:
     takeover_s: list[float] = field(default_factory=list)
     statements: int = 0  # SQL statements during the steady run (after the clocks started)
     action_s: list[float] = field(default_factory=list)  # action via the non-owner, to its post
+    latest: list[tuple[float, int, int, float]] = field(default_factory=list)  # ms, ch, n, at
+    killed_at: float | None = None  # wall time of the kill
 
 
 def pct(values: list[float], q: float) -> float:
@@ -148,7 +150,9 @@ def check(
         phase.missing += sum(1 for n in absent if n >= highest_summary)
         for n, arrived, is_summary in seen[cid]:
             if 2 <= n <= due and not is_summary:
-                phase.lateness_ms.append((arrived - (started + (n - 1) * level_s)) * 1000)
+                late_ms = (arrived - (started + (n - 1) * level_s)) * 1000
+                phase.lateness_ms.append(late_ms)
+                phase.latest.append((late_ms, cid, n, arrived))
 
 
 async def run_ours(
@@ -355,6 +359,7 @@ async def run_two_instances(
             await asyncio.sleep(max(0.0, t0 + seconds / 2 - time.time()))
             await first.stop(signal.SIGKILL)
             killed = time.perf_counter()
+            phase.killed_at = time.time()
             horizon = t0 + seconds
             await asyncio.sleep(max(0.0, horizon - time.time()) + 1.0)
             offset = time.time() - time.perf_counter()
@@ -400,6 +405,12 @@ def report(phase: Phase) -> None:
             f"  /clock pause through the other process, to the owner's notice: p50 "
             f"{pct(act, 50):.2f} s  max {max(act):.2f} s  (n={len(act)})"
         )
+    if phase.killed_at is not None and phase.latest:
+        worst = sorted(phase.latest, reverse=True)[:5]
+        where = ", ".join(
+            f"{ms:.0f} ms at kill{at - phase.killed_at:+.1f} s" for ms, _, _, at in worst
+        )
+        print(f"  latest announcements: {where}")
     if phase.takeover_s:
         take = phase.takeover_s
         print(

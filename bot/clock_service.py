@@ -73,6 +73,7 @@ POLL_INTERVAL_S = 0.5
 NONCE_WINDOW_S = 90.0
 POST_RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0)
 MAX_BACKOFF_S = 10.0
+ADOPTION_STATUS_SPREAD_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -373,7 +374,15 @@ class ClockService:
         except Exception:
             log.exception("could not resume clocks %s; retrying", sorted(batch))
             self._retry_later(batch, collapse=True)
-        await asyncio.gather(*(self._resume_status(r.id) for r in records))
+        if self.scheduler is None or len(records) <= 1:
+            await asyncio.gather(*(self._resume_status(r.id) for r in records))
+            return
+        # Many clocks adopted at once (their owner died): the catch-ups told the players; the
+        # status messages follow spread over a few seconds, so that the burst of edits does not
+        # hold up the announcements due meanwhile (this instance's own clocks among them).
+        spread = min(self.status_interval, ADOPTION_STATUS_SPREAD_S)
+        for i, record in enumerate(records):
+            self._schedule_status(record.id, spread * i / len(records), force=True)
 
     async def _poll_changes(self, *, background: bool = False) -> None:
         """Process the owned clocks whose change counter moved (an action via another instance)."""
@@ -682,7 +691,7 @@ class ClockService:
             log.exception("clock %s: status update failed", clock_id)
         self._schedule_status(clock_id, self.status_interval)
 
-    def _schedule_status(self, clock_id: int, delay: float) -> None:
+    def _schedule_status(self, clock_id: int, delay: float, *, force: bool = False) -> None:
         if self.scheduler is None or clock_id not in self._live:
             return
         self.scheduler.add_job(
@@ -690,6 +699,7 @@ class ClockService:
             "date",
             run_date=utcnow() + dt.timedelta(seconds=delay),
             args=[clock_id],
+            kwargs={"force": force},
             id=f"clock-status:{clock_id}",
             replace_existing=True,
         )
