@@ -7,7 +7,6 @@ and in any order.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import itertools
 import json
@@ -465,9 +464,9 @@ async def test_typed_names_are_escaped_in_the_confirmation_and_the_post(
     assert "Brew\\*\\*pub\\*\\*" in text
     assert "3 players" in text
     # Another test's post may still land in the shared channel: look for this one's.
-    async with asyncio.timeout(10):
-        while not any(
-            "\\*\\*Bold\\*\\* Bob" in _text(m)
-            for m in fake.messages.get(RESULTS_CHANNEL, [])[posted_before:]
-        ):
-            await asyncio.sleep(0.02)
+    for count in range(posted_before + 1, posted_before + 4):
+        post = await fake.wait_message(RESULTS_CHANNEL, count)
+        if "\\*\\*Bold\\*\\* Bob" in _text(post):
+            break
+    else:
+        raise AssertionError("the escaped names were not posted to the results channel")
