@@ -44,12 +44,13 @@ from rapidfuzz import fuzz, process
 from rulings.rulebook import search as search_module
 from rulings.rulebook.books import Passage, bundled_books, citation_slug
 from rulings.rulebook.search import RuleIndex, load_rulebooks
+from rulings.rulebook.semantic import SemanticIndex
 
-QUERIES = (
-    Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rulebook" / "rule_queries.toml"
-)
-KINDS = ("keyword", "question", "slang", "misspelling", "table", "number")
-SLICES = ("dev", "probe", "heldout", "blind")
+HERE = Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rulebook"
+QUERIES = HERE / "rule_queries.toml"
+SEALED = HERE / "sealed_queries.toml"
+KINDS = ("keyword", "question", "slang", "misspelling", "table", "number", "paraphrase")
+SLICES = ("dev", "probe", "heldout", "blind", "fresh", "sealed")
 WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -186,9 +187,16 @@ def timed(fn: Callable[..., object], *args: Any) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+def load_queries() -> list[dict[str, Any]]:
+    """The tuned labelled set, then the sealed batch as slice ``sealed``."""
+    queries: list[dict[str, Any]] = tomllib.loads(QUERIES.read_text(encoding="utf-8"))["query"]
+    sealed = tomllib.loads(SEALED.read_text(encoding="utf-8"))["query"]
+    return queries + [{**q, "slice": "sealed"} for q in sealed]
+
+
 def main() -> None:
     pin_one_core()
-    queries: list[dict[str, Any]] = tomllib.loads(QUERIES.read_text(encoding="utf-8"))["query"]
+    queries = load_queries()
 
     def cold_build() -> RuleIndex:
         search_module._analysed.cache_clear()  # no help from an earlier build in this process
@@ -196,6 +204,16 @@ def main() -> None:
 
     builds = [timed(cold_build) for _ in range(7)]
     index = load_rulebooks()
+    lexical_builds = [timed(lambda: RuleIndex(index.books, home=index.home, semantic=False))]
+    lexical_builds += [
+        timed(lambda: RuleIndex(index.books, home=index.home, semantic=False)) for _ in range(4)
+    ]
+    lexical = RuleIndex(index.books, home=index.home, semantic=False)
+    # No cached passage vectors: every passage embedded at start-up, as a RULEBOOK_DIR book is.
+    uncached = [
+        timed(lambda: SemanticIndex(index.passages, search_module._bundled_model(), {}))
+        for _ in range(3)
+    ]
     lines = Lines(index)
     bm25_build = statistics.median(timed(lambda: LineBM25(lines)) for _ in range(7))
     bm25 = LineBM25(lines)
@@ -204,8 +222,12 @@ def main() -> None:
     def ours(q: str) -> list[Passage | None]:
         return [index.get(m.book, m.key.split(" ", 1)[1]) for m in index.search(q).matches]
 
+    def lexical_only(q: str) -> list[Passage | None]:
+        return [lexical.get(m.book, m.key.split(" ", 1)[1]) for m in lexical.search(q).matches]
+
     engines: dict[str, Callable[[str], list[Passage | None]]] = {
         "pokerfloor": ours,
+        "lexical only": lexical_only,
         "BM25 lines": bm25.search,
         "token_set_ratio": peer_fuzz.search,
     }
@@ -229,7 +251,7 @@ def main() -> None:
             print(f"{slice_:8} {kind:12} {n:>4}  " + "  ".join(f"{c:>17}" for c in cells))
         print()
     _, ours1, ours3 = results["pokerfloor"][("all", "all")]
-    for name in ("BM25 lines", "token_set_ratio"):
+    for name in ("lexical only", "BM25 lines", "token_set_ratio"):
         _, a, b = results[name][("all", "all")]
         top1, top3 = ours1 / max(a, 1), ours3 / max(b, 1)
         print(f"ratio pokerfloor / {name}: top-1 x{top1:.2f}, top-3 x{top3:.2f}")
@@ -239,6 +261,9 @@ def main() -> None:
     texts = [str(q["q"]) for q in queries]
     cold = [timed(cold_index.search, q) for q in texts]
     warm = [timed(index.search, q) for q in texts * 5]
+    warm_lexical = [timed(lexical.search, q) for q in texts * 5]
+    model = search_module._bundled_model()
+    embed_only = [timed(model.embed, [q]) for q in texts * 5]
     peer_bm25 = [timed(bm25.search, q) for q in texts * 5]
     peer_fz = [timed(peer_fuzz.search, q) for q in texts * 5]
     prefixes = sorted({q[:n] for q in texts for n in (1, 3, 5, 8, 12, 20)})
@@ -248,10 +273,15 @@ def main() -> None:
     print("\nspeed, one core (ms)")
     build_p50, build_max = statistics.median(builds), max(builds)
     print(f"index build (5 books, glossary)  median {build_p50:7.1f}  max {build_max:7.1f}")
+    lex_p50 = statistics.median(lexical_builds)
+    print(f"  of which lexical only          median {lex_p50:7.1f}")
+    print(f"  semantic, nothing cached       median {statistics.median(uncached):7.1f}")
     print(f"  peer BM25-lines build          median {bm25_build:7.1f}")
     rows = [
         ("query, cold", cold),
         ("query, warm", warm),
+        ("  lexical only, warm", warm_lexical),
+        ("  query embedding alone", embed_only),
         ("peer BM25 lines", peer_bm25),
         ("peer token_set_ratio", peer_fz),
         ("autocomplete, cold", complete_cold),

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
@@ -63,12 +64,15 @@ from rulings.errors import RulebookError, UnknownRuleError
 from rulings.rulebook.books import (
     Passage,
     Rulebook,
+    _is_child,
     bundled_books,
     citation_slug,
     display_title,
     parse_books,
     read_books,
 )
+from rulings.rulebook.fuse import fuse
+from rulings.rulebook.semantic import Embedder, SemanticIndex, StaticModel, bundled_cache
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +104,12 @@ _HOME_BOOST_PARTIAL = 1.2
 _HOME_SHARE = 0.75
 _KEY_MIN_IDF = 4.0  # a word about five passages use
 _FOUND_THRESHOLD = 0.12
+_POSITION_BOOST = 1.5
+_LEXICAL_SHARE = 0.3  # the lexical ranker's weight in the fusion with the semantic score
+_SEMANTIC_DEPTH = 25  # the semantic ranking's best that join the lexical candidates
+_COVERAGE_TRUST = 0.8  # how much the lexical best's coverage adds to its share
+_SEMANTIC_HOME = 0.05  # added to a home-book passage's cosine
+_SEMANTIC_FOUND = 0.6  # a cosine this high answers even when few of the words are the books'
 _MIN_COVERAGE = 0.3
 _UNKNOWN_SHARE = 0.5
 _PHRASE_WORDS = 3
@@ -564,8 +574,14 @@ class RuleIndex:
         *,
         home: str | None = DEFAULT_HOME,
         glossary: Glossary | None = None,
+        semantic: bool = True,
+        model: Embedder | None = None,
     ) -> None:
-        """Index ``books``; ``home`` is the league's own book (ranked first), if loaded."""
+        """Index ``books``; ``home`` is the league's own book (ranked first), if loaded.
+
+        ``semantic=False`` leaves out the semantic tier (the lexical ranker alone); ``model``
+        replaces the bundled sentence model (its passage vectors are then all computed here).
+        """
         self.books: dict[str, Rulebook] = dict(books)
         self.home = home if home in self.books else None
         self.glossary = glossary if glossary is not None else Glossary.bundled()
@@ -584,6 +600,13 @@ class RuleIndex:
         }
         self._compounds = _compounds(self.passages)
         self._docs = [self._doc(p) for p in self.passages]
+        # A table of finishing places, its rows and the rules that introduce it.
+        places = {(p.book, p.section) for p in self.passages if _is_position_row(p)}
+        self._position_table = frozenset(
+            i
+            for i, p in enumerate(self.passages)
+            if any(p.book == b and _is_child(p.section, s) for b, s in places)
+        )
         self._aliases = _book_aliases(self.books, self.home)
         # the terms each passage defines, for a short query asking what a word means
         self._defines = [_defined_terms(_fold(p.text)) for p in self.passages]
@@ -664,13 +687,22 @@ class RuleIndex:
             name: [(citation_slug(p.section), p) for p in book.passages]
             for name, book in self.books.items()
         }
+        self._semantic: SemanticIndex | None = None
+        if semantic and model is not None:
+            self._semantic = SemanticIndex(self.passages, model)
+        elif semantic:
+            self._semantic = SemanticIndex(self.passages, _bundled_model(), _bundled_cache())
+        self._book_of = np.array([p.book for p in self.passages])
         log.debug("indexed %d passages from %d books", len(self.passages), len(self.books))
 
     # building
 
     def _doc(self, p: Passage) -> _Doc:
         weights: defaultdict[str, float] = defaultdict(float)
-        body = analyse(p.text, ranges=True)
+        # "points for 7th" asks for the row numbered 7 of a table of places, not level 7 nor
+        # "15 to 18 weeks": only such a row's ranges spell out their places.
+        ranked = _is_position_row(p)
+        body = analyse(p.text, ranges=ranked)
         for term in body:
             weights[term] += 1.0
         # "burn card" here, "burncard" in another book: index the joined form too.
@@ -678,8 +710,7 @@ class RuleIndex:
         for a, b in itertools.pairwise(words):
             if a + b in self._compounds:
                 weights[stem(a + b)] += _COMPOUND_WEIGHT
-        if p.table:
-            # "points for 7th" asks for the row numbered 7.
+        if ranked:
             for term in analyse(p.part or "", ranges=True):
                 if term.isdigit() and 0 < int(term) <= 100:
                     weights[ordinal_form(int(term))] += 1.0
@@ -703,7 +734,8 @@ class RuleIndex:
         label = frozenset(analyse(p.part or "", ranges=True)) - common - set(analyse(p.title))
         # Only a number or a single distinctive word picks out one row ("7", "black").
         label = frozenset(t for t in label if t.isdigit() or len(label) == 1)
-        label |= {ordinal_form(int(t)) for t in label if t.isdigit() and 0 < int(t) <= 100}
+        if ranked:
+            label |= {ordinal_form(int(t)) for t in label if t.isdigit() and 0 < int(t) <= 100}
         label = label if p.table else frozenset()
         roman = _ROMAN_SECTION.match(p.section)
         if roman:
@@ -835,6 +867,7 @@ class RuleIndex:
             opposite=_opposite_pairs(content),
             defines=_definition(self._spelt(phrase)),
             one_book=book_asked is not None or len(wanted) == 1,
+            position=any(_ORDINAL.match(w) or w in _POSITION_WORDS for w in phrase),
         )
         if named and books is None and (not scored or scored[0][2] < _MIN_COVERAGE):
             silent = self._silent(book_asked, content, weighted, limit, text, text_for_terms)
@@ -851,7 +884,23 @@ class RuleIndex:
                 and self._docs[scored[0][1]].passage.book == favoured
             )
         )
-        return self._result(text, weighted, scored, wanted, limit, named=answer)
+        fused = None
+        if self._semantic is not None:
+            cosines = self._semantic.scores(text_for_terms)
+            if self.home is not None and favoured is None:
+                # The league's own book is preferred here too, by a little.
+                cosines = cosines + _SEMANTIC_HOME * (self._book_of == self.home)
+            allowed = np.isin(self._book_of, list(wanted))
+            if favoured is not None:
+                allowed &= self._book_of == favoured
+            # The more of the query the lexical best covers, the more the lexical ranking counts:
+            # a query in the book's words keeps its ranking, a paraphrase leans on the meaning.
+            coverage = scored[0][2] if scored else 0.0
+            share = _LEXICAL_SHARE + (1 - _LEXICAL_SHARE) * _COVERAGE_TRUST * coverage
+            fused = fuse(scored, cosines, allowed, share, _SEMANTIC_DEPTH)
+            best = float(np.max(np.where(allowed, cosines, -1.0)))
+            answer = answer or best >= _SEMANTIC_FOUND
+        return self._result(text, weighted, scored, wanted, limit, named=answer, fused=fused)
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
         """Suggestions for a half-typed query: ``(label, value)`` pairs, both <= 100 characters.
@@ -1266,6 +1315,7 @@ class RuleIndex:
         opposite: Mapping[tuple[str, str], frozenset[tuple[str, str]]] | None = None,
         defines: tuple[str, ...] | None = None,
         one_book: bool = False,
+        position: bool = False,
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -1350,6 +1400,8 @@ class RuleIndex:
                 score *= _PHRASE_BOOST  # the player quoted the book word for word
             elif terms_flat is not None and terms_flat in doc.flat_terms:
                 score *= _TERMS_PHRASE_BOOST  # ... or nearly: typos and small words aside
+            if position and i in self._position_table:
+                score *= _POSITION_BOOST  # "points for 17th": the table of places, not level 17
             if numbered is not None and doc.number == numbered:
                 score *= _NUMBERED_BOOST  # "hand ranking number 8": the rule numbered 8
             if defines is not None and defines in self._defines[i]:
@@ -1393,32 +1445,46 @@ class RuleIndex:
         limit: int,
         *,
         named: bool = False,
+        fused: list[tuple[float, int, float]] | None = None,
     ) -> SearchResult:
+        """Matches from the lexical ranking, or from the fused one when there is one.
+
+        Whether anything answers is the lexical ranker's call (enough of the query's weight
+        matched) unless ``named`` says so already (a book named, poker talk, or a semantic
+        score high enough).
+        """
         ceiling = sum(self._idf.get(t, 0.0) * w for t, w in weighted.items()) * (_K1 + 1)
         ceiling = max(ceiling, 1e-9)
-        if not scored:
+        ranked = fused if fused else scored
+        if not ranked or (not scored and not named):
             return SearchResult(text, (), False, closest=self._closest(text, wanted, limit))
-        top_score, _, top_coverage = scored[0]
+        lexical_found = bool(scored) and (
+            scored[0][0] / ceiling >= _FOUND_THRESHOLD and scored[0][2] >= _MIN_COVERAGE
+        )
         # A player who names the book wants its closest passage even when it answers little.
-        if not named and (top_score / ceiling < _FOUND_THRESHOLD or top_coverage < _MIN_COVERAGE):
+        if not named and not lexical_found:
             partial = tuple(
                 Match.of(self._docs[i].passage, min(coverage, 0.29))
-                for _, i, coverage in scored[:limit]
+                for _, i, coverage in ranked[:limit]
             )
             return SearchResult(text, (), False, closest=partial)
+        top_score, _, top_coverage = ranked[0]
+        top_score = max(top_score, 1e-9)
+        if fused:
+            top_coverage = max(top_coverage, min(1.0, top_score))
 
         def confidence(score: float) -> float:
-            return min(1.0, top_coverage * score / top_score)
+            return max(0.0, min(1.0, top_coverage * score / top_score))
 
         matches = tuple(
-            Match.of(self._docs[i].passage, confidence(score)) for score, i, _ in scored[:limit]
+            Match.of(self._docs[i].passage, confidence(score)) for score, i, _ in ranked[:limit]
         )
         others: list[Match] = []
         seen = {matches[0].book} | ({self.home} if self.home else set())
         # Another book's answer is worth showing when it covers most of what the best one does.
-        top_unboosted = top_score / (_HOME_BOOST if matches[0].book == self.home else 1.0)
-        top_unboosted = min(top_unboosted, top_score)
-        for score, i, coverage in scored:
+        boost = _HOME_BOOST if matches[0].book == self.home and not fused else 1.0
+        top_unboosted = min(top_score / boost, top_score)
+        for score, i, coverage in ranked:
             passage = self._docs[i].passage
             if passage.book in seen or coverage < max(_MIN_COVERAGE, 0.6 * top_coverage):
                 continue
@@ -1587,6 +1653,14 @@ class RuleIndex:
             if citation_slug(p.section).startswith(slug) or citation_slug(p.key).startswith(slug)
         ]
         return hits[:limit]
+
+
+# A table row whose label names a finishing place ("Finishing Position 7", "Fifth place").
+_POSITION_WORDS = frozenset({"position", "place", "finish", "finishing", "finisher"})
+
+
+def _is_position_row(p: Passage) -> bool:
+    return bool(p.table) and not _POSITION_WORDS.isdisjoint(_surface(p.part or ""))
 
 
 def _compounds(passages: Sequence[Passage]) -> frozenset[str]:
@@ -1860,6 +1934,16 @@ def _label(p: Passage, show_book: bool) -> str:
 
 
 # --- loading --------------------------------------------------------------------------------
+
+
+@functools.cache
+def _bundled_model() -> StaticModel:
+    return StaticModel.bundled()
+
+
+@functools.cache
+def _bundled_cache() -> dict[str, np.ndarray]:
+    return bundled_cache()
 
 
 def load_rulebooks(extra_dir: Path | None = None, *, home: str | None = DEFAULT_HOME) -> RuleIndex:
