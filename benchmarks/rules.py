@@ -41,6 +41,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from rulings.rulebook import normalise
 from rulings.rulebook import search as search_module
 from rulings.rulebook.books import Passage, bundled_books, citation_slug
 from rulings.rulebook.search import RuleIndex, load_rulebooks
@@ -199,7 +200,7 @@ def main() -> None:
     queries = load_queries()
 
     def cold_build() -> RuleIndex:
-        search_module._analysed.cache_clear()  # no help from an earlier build in this process
+        normalise._analysed.cache_clear()  # no help from an earlier build in this process
         return load_rulebooks()
 
     builds = [timed(cold_build) for _ in range(7)]

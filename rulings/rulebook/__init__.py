@@ -1,14 +1,9 @@
 """The rulebooks parsed into cited passages, and the search that finds the passage that rules."""
 
 from rulings.rulebook.books import Passage, Rulebook
-from rulings.rulebook.search import (
-    Glossary,
-    Match,
-    RuleIndex,
-    SearchResult,
-    default_index,
-    load_rulebooks,
-)
+from rulings.rulebook.expand import Glossary
+from rulings.rulebook.present import Match, SearchResult
+from rulings.rulebook.search import RuleIndex, default_index, load_rulebooks
 
 __all__ = [
     "Glossary",

@@ -13,17 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulings.errors import UnknownRuleError
-from rulings.rulebook import search as search_module
 from rulings.rulebook.books import citation_slug
-from rulings.rulebook.search import (
-    MAX_QUERY_CHARS,
-    Glossary,
-    Match,
-    RuleIndex,
-    clean_query,
-    load_rulebooks,
-    stem,
-)
+from rulings.rulebook.expand import Glossary, _opposite_pairs
+from rulings.rulebook.normalise import MAX_QUERY_CHARS, clean_query, stem
+from rulings.rulebook.present import Match
+from rulings.rulebook.search import RuleIndex, load_rulebooks
 
 QUERIES = Path(__file__).with_name("rule_queries.toml")
 SEALED = Path(__file__).with_name("sealed_queries.toml")
@@ -704,7 +698,7 @@ def test_poker_pub_bar_rules_12_min_bet_is_the_minimum_bet_rule(index):
 
 
 def test_opposite_time_words_in_the_query():
-    assert search_module._opposite_pairs(["act", "1st", "after", "flop"]) == {
+    assert _opposite_pairs(["act", "1st", "after", "flop"]) == {
         ("after", "flop"): frozenset({("befor", "flop"), ("pre", "flop"), ("prior", "flop")})
     }
 
