@@ -19,10 +19,8 @@ from rulings.rulebook.normalise import (
     _surface,
 )
 from rulings.rulebook.spell import (
-    _ASIDE_WEIGHT,
     _CHATTY_WEIGHT,
     _CORRECTED_WEIGHT,
-    _aside_start,
 )
 from rulings.rulebook.state import IndexState
 from rulings.rulebook.tuning import stage_weights, stage_words
@@ -178,7 +176,6 @@ class Expander(IndexState):
         if _MONEY.search(text):
             at[(("$",), ("money", "currency", "cash"))] = len(sequence)
         matched_keys = sorted(at, key=at.__getitem__)
-        aside = _aside_start(sequence)
         # The book's words of a translation sit together in the passage that answers it.
         phrase_pairs = frozenset(
             pair
@@ -191,8 +188,6 @@ class Expander(IndexState):
             kept.update(expansion)
             # A phrase made only of table talk ("friend") translates with little weight too.
             share = _CHATTY_WEIGHT if all(t in _CHATTY_STEMS for t in key) else 1.0
-            if aside is not None and at[(key, expansion)] > aside:
-                share *= _ASIDE_WEIGHT
             for term in expansion:
                 weighted[term] = max(weighted.get(term, 0.0), _GLOSSARY_WEIGHT * share)
         # A translation naming both sides of a pair ("who posts" -> small blind, big blind) is

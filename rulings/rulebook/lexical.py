@@ -59,9 +59,6 @@ _ROW_OWN_BOOST = _W["row_own_boost"]
 _ROW_OWN_MIN_IDF = _W["row_own_min_idf"]
 
 
-_ROW_COMMON_OWN = _W["row_common_own"]
-
-
 _ROW_LABEL_BOOST = _W["row_label_boost"]
 
 
@@ -80,9 +77,6 @@ _HOME_SHARE = _W["home_share"]
 _KEY_MIN_IDF = _W["key_min_idf"]  # a word about five passages use
 
 
-_POSITION_BOOST = _W["position_boost"]
-
-
 _UNKNOWN_SHARE = _W["unknown_share"]
 
 
@@ -90,9 +84,6 @@ _HEADING_MATCH_BOOST = _W["heading_match_boost"]
 
 
 _PHRASE_GAP = 2
-
-
-_PHRASE_BOOST = _W["phrase_boost"]
 
 
 _NAMED_BOOST = _W["named_boost"]
@@ -107,9 +98,6 @@ _NUMBERED_BOOST = _W["numbered_boost"]
 _INTRO_SHARE = _W["intro_share"]
 
 
-_TERMS_PHRASE_BOOST = _W["terms_phrase_boost"]
-
-
 _GLOSSARY_PAIR_SHARE = _W["glossary_pair_share"]
 
 
@@ -117,12 +105,6 @@ _OPPOSITE_SHARE = _W["opposite_share"]
 
 
 _REVERSED_PAIR_SHARE = _W["reversed_pair_share"]
-
-
-_TAGLINE_SHARE = _W["tagline_share"]
-
-
-_DEFINES_BOOST = _W["defines_boost"]  # "kicker": the passage that says what a kicker is
 
 
 _DEFINES_BOOK_BOOST = _W["defines_book_boost"]
@@ -136,16 +118,6 @@ _WHO_BOOST = _W["who_boost"]  # "who decides ...": a passage that names a person
 
 _WORDS = stage_words("lexical")
 _ROLES = frozenset(_WORDS["roles"].split())
-
-
-_REASON_BOOST = _W["reason_boost"]
-
-
-_REASON = re.compile(
-    r"\b(?:to prevent|prevents?|so that|in order to|the reason|purpose|to keep|to avoid"
-    r"|to ensure|to protect|to speed|this is to)\b",
-    re.IGNORECASE,
-)
 
 
 # An amount in figures ("52 cards"); words are not counted: "three cards face up" is no answer
@@ -174,12 +146,9 @@ class _Doc:
     is_first: bool
     label_terms: frozenset[str]
     bigrams: frozenset[tuple[str, str]]
-    flat: str
     has_amount: bool
     number: str | None
     is_intro: bool
-    gives_reason: bool
-    flat_terms: str
 
 
 _POSITION_WORDS = frozenset(_WORDS["position_words"].split())
@@ -349,33 +318,26 @@ class LexicalScorer(IndexState):
             is_first,
             label,
             bigrams,
-            " " + " ".join(_surface(p.text)) + " ",
             bool(_AMOUNT.search(p.text)),
             _last_number(p.section) if not p.table else None,
             not p.table and not p.part and (p.book, p.section) in self._parents,
-            bool(_REASON.search(p.text)),
-            " " + " ".join(analyse(p.text)) + " ",
         )
 
     def _score(
         self,
         weighted: Mapping[str, float],
         wanted: set[str],
-        flat: str | None = None,
         named: frozenset[str] = frozenset(),
         favoured: str | None = None,
         own: frozenset[str] = frozenset(),
         *,
         amount: bool = False,
         numbered: str | None = None,
-        why: bool = False,
         who: bool = False,
-        terms_flat: str | None = None,
         phrase_pairs: frozenset[tuple[str, str]] = frozenset(),
         opposite: Mapping[tuple[str, str], frozenset[tuple[str, str]]] | None = None,
         defines: tuple[str, ...] | None = None,
         one_book: bool = False,
-        position: bool = False,
     ) -> list[tuple[float, int, float]]:
         """``(score, doc, coverage)`` for every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
@@ -450,30 +412,18 @@ class LexicalScorer(IndexState):
                     score *= _ROW_CONTEXT_ONLY
                 elif max(self._idf.get(t, 0.0) for t in own) >= _ROW_OWN_MIN_IDF:
                     score *= _ROW_OWN_BOOST
-                else:
-                    score *= _ROW_COMMON_OWN  # a common word ("bonus") hardly picks a row
             if doc.is_first:
                 score *= _FIRST_BOOST
             if named and any(self._opens.get((doc.passage.book, h)) == i for h in named):
                 score *= _HEADING_MATCH_BOOST  # the query names the section: "smoking policy"
-            if flat is not None and flat in doc.flat:
-                score *= _PHRASE_BOOST  # the player quoted the book word for word
-            elif terms_flat is not None and terms_flat in doc.flat_terms:
-                score *= _TERMS_PHRASE_BOOST  # ... or nearly: typos and small words aside
-            if position and i in self._position_table:
-                score *= _POSITION_BOOST  # "points for 17th": the table of places, not level 17
             if numbered is not None and doc.number == numbered:
                 score *= _NUMBERED_BOOST  # "hand ranking number 8": the rule numbered 8
-            if defines is not None and defines in self._defines[i]:
-                # The asked word is the subject ("called the kicker"). Across books the league's
-                # own book still comes first; inside the book asked the definition wins.
-                score *= _DEFINES_BOOK_BOOST if one_book else _DEFINES_BOOST
-            if i in self._taglines:
-                score *= _TAGLINE_SHARE  # a title page answers no rules question
+            if one_book and defines is not None and defines in self._defines[i]:
+                # Inside the one book asked, the passage whose subject is the asked word
+                # ("called the kicker") wins; across books the league's own book comes first.
+                score *= _DEFINES_BOOK_BOOST
             if doc.is_intro and not named:
                 score *= _INTRO_SHARE  # a section's opening words rarely rule on the question
-            if why and doc.gives_reason:
-                score *= _REASON_BOOST  # "why burn a card": the rule that gives the reason
             if any(
                 asked[0] not in doc.weights and not contrary.isdisjoint(doc.bigrams)
                 for asked, contrary in (opposite or {}).items()
@@ -486,7 +436,7 @@ class LexicalScorer(IndexState):
             if favoured is not None:
                 # The query ends or starts with a book's short name ("... the game").
                 score *= _NAMED_BOOST if doc.passage.book == favoured else 1.0
-            elif doc.passage.book == self.home and not (why and not doc.gives_reason):
+            elif doc.passage.book == self.home:
                 # The league's own book wins when it answers about as much of the question.
                 # Not when it lacks the rarest word the player typed and another book has it.
                 full = matched[i] >= _HOME_SHARE * best_matched

@@ -30,9 +30,6 @@ _STOP_WORDS = frozenset(_WORDS["stop_words"].split())
 _CHATTY = frozenset(_WORDS["chatty"].split())
 
 
-_CONTRACTED_PERSONS = frozenset(_WORDS["contracted_persons"].split())
-
-
 # "too many", "too much", "too early": their own term; players also write "to many".
 _EXCESS = {
     w: f"too{w}"

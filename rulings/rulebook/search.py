@@ -44,10 +44,8 @@ from rulings.errors import UnknownRuleError
 from rulings.rulebook.books import (
     Passage,
     Rulebook,
-    _is_child,
     bundled_books,
     citation_slug,
-    display_title,
     parse_books,
     read_books,
 )
@@ -59,20 +57,17 @@ from rulings.rulebook.expand import (
 from rulings.rulebook.fuse import fuse
 from rulings.rulebook.lexical import (
     _NUMBERED,
-    _POSITION_WORDS,
     LexicalScorer,
     _asks_amount,
     _compounds,
     _defined_terms,
     _definition,
-    _is_position_row,
     _parent_sections,
     _table_common_terms,
 )
 from rulings.rulebook.normalise import (
     _CHATTY,
     _NUMBER_WORDS,
-    _ORDINAL,
     _STOP_WORDS,
     _WORD,
     _fold,
@@ -125,9 +120,6 @@ _SEMANTIC_HOME = _W["semantic_home"]  # added to a home-book passage's cosine
 _SEMANTIC_FOUND = _W["semantic_found"]
 
 
-_PHRASE_WORDS = 3
-
-
 _HEADING_MATCH_RATIO = 88
 
 
@@ -174,26 +166,9 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
         }
         self._compounds = _compounds(self.passages)
         self._docs = [self._doc(p) for p in self.passages]
-        # A table of finishing places, its rows and the rules that introduce it.
-        places = {(p.book, p.section) for p in self.passages if _is_position_row(p)}
-        self._position_table = frozenset(
-            i
-            for i, p in enumerate(self.passages)
-            if any(p.book == b and _is_child(p.section, s) for b, s in places)
-        )
         self._aliases = _book_aliases(self.books, self.home)
         # the terms each passage defines, for a short query asking what a word means
         self._defines = [_defined_terms(_fold(p.text)) for p in self.passages]
-        # A book's title page ("Red, White, and Blue Poker League: Free Poker! ..."): its opening
-        # passage headed by the book's own name, a tagline rather than a rule.
-        self._taglines = frozenset(
-            i
-            for i, p in enumerate(self.passages)
-            if len(p.headings) == 1
-            and p.section == p.headings[0]
-            and self._docs[i].is_first
-            and fuzz.token_set_ratio(_plain(p.section), _plain(display_title(p.book))) >= 80
-        )
         self._headings = {h: _plain(h) for p in self.passages for h in (*p.headings, p.title) if h}
         # The passage that opens each heading: where a query naming the heading should land.
         self._opens: dict[tuple[str, str], int] = {}
@@ -267,6 +242,7 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
         elif semantic:
             self._semantic = SemanticIndex(self.passages, _bundled_model(), _bundled_cache())
         self._book_of = np.array([p.book for p in self.passages])
+        self._masks: dict[frozenset[str], np.ndarray] = {}
         log.debug("indexed %d passages from %d books", len(self.passages), len(self.books))
 
     @property
@@ -341,11 +317,7 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             opening = [p for p in self.passages if p.book == book_asked][:limit]
             matches = tuple(Match.of(p, 0.5) for p in opening)
             return SearchResult(text, matches, bool(matches))
-        # The player's words, typos fixed, as the books' terms in a row ("dealer turns cards
-        # early" for "dealr turns over cards erly").
-        terms_flat = " " + " ".join(content) + " " if len(content) >= _PHRASE_WORDS else None
         phrase = _surface(text_for_terms)
-        flat = " " + " ".join(phrase) + " " if len(phrase) >= _PHRASE_WORDS else None
         plain = _plain(text_for_terms)
         headings = frozenset(
             h
@@ -354,26 +326,21 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
         )
         amount = _asks_amount(phrase)
-        why = "why" in phrase
         who = "who" in phrase
         numbered = _NUMBERED.search(_fold(text_for_terms))
         scored = self._score(
             weighted,
             wanted,
-            flat,
             headings,
             favoured,
             own,
             amount=amount,
             numbered=numbered.group(1) if numbered else None,
-            why=why,
             who=who,
-            terms_flat=terms_flat,
             phrase_pairs=phrase_pairs,
             opposite=_opposite_pairs(content),
             defines=_definition(self._spelt(phrase)),
             one_book=book_asked is not None or len(wanted) == 1,
-            position=any(_ORDINAL.match(w) or w in _POSITION_WORDS for w in phrase),
         )
         if named and books is None and (not scored or scored[0][2] < _MIN_COVERAGE):
             silent = self._silent(book_asked, content, weighted, limit, text, text_for_terms)
@@ -396,9 +363,9 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             if self.home is not None and favoured is None:
                 # The league's own book is preferred here too, by a little.
                 cosines = cosines + _SEMANTIC_HOME * (self._book_of == self.home)
-            allowed = np.isin(self._book_of, list(wanted))
+            allowed = self._allowed(frozenset(wanted))
             if favoured is not None:
-                allowed &= self._book_of == favoured
+                allowed = allowed & (self._book_of == favoured)
             # The more of the query the lexical best covers, the more the lexical ranking counts:
             # a query in the book's words keeps its ranking, a paraphrase leans on the meaning.
             coverage = scored[0][2] if scored else 0.0
@@ -407,6 +374,13 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             best = float(np.max(np.where(allowed, cosines, -1.0)))
             answer = answer or best >= _SEMANTIC_FOUND
         return self._result(text, weighted, scored, wanted, limit, named=answer, fused=fused)
+
+    def _allowed(self, wanted: frozenset[str]) -> np.ndarray:
+        """A boolean mask of the passages in the books searched (kept per set of books)."""
+        mask = self._masks.get(wanted)
+        if mask is None:
+            mask = self._masks[wanted] = np.isin(self._book_of, list(wanted))
+        return mask
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
         """Suggestions for a half-typed query: ``(label, value)`` pairs, both <= 100 characters.

@@ -238,6 +238,7 @@ class SemanticIndex:
         rows = [known[k] if k in known else fresh[t] for t, k in zip(texts, keys, strict=True)]
         self.vectors = np.asarray(rows, dtype=np.float32)
         self.owners = np.asarray(owners, dtype=np.intp)
+        self.starts = np.flatnonzero(np.r_[True, self.owners[1:] != self.owners[:-1]])
         self.size = len(passages)
         self.embedded_at_start = len(missing)
 
@@ -245,6 +246,6 @@ class SemanticIndex:
         """Cosine of the query with each passage: the best of its whole and its sentences."""
         q = self.model.embed([query])[0]
         sims = self.vectors @ q
-        best = np.full(self.size, -1.0, dtype=np.float32)
-        np.maximum.at(best, self.owners, sims)
+        # Each passage's rows are contiguous (whole text first, then its sentences).
+        best: np.ndarray = np.maximum.reduceat(sims, self.starts)
         return best

@@ -12,7 +12,6 @@ from rapidfuzz.distance import OSA
 
 from rulings.rulebook.normalise import (
     _CHATTY,
-    _CONTRACTED_PERSONS,
     _EXCESS,
     _is_content,
     _is_stop,
@@ -35,9 +34,6 @@ _JOINED_WEIGHT = _W["joined_weight"]
 
 
 _CHATTY_WEIGHT = _W["chatty_weight"]
-
-
-_ASIDE_WEIGHT = _W["aside_weight"]
 
 
 def _same_word(alias: str, word: str) -> bool:
@@ -72,17 +68,6 @@ def _sound(word: str) -> str:
         word = word.replace(a, b)
     word = re.sub(r"(.)\1+", r"\1", word)
     return re.sub("[aeiouy]+$", "", re.sub("[aeiouy]+", "a", word))
-
-
-def _aside_start(words: Sequence[str]) -> int | None:
-    """Where a "while I ..." clause starts (after the first word), or None."""
-    for i in range(1, len(words) - 1):
-        after = words[i + 1]
-        if words[i] in ("while", "whil") and (
-            _person(after) == "<person>" or after in _CONTRACTED_PERSONS
-        ):
-            return i
-    return None
 
 
 class Speller(IndexState):
@@ -136,12 +121,6 @@ class Speller(IndexState):
                 fixed.extend((_number(part), _CORRECTED_WEIGHT) for part in parts)
             else:
                 fixed.append((word, 1.0))
-        # A "while ..." clause says what the player is doing meanwhile, not what they ask about
-        # ("can I get blinded off while I grab food" is about being away, not food points).
-        # Only "while I/he/we ..." ("while dealing" is still the topic).
-        start = _aside_start([w for w, _ in fixed])
-        if start is not None:
-            fixed[start:] = [(w, weight * _ASIDE_WEIGHT) for w, weight in fixed[start:]]
         # Then words the books write joined ("chip up" -> "chipup", "heads up" -> "headsup").
         out: list[tuple[str, float]] = []
         for i, (word, weight) in enumerate(fixed):
