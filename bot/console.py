@@ -215,8 +215,10 @@ def hand_command(ctx: ConsoleContext, args: str) -> Reply:
     cards = tidy_text(opts.get("cards", ""), what="some cards")
     board = opts.get("board")
     from bot.views.hand import hand_reply
+    from bot.views.league_commands import league_rules_for
 
-    return hand_reply(cards, tidy_text(board, what="the board") if board else None)
+    rules = ctx.db.run_sync(league_rules_for, guild_id=ctx.guild_id)
+    return hand_reply(cards, tidy_text(board, what="the board") if board else None, rules=rules)
 
 
 def help_command(ctx: ConsoleContext, args: str) -> Reply:

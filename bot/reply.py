@@ -19,6 +19,31 @@ class Field:
 
 
 @dataclass(frozen=True)
+class Button:
+    """A button under a reply; pressing it runs the ``Action`` its ``custom_id`` names.
+
+    Attributes:
+        label: what the button says.
+        custom_id: ``pf:<action>:<arg>:...`` (at most 100 characters, Discord's limit).
+        style: ``primary``, ``secondary``, ``success`` or ``danger``.
+        disabled: shown greyed out.
+    """
+
+    label: str
+    custom_id: str
+    style: str = "secondary"
+    disabled: bool = False
+
+
+@dataclass(frozen=True)
+class File:
+    """A file attached to a reply (a chart as PNG); the console and CLI say where it went."""
+
+    filename: str
+    data: bytes
+
+
+@dataclass(frozen=True)
 class Reply:
     """What a command answers.
 
@@ -29,6 +54,8 @@ class Reply:
         citation: where the answer comes from (rulebook and section), kept when text is cut.
         footer: a last line (hints, "other leagues say", page numbers).
         private: shown only to the person who asked (ephemeral on Discord).
+        buttons: buttons under the reply (Discord only; the console lists nothing for them).
+        files: attachments (Discord attaches them; the console and CLI save or name them).
     """
 
     title: str
@@ -37,6 +64,8 @@ class Reply:
     citation: str | None = None
     footer: str | None = None
     private: bool = False
+    buttons: tuple[Button, ...] = field(default_factory=tuple)
+    files: tuple[File, ...] = field(default_factory=tuple)
 
     def to_text(self) -> str:
         """Render for a terminal: title, body, fields, citation and footer, one block each."""

@@ -71,10 +71,8 @@ def run(args: argparse.Namespace) -> int:
     """Answer one rule query; exit 2 with one line on stderr for a bad request."""
     query = " ".join(args.query)
     try:
-        if not 1 <= args.limit <= rulings.rulebook.search.MAX_LIMIT:
-            raise rulings.RulingsError(
-                f"--limit must be between 1 and {rulings.rulebook.search.MAX_LIMIT}."
-            )
+        if not 1 <= args.limit <= rulings.MAX_LIMIT:
+            raise rulings.RulingsError(f"--limit must be between 1 and {rulings.MAX_LIMIT}.")
         index = _load(args.dir)
         if args.json:
             books = [args.book] if args.book else None

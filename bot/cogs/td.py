@@ -401,7 +401,7 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
         why = _text(reason, "a reason", REASON_CHARS)
         which = _opt(season, "a season")
         await interaction.response.defer(thinking=True)
-        strike, events, forfeits = await self.bot.db.run(
+        strike, rules = await self.bot.db.run(
             views.strike_for,
             guild_id=interaction.guild_id,
             player=name,
@@ -410,7 +410,7 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
             season=which,
             actor=actor(interaction),
         )
-        await self._confirm(interaction, views.strike_reply(strike, events, forfeits))
+        await self._confirm(interaction, views.strike_reply(strike, rules))
 
     # -- seasons and locations ---------------------------------------------------------------
 

@@ -24,9 +24,15 @@ from bot.reply import Field, Reply
 from bot.transformers import BadOption
 from bot.views import league as views
 from bot.views.league_commands import flag, league_of, whole
-from rulings.errors import EventFormatError
-from rulings.league.events import EventRecord, parse_finish_csv
-from rulings.league.strikes import check_level, suspension_events
+from rulings import (
+    EventFormatError,
+    EventRecord,
+    LeagueRules,
+    check_level,
+    parse_finish_csv,
+    rule_citation,
+    suspension_events,
+)
 from storage.event_changes import EventEdit, RecordBuilder, amend_event, record_guild_events
 from storage.events import (
     EventSummary,
@@ -83,7 +89,7 @@ def parse_day(text: str | None, today: dt.date) -> dt.date:
         return today
     if text.strip().lower() == "yesterday":
         return today - dt.timedelta(days=1)
-    return rulings.league.events.parse_date(text.strip())
+    return rulings.parse_date(text.strip())
 
 
 def _season_or_current(season: str | None, current: str | None) -> str:
@@ -273,12 +279,11 @@ def strike_for(
     reason: str,
     actor: str,
     season: str | None = None,
-) -> tuple[StrikeInfo, int | None, bool]:
+) -> tuple[StrikeInfo, LeagueRules]:
     """Record a strike (3.B) in the season given (default: the current one).
 
     Returns:
-        The strike, the events suspended (None: rest of the season and the TOC), and whether
-        it forfeits the season's points.
+        The strike and the league's rules (what the strike means, and their citation).
 
     Raises:
         StrikeError: a level the league does not have.
@@ -296,7 +301,7 @@ def strike_for(
         reason=reason,
         actor=actor,
     )
-    return info, suspension_events(level, rules), level >= rules.strike_forfeit_level
+    return info, rules
 
 
 def season_add_for(*, session: Session, guild_id: int | None, name: str, actor: str) -> SeasonInfo:
@@ -370,16 +375,17 @@ def void_reply(event: EventSummary) -> Reply:
     )
 
 
-def strike_reply(strike: StrikeInfo, events: int | None, forfeits: bool) -> Reply:
-    """Confirm a strike and say what it means (3.B)."""
-    if forfeits:
+def strike_reply(strike: StrikeInfo, rules: LeagueRules) -> Reply:
+    """Confirm a strike and say what it means under the league's ``rules`` (3.B)."""
+    events = suspension_events(strike.level, rules)
+    if strike.level >= rules.strike_forfeit_level:
         meaning = "Suspended for the rest of the season and the TOC; the season's points are lost."
     else:
         meaning = f"Suspended for the next {events} event{'s' if events != 1 else ''}."
     return Reply(
         title=f"Strike {strike.level} for {strike.player}",
         text=f"{meaning}\nSeason: {strike.season}\nReason: {strike.reason}",
-        citation="BTown rules 3.B",
+        citation=rule_citation(rules, "strikes"),
     )
 
 
@@ -540,7 +546,7 @@ def td_console(ctx: ConsoleContext, args: str) -> Reply:
     if sub == "strike":
         level = whole(_required(opts, "level"), "level")
         assert level is not None
-        strike, events, forfeits = run(
+        strike, rules = run(
             strike_for,
             guild_id=gid,
             player=_required(opts, "player"),
@@ -549,7 +555,7 @@ def td_console(ctx: ConsoleContext, args: str) -> Reply:
             season=opts.get("season"),
             actor=who,
         )
-        return strike_reply(strike, events, forfeits)
+        return strike_reply(strike, rules)
     if sub == "season":
         if not opts.get("name"):
             names = [s.name for s in run(seasons_for, guild_id=gid)]

@@ -3,9 +3,10 @@
 from rulings.rulebook.books import Passage, Rulebook
 from rulings.rulebook.expand import Glossary
 from rulings.rulebook.present import Match, SearchResult
-from rulings.rulebook.search import RuleIndex, default_index, load_rulebooks
+from rulings.rulebook.search import MAX_LIMIT, RuleIndex, default_index, load_rulebooks
 
 __all__ = [
+    "MAX_LIMIT",
     "Glossary",
     "Match",
     "Passage",

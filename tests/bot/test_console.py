@@ -22,7 +22,7 @@ from bot.console import (
 from bot.reply import Reply
 from bot.transformers import BadOption
 from rulings import RulingsError
-from storage.db import make_engine
+from storage.db import create_schema, make_engine
 
 
 def shout(ctx: ConsoleContext, args: str) -> Reply:
@@ -42,6 +42,7 @@ def console(tmp_path: Path) -> Console:
         ConsoleCommand("crash", "tests.bot.test_console:crash", "", "Hit a bug"),
     )
     engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    create_schema(engine)  # as `pokerfloor console` does (upgrade_schema) before the first line
     ctx = ConsoleContext(
         settings=Settings(_env_file=None), engine=engine, commands=(*COMMANDS, *extra)
     )
