@@ -98,10 +98,6 @@ class Speller(IndexState):
             if single is not None:
                 fixed.append((_number(single), _CORRECTED_WEIGHT))
                 continue
-            parts = self._undoubled_split(word)  # "sidepott" is "side pot"
-            if parts:
-                fixed.extend((_number(part), _CORRECTED_WEIGHT) for part in parts)
-                continue
             # Split before stemming: "secondchance" is "second chance", not a form of "second".
             parts = self._split(word)
             if parts:
@@ -115,12 +111,7 @@ class Speller(IndexState):
             if correction:
                 fixed.append((_number(correction), _CORRECTED_WEIGHT))
                 continue
-            # A phrase typed as one word with a typo in its last word ("outoftrun").
-            parts = self._split_phrase(word, typo_last=True) if len(word) >= 8 else None
-            if parts:
-                fixed.extend((_number(part), _CORRECTED_WEIGHT) for part in parts)
-            else:
-                fixed.append((word, 1.0))
+            fixed.append((word, 1.0))
         # Then words the books write joined ("chip up" -> "chipup", "heads up" -> "headsup").
         out: list[tuple[str, float]] = []
         for i, (word, weight) in enumerate(fixed):
@@ -166,15 +157,6 @@ class Speller(IndexState):
                 return single
         return None
 
-    def _undoubled_split(self, word: str) -> list[str] | None:
-        """Two book words typed together with one letter doubled ("sidepott"), if so."""
-        if len(word) < 7 or self._split(word):
-            return None
-        for i in range(len(word) - 1):
-            if word[i] == word[i + 1] and (parts := self._split(word[:i] + word[i + 1 :])):
-                return parts
-        return None
-
     def _split(self, word: str) -> list[str] | None:
         if word.startswith("a") and len(word) >= 5 and word[1:] in self._known:
             return ["a", word[1:]]  # "aplay" is "a play" typed together
@@ -191,13 +173,11 @@ class Speller(IndexState):
                 return [left, tail]
         return self._split_phrase(word) if len(word) >= 8 else None
 
-    def _split_phrase(self, word: str, *, typo_last: bool = False) -> list[str] | None:
+    def _split_phrase(self, word: str) -> list[str] | None:
         """A phrase typed as one word, small words included ("ontheclock" -> on the clock).
 
         The fewest pieces, each a content word the books know or a stop word of two letters or
-        more, with at least one content word of four letters or more. With ``typo_last``, the
-        last piece (four letters or more, after at least one stop word) may be a typo of a
-        book word ("outoftrun" -> out of turn).
+        more, with at least one content word of four letters or more.
         """
         best: list[list[str] | None] = [[]] + [None] * len(word)
         for end in range(1, len(word) + 1):
@@ -216,16 +196,6 @@ class Speller(IndexState):
         parts = best[-1]
         if parts is not None and len(parts) >= 2 and any(_is_content(p) for p in parts):
             return parts
-        if not typo_last:
-            return None
-        # The shortest last piece that is a typo of a content word ("buton" in "onthebuton"),
-        # after two pieces or more ("tomorrow" is not "to borrow"), its first letter as typed.
-        for start in range(len(word) - 4, 1, -1):
-            before = best[start]
-            if before and len(before) >= 2 and any(_is_stop(p) for p in before):
-                last = self._correct(word[start:])
-                if last is not None and _is_content(last) and last[0] == word[start]:
-                    return [*before, last]
         return None
 
     def _is_part(self, piece: str) -> bool:
