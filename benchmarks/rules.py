@@ -10,12 +10,45 @@ top-1/top-3 before that; F's questions at 62.5%/91.7%, the kind its study then r
 name names the book and a title page never answers, the passage defining a short query's word
 wins, sound-alike anagrams are corrected, and a slang pass over the glossary). Batch H was
 held out from all tuning and measured once: 94.2%/96.7%; after a misspelling round studied on
-it, batch I, also held out, measured once at the end: 96.0%/99.0%.
+it, batch I, also held out, measured once at the end: 96.0%/99.0%. ``fresh``: the tuning third
+of the batch written for the semantic tier. ``sealed`` (``sealed_queries.toml``, 83 queries, 40
+paraphrases): never tuned on, run once per change set; its figures are committed with the change:
+
+============================================  ===========  ===========  ===========
+sealed batch, top-1 / top-3                   overall      paraphrase   others
+============================================  ===========  ===========  ===========
+before (lexical ranker of main, 54e67d6)      75.9 / 88.0  60.0 / 75.0  90.7 / 100
+semantic tier (29ceb83)                       78.3 / 88.0  65.0 / 75.0  90.7 / 100
+8 heuristics deleted, main merged (b3d69aa)   77.1 / 86.7  65.0 / 72.5  88.4 / 100
+2 more deleted (44b44cc)                      77.1 / 86.7  65.0 / 72.5  88.4 / 100
+============================================  ===========  ===========  ===========
 
 Peers, implemented here as simply as they come, searching every line of every book:
 
+* the lexical ranker alone (``RuleIndex(..., semantic=False)``: no semantic tier, no fusion);
 * plain BM25 over lines (lower-cased words, no stemming, no glossary, k1=1.2, b=0.75);
 * rapidfuzz ``token_set_ratio`` of the query against every line.
+
+Semantic candidates, measured in the session that chose the model (slice ``fresh``, 42 queries
+nobody had tuned on then; "alone" is the semantic ranking by itself, "fused" with the lexical
+ranker; latency of the query embedding alone on one core of the loaded 2-core machine):
+
+==============================================  ===========  =============  ===============  =======
+candidate                                       alone        fused        embed p50 (p99)  size
+==============================================  ===========  ===========  ===============  =======
+all-MiniLM-L6-v2 as shipped, numpy fp32         40.5 / 54.8  66.7 / 76.2  13-27 ms         +90 MB
+adapted MiniLM-L6, onnxruntime fp32             n/m          n/m          6.2 (21) ms      +168 MB
+adapted MiniLM-L6, onnxruntime int8             42.9 / 71.4  64.3 / 76.2  2.2 (33) ms      +101 MB
+static from the adapted model, ridge 1.0        26.2 / 52.4  61.9 / 76.2  0.02 ms          +15 MB
+static, ridge 0.05                              42.9 / 66.7  61.9 / 76.2  0.02 ms          +15 MB
+static, ridge 0.01 (shipped)                    47.6 / 66.7  64.3 / 76.2  0.02 (0.1) ms    +15 MB
+reciprocal-rank fusion (k 5-60), as shipped     (any)        57-62 / 64-74  -               -
+==============================================  ===========  ===========  ===============  =======
+
+"adapted": fine-tuned on the labelled queries (tools/build_rule_model.py); "static": word-piece
+vectors distilled from it (tools/distill_rule_model.py). Sizes are what the project would add
+installed (onnxruntime 78 MB, the ONNX model 23 or 90 MB; the static model 15 MB, no new
+package). Reciprocal-rank fusion also cost 10-24 points of top-1 on the older slices.
 
 A peer's hit is the passage that contains the line it returned (the passage with the most of
 that line's words, in the same book), so all three are scored on the same labels.
@@ -41,15 +74,17 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from rulings.rulebook import normalise
 from rulings.rulebook import search as search_module
 from rulings.rulebook.books import Passage, bundled_books, citation_slug
 from rulings.rulebook.search import RuleIndex, load_rulebooks
+from rulings.rulebook.semantic import SemanticIndex
 
-QUERIES = (
-    Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rulebook" / "rule_queries.toml"
-)
-KINDS = ("keyword", "question", "slang", "misspelling", "table", "number")
-SLICES = ("dev", "probe", "heldout", "blind")
+HERE = Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rulebook"
+QUERIES = HERE / "rule_queries.toml"
+SEALED = HERE / "sealed_queries.toml"
+KINDS = ("keyword", "question", "slang", "misspelling", "table", "number", "paraphrase")
+SLICES = ("dev", "probe", "heldout", "blind", "fresh", "sealed")
 WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -186,16 +221,33 @@ def timed(fn: Callable[..., object], *args: Any) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+def load_queries() -> list[dict[str, Any]]:
+    """The tuned labelled set, then the sealed batch as slice ``sealed``."""
+    queries: list[dict[str, Any]] = tomllib.loads(QUERIES.read_text(encoding="utf-8"))["query"]
+    sealed = tomllib.loads(SEALED.read_text(encoding="utf-8"))["query"]
+    return queries + [{**q, "slice": "sealed"} for q in sealed]
+
+
 def main() -> None:
     pin_one_core()
-    queries: list[dict[str, Any]] = tomllib.loads(QUERIES.read_text(encoding="utf-8"))["query"]
+    queries = load_queries()
 
     def cold_build() -> RuleIndex:
-        search_module._analysed.cache_clear()  # no help from an earlier build in this process
+        normalise._analysed.cache_clear()  # no help from an earlier build in this process
         return load_rulebooks()
 
     builds = [timed(cold_build) for _ in range(7)]
     index = load_rulebooks()
+    lexical_builds = [timed(lambda: RuleIndex(index.books, home=index.home, semantic=False))]
+    lexical_builds += [
+        timed(lambda: RuleIndex(index.books, home=index.home, semantic=False)) for _ in range(4)
+    ]
+    lexical = RuleIndex(index.books, home=index.home, semantic=False)
+    # No cached passage vectors: every passage embedded at start-up, as a RULEBOOK_DIR book is.
+    uncached = [
+        timed(lambda: SemanticIndex(index.passages, search_module._bundled_model(), {}))
+        for _ in range(3)
+    ]
     lines = Lines(index)
     bm25_build = statistics.median(timed(lambda: LineBM25(lines)) for _ in range(7))
     bm25 = LineBM25(lines)
@@ -204,8 +256,12 @@ def main() -> None:
     def ours(q: str) -> list[Passage | None]:
         return [index.get(m.book, m.key.split(" ", 1)[1]) for m in index.search(q).matches]
 
+    def lexical_only(q: str) -> list[Passage | None]:
+        return [lexical.get(m.book, m.key.split(" ", 1)[1]) for m in lexical.search(q).matches]
+
     engines: dict[str, Callable[[str], list[Passage | None]]] = {
         "pokerfloor": ours,
+        "lexical only": lexical_only,
         "BM25 lines": bm25.search,
         "token_set_ratio": peer_fuzz.search,
     }
@@ -225,11 +281,11 @@ def main() -> None:
             cells = []
             for name in engines:
                 _, a, b = results[name][key]
-                cells.append(f"{a / n:6.0%} / {b / n:4.0%}    ")
+                cells.append(f"{a / n:6.1%} / {b / n:6.1%}")
             print(f"{slice_:8} {kind:12} {n:>4}  " + "  ".join(f"{c:>17}" for c in cells))
         print()
     _, ours1, ours3 = results["pokerfloor"][("all", "all")]
-    for name in ("BM25 lines", "token_set_ratio"):
+    for name in ("lexical only", "BM25 lines", "token_set_ratio"):
         _, a, b = results[name][("all", "all")]
         top1, top3 = ours1 / max(a, 1), ours3 / max(b, 1)
         print(f"ratio pokerfloor / {name}: top-1 x{top1:.2f}, top-3 x{top3:.2f}")
@@ -239,6 +295,9 @@ def main() -> None:
     texts = [str(q["q"]) for q in queries]
     cold = [timed(cold_index.search, q) for q in texts]
     warm = [timed(index.search, q) for q in texts * 5]
+    warm_lexical = [timed(lexical.search, q) for q in texts * 5]
+    model = search_module._bundled_model()
+    embed_only = [timed(model.embed, [q]) for q in texts * 5]
     peer_bm25 = [timed(bm25.search, q) for q in texts * 5]
     peer_fz = [timed(peer_fuzz.search, q) for q in texts * 5]
     prefixes = sorted({q[:n] for q in texts for n in (1, 3, 5, 8, 12, 20)})
@@ -248,10 +307,15 @@ def main() -> None:
     print("\nspeed, one core (ms)")
     build_p50, build_max = statistics.median(builds), max(builds)
     print(f"index build (5 books, glossary)  median {build_p50:7.1f}  max {build_max:7.1f}")
+    lex_p50 = statistics.median(lexical_builds)
+    print(f"  of which lexical only          median {lex_p50:7.1f}")
+    print(f"  semantic, nothing cached       median {statistics.median(uncached):7.1f}")
     print(f"  peer BM25-lines build          median {bm25_build:7.1f}")
     rows = [
         ("query, cold", cold),
         ("query, warm", warm),
+        ("  lexical only, warm", warm_lexical),
+        ("  query embedding alone", embed_only),
         ("peer BM25 lines", peer_bm25),
         ("peer token_set_ratio", peer_fz),
         ("autocomplete, cold", complete_cold),

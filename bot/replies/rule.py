@@ -69,9 +69,11 @@ def _table_rows(index: rulings.RuleIndex, match: rulings.Match) -> list[str]:
 
 def _body(index: rulings.RuleIndex, match: rulings.Match) -> str:
     if match.table:
+        # The row under its table's title and the sentence introducing the table.
         name, _, intro = match.table.partition(": ")
-        body = f"**{match.text}**\n\nFrom the table in {match.section} ({name})"
-        return body + (f": “{_snippet(intro, 300)}”" if intro else ".")
+        head = f"From the table in {match.section} ({name})"
+        head += f": “{_snippet(intro, 300)}”" if intro else ":"
+        return f"{head}\n\n**{match.text}**"
     rows = _table_rows(index, match)
     if not rows:
         return match.text

@@ -6,15 +6,9 @@ from rulings._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from rulings.rulebook.books import Passage, Rulebook
-    from rulings.rulebook.search import (
-        MAX_LIMIT,
-        Glossary,
-        Match,
-        RuleIndex,
-        SearchResult,
-        default_index,
-        load_rulebooks,
-    )
+    from rulings.rulebook.expand import Glossary
+    from rulings.rulebook.present import Match, SearchResult
+    from rulings.rulebook.search import MAX_LIMIT, RuleIndex, default_index, load_rulebooks
 
 
 __all__ = [

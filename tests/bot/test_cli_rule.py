@@ -140,8 +140,17 @@ def test_reply_has_citation_see_also_and_echo(index):
 def test_reply_table_row_names_its_table(index):
     reply = rule_reply(index, "blinds at level 8")
     assert reply.title == "BTown Poker League 2.B [Level 8]: Blind Schedule and Antes"
-    assert reply.text.startswith("**Level 8: Small Blind 3,000, Big Blind 6,000**")
-    assert "From the table in 2.B (Blind Schedule and Antes)" in reply.text
+    # The row under its table's title and the sentence introducing the table.
+    assert reply.text.startswith("From the table in 2.B (Blind Schedule and Antes): “BTown")
+    assert reply.text.endswith("\n\n**Level 8: Small Blind 3,000, Big Blind 6,000**")
+
+
+def test_reply_points_for_a_place_past_the_table_is_the_points_rule_not_a_blind_level(index):
+    reply = rule_reply(index, "points for 17th")
+    assert reply.citation in {
+        "btown-poker-league 1.C.a.1",
+        "btown-poker-league 1.C.a [Finishing Position 14 — 16]",
+    }
 
 
 def test_reply_section_with_table_lists_its_rows(index):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from collections import defaultdict
 from pathlib import Path
@@ -12,20 +13,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulings.errors import UnknownRuleError
-from rulings.rulebook import search as search_module
 from rulings.rulebook.books import citation_slug
-from rulings.rulebook.search import (
-    MAX_QUERY_CHARS,
-    Glossary,
-    Match,
-    RuleIndex,
-    clean_query,
-    load_rulebooks,
-    stem,
-)
+from rulings.rulebook.expand import Glossary, _opposite_pairs
+from rulings.rulebook.normalise import MAX_QUERY_CHARS, clean_query, stem
+from rulings.rulebook.present import Match
+from rulings.rulebook.search import RuleIndex, load_rulebooks
 
 QUERIES = Path(__file__).with_name("rule_queries.toml")
-KINDS = ("keyword", "question", "slang", "misspelling", "table", "number")
+SEALED = Path(__file__).with_name("sealed_queries.toml")
+KINDS = ("keyword", "question", "slang", "misspelling", "table", "number", "paraphrase")
+# The batch written fresh for the semantic tier (slice "fresh"): tuned on, but the lexical ranker
+# was built before it, so its bar is lower than the older slices'.
+FRESH_BAR = {"top1": 0.60, "top3": 0.73}
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +32,24 @@ def index() -> RuleIndex:
     return load_rulebooks()
 
 
-def load_queries() -> list[dict[str, Any]]:
-    queries: list[dict[str, Any]] = tomllib.loads(QUERIES.read_text(encoding="utf-8"))["query"]
+def load_queries(path: Path = QUERIES) -> list[dict[str, Any]]:
+    queries: list[dict[str, Any]] = tomllib.loads(path.read_text(encoding="utf-8"))["query"]
     return queries
+
+
+def rates(index: RuleIndex, queries: list[dict[str, Any]]) -> dict[str, tuple[int, float, float]]:
+    """``{kind: (n, top-1 rate, top-3 rate)}``, plus ``overall``."""
+    hits: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    for q in queries:
+        matches = index.search(str(q["q"]), limit=3).matches
+        top1 = bool(matches) and answers(matches[0], q["expect"])
+        top3 = any(answers(m, q["expect"]) for m in matches)
+        hits[str(q["kind"])].append((top1, top3))
+        hits["overall"].append((top1, top3))
+    return {
+        kind: (len(r), sum(a for a, _ in r) / len(r), sum(b for _, b in r) / len(r))
+        for kind, r in hits.items()
+    }
 
 
 def answers(match: Match, expected: list[str]) -> bool:
@@ -68,22 +82,40 @@ def test_labelled_set_is_big_varied_and_points_at_real_passages(index):
 
 
 def test_search_quality_top1_and_top3_per_kind(index):
-    """Targets: top-1 >= 90% and top-3 >= 97%, overall and for every kind of query."""
-    hits: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
-    misses = []
-    for q in load_queries():
-        matches = index.search(str(q["q"]), limit=3).matches
-        top1 = bool(matches) and answers(matches[0], q["expect"])
-        top3 = any(answers(m, q["expect"]) for m in matches)
-        hits[str(q["kind"])].append((top1, top3))
-        hits["overall"].append((top1, top3))
-        if not top1:
-            misses.append((q["q"], [m.key for m in matches]))
-    for kind, results in hits.items():
-        rate1 = sum(a for a, _ in results) / len(results)
-        rate3 = sum(b for _, b in results) / len(results)
+    """Targets on the tuned slices: top-1 >= 90% and top-3 >= 97%, overall and for every kind."""
+    queries = [q for q in load_queries() if q.get("slice", "dev") != "fresh"]
+    misses = [
+        (q["q"], [m.key for m in index.search(str(q["q"]), limit=3).matches])
+        for q in queries
+        if not answers(index.search(str(q["q"]), limit=1).matches[0], q["expect"])
+    ]
+    for kind, (_, rate1, rate3) in rates(index, queries).items():
         assert rate1 >= 0.90, (kind, rate1, misses)
         assert rate3 >= 0.97, (kind, rate3, misses)
+
+
+def test_search_quality_on_the_fresh_batch(index):
+    """The fresh batch (half paraphrases) holds what the semantic tier reached on it."""
+    fresh = [q for q in load_queries() if q.get("slice") == "fresh"]
+    assert len(fresh) >= 40
+    _, rate1, rate3 = rates(index, fresh)["overall"]
+    assert rate1 >= FRESH_BAR["top1"], rate1
+    assert rate3 >= FRESH_BAR["top3"], rate3
+
+
+def test_sealed_batch_is_reported_not_tuned(index, capsys):
+    """The sealed batch: valid and pointing at real passages; its figures are a report only."""
+    sealed = load_queries(SEALED)
+    keys = {citation_slug(p.key) for p in index.passages}
+    keys |= {citation_slug(p.citation) for p in index.passages}
+    assert len(sealed) >= 80
+    assert all(citation_slug(e) in keys for q in sealed for e in q["expect"])
+    assert sum(q["kind"] == "paraphrase" for q in sealed) >= len(sealed) / 3
+    lines = ["", "sealed batch (report, never tuned on):"]
+    for kind, (n, rate1, rate3) in sorted(rates(index, sealed).items()):
+        lines.append(f"  {kind:12} n={n:3}  top-1 {rate1:6.1%}  top-3 {rate3:6.1%}")
+    with capsys.disabled():
+        sys.stdout.write("\n".join(lines) + "\n")
 
 
 # --- rule numbers ----------------------------------------------------------------------------
@@ -256,14 +288,9 @@ def test_a_phrase_typed_as_one_word_splits_with_its_small_words(index):
     assert top_key(index, "bar leauge ontheclock") == "bar-league-rules Time 1"
 
 
-def test_a_run_together_phrase_may_end_in_a_typo_or_hold_a_doubled_letter(index):
-    assert index._split_phrase("outoftrun", typo_last=True) == ["out", "of", "turn"]
-    assert index._split_phrase("onthebuton", typo_last=True) == ["on", "the", "button"]
-    assert index._split_phrase("xyzzyfoobar", typo_last=True) is None
-    assert index._split_phrase("tomorrow", typo_last=True) is None  # not "to borrow"
+def test_a_run_together_phrase_needs_a_real_content_word(index):
+    assert index._split_phrase("xyzzyfoobar") is None
     assert index._split("afternoon") is None  # not "after no on": small words only
-    assert {"sid", "pot"} <= set(index.query_terms("sidepott"))  # side pot, one t too many
-    assert top_key(index, "sidepott") == "btown-poker-league 2.G.e.1"
 
 
 def test_a_word_with_a_particle_stuck_on_is_split(index):
@@ -666,7 +693,7 @@ def test_poker_pub_bar_rules_12_min_bet_is_the_minimum_bet_rule(index):
 
 
 def test_opposite_time_words_in_the_query():
-    assert search_module._opposite_pairs(["act", "1st", "after", "flop"]) == {
+    assert _opposite_pairs(["act", "1st", "after", "flop"]) == {
         ("after", "flop"): frozenset({("befor", "flop"), ("pre", "flop"), ("prior", "flop")})
     }
 
@@ -780,3 +807,31 @@ def test_poker_pub_bar_rules_14_a_three_way_pot_is_a_multi_way_pot(index):
     query = "poker pub flashing hole cards in a three way pot"
     assert top_key(index, query) == "poker-pub Bar rules 14"
     assert top_key(index, "three way all in side pot") == "btown-poker-league 2.G.e.1"
+
+
+# --- the semantic tier -------------------------------------------------------------------------
+
+
+def test_semantic_tier_lifts_the_fresh_batch_over_the_lexical_ranker_alone(index):
+    fresh = [q for q in load_queries() if q.get("slice") == "fresh"]
+    lexical = RuleIndex(index.books, home=index.home, semantic=False)
+    _, fused1, fused3 = rates(index, fresh)["overall"]
+    _, lex1, lex3 = rates(lexical, fresh)["overall"]
+    assert fused1 >= lex1
+    assert fused3 > lex3
+
+
+def test_a_book_from_rulebook_dir_is_embedded_at_start_up_the_bundled_ones_come_cached(tmp_path):
+    (tmp_path / "house-rules.txt").write_text(
+        "House rules\n1. Players who arrive late may still buy in until the second break.\n"
+        "2. Drinks stay off the felt at all times.\n",
+        encoding="utf-8",
+    )
+    bundled = load_rulebooks()
+    assert bundled._semantic is not None
+    assert bundled._semantic.embedded_at_start == 0
+    index = load_rulebooks(tmp_path)
+    assert index._semantic is not None
+    assert 0 < index._semantic.embedded_at_start <= 4
+    result = index.search("can i put my beer on the table", books=["house-rules"])
+    assert result.matches[0].key == "house-rules 2"

@@ -1,0 +1,447 @@
+"""Stage 4, lexical score: BM25F over title, headings, text and table, with the books' cues."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from rulings.rulebook.books import (
+    Passage,
+)
+from rulings.rulebook.normalise import (
+    _is_stop,
+    _surface,
+    analyse,
+    ordinal_form,
+    stem,
+)
+from rulings.rulebook.state import IndexState
+from rulings.rulebook.tuning import stage_weights, stage_words
+
+log = logging.getLogger(__name__)
+
+
+_W = stage_weights("lexical")
+_K1 = _W["k1"]
+
+
+_B = _W["b"]
+
+
+_TITLE_WEIGHT = _W["title_weight"]
+
+
+_HEADING_WEIGHT = _W["heading_weight"]
+
+
+_TABLE_WEIGHT = _W["table_weight"]
+
+
+_ROW_TITLE_WEIGHT = _W["row_title_weight"]
+
+
+_ROW_CONTEXT_ONLY = _W["row_context_only"]
+
+
+_TITLE_BONUS = _W["title_bonus"]
+
+
+_FIRST_BOOST = _W["first_boost"]
+
+
+_ROW_OWN_BOOST = _W["row_own_boost"]
+
+
+_ROW_OWN_MIN_IDF = _W["row_own_min_idf"]
+
+
+_ROW_LABEL_BOOST = _W["row_label_boost"]
+
+
+_COMPOUND_WEIGHT = _W["compound_weight"]
+
+
+_HOME_BOOST = _W["home_boost"]
+
+
+_HOME_BOOST_PARTIAL = _W["home_boost_partial"]
+
+
+_HOME_SHARE = _W["home_share"]
+
+
+_KEY_MIN_IDF = _W["key_min_idf"]  # a word about five passages use
+
+
+_UNKNOWN_SHARE = _W["unknown_share"]
+
+
+_HEADING_MATCH_BOOST = _W["heading_match_boost"]
+
+
+_PHRASE_GAP = 2
+
+
+_NAMED_BOOST = _W["named_boost"]
+
+
+_AMOUNT_BOOST = _W["amount_boost"]
+
+
+_NUMBERED_BOOST = _W["numbered_boost"]
+
+
+_INTRO_SHARE = _W["intro_share"]
+
+
+_GLOSSARY_PAIR_SHARE = _W["glossary_pair_share"]
+
+
+_OPPOSITE_SHARE = _W["opposite_share"]
+
+
+_REVERSED_PAIR_SHARE = _W["reversed_pair_share"]
+
+
+_DEFINES_BOOK_BOOST = _W["defines_book_boost"]
+
+
+_DEFINED_WORDS = 3  # a query of at most this many content words may ask for a definition
+
+
+_WHO_BOOST = _W["who_boost"]  # "who decides ...": a passage that names a person or role
+
+
+_WORDS = stage_words("lexical")
+_ROLES = frozenset(_WORDS["roles"].split())
+
+
+# An amount in figures ("52 cards"); words are not counted: "three cards face up" is no answer
+# to "how many decks".
+_AMOUNT = re.compile(r"\d")
+
+
+# "hand ranking number 8", "no. 8", "#8", "item 8": the rule numbered 8 of the section named.
+_NUMBERED = re.compile(r"(?:\bnumber|\bno\.?|\bnum|#|\bitem|\brule)\s*(\d+)\b")
+
+
+_AMOUNT_WORDS = frozenset(_WORDS["amount_words"].split())
+
+
+_ROMAN_SECTION = re.compile(r"^\d+\.([IVXL]{1,5})$")
+
+
+@dataclass(frozen=True)
+class _Doc:
+    passage: Passage
+    weights: dict[str, float]
+    length: float
+    sequence: tuple[str, ...]
+    own_terms: frozenset[str]
+    title_terms: frozenset[str]
+    is_first: bool
+    label_terms: frozenset[str]
+    bigrams: frozenset[tuple[str, str]]
+    has_amount: bool
+    number: str | None
+    is_intro: bool
+
+
+_POSITION_WORDS = frozenset(_WORDS["position_words"].split())
+
+
+def _is_position_row(p: Passage) -> bool:
+    return bool(p.table) and not _POSITION_WORDS.isdisjoint(_surface(p.part or ""))
+
+
+def _compounds(passages: Sequence[Passage]) -> frozenset[str]:
+    """Words the books write joined that are also two of their words ("burncard", "allin")."""
+    words = {w for p in passages for w in _surface(f"{p.title} {p.text}")}
+    found = set()
+    for word in words:
+        if len(word) < 6 or word.isdigit():
+            continue
+        for cut in range(2, len(word) - 1):
+            if word[:cut] in words and word[cut:] in words and not word[:cut].isdigit():
+                found.add(word)
+                break
+    return frozenset(found)
+
+
+def _table_common_terms(
+    passages: Sequence[Passage],
+) -> dict[tuple[str, str, str | None], frozenset[str]]:
+    """Terms most rows of a table share (its header words): they do not tell rows apart."""
+    rows: dict[tuple[str, str, str | None], list[set[str]]] = defaultdict(list)
+    for p in passages:
+        if p.table:
+            rows[(p.book, p.section, p.table)].append(set(analyse(p.text, ranges=True)))
+    common: dict[tuple[str, str, str | None], frozenset[str]] = {}
+    for key, term_sets in rows.items():
+        counts = Counter(t for terms in term_sets for t in terms)
+        half = max(2, (len(term_sets) + 1) // 2)
+        common[key] = frozenset(t for t, n in counts.items() if n >= half)
+    return common
+
+
+# Where a passage defines a term: "... called the 'Kicker'", "Kicker: ...", "A kicker is ...".
+_Q = "[\"'\u201c\u201d]?"
+
+
+_DEFINED_AFTER = re.compile(
+    rf"\b(?:called|known as|named)\s+{_Q}(?:the |a |an )?{_Q}([a-z0-9]+(?:\W+[a-z0-9]+){{0,2}})"
+)
+
+
+_DEFINED_SUBJECT = re.compile(
+    rf"(?:^|[.!?]\s+){_Q}(?:the |a |an )?{_Q}([a-z0-9]+(?:\W+[a-z0-9]+){{0,2}}?){_Q}"
+    r"(?:\s*:|\s+(?:is|are|means|refers)\b)"
+)
+
+
+def _defined_terms(folded: str) -> frozenset[tuple[str, ...]]:
+    """The terms a passage defines, as word tuples (singular and as written), built once.
+
+    >>> ('kicker',) in _defined_terms('this is called the "kicker". if two players')
+    True
+    >>> ('small', 'blind') in _defined_terms('left of the "small blind" posts')
+    False
+    """
+    found: set[tuple[str, ...]] = set()
+    for match in _DEFINED_AFTER.finditer(folded):
+        words = re.findall(r"[a-z0-9]+", match[1])
+        found.update(tuple(words[:n]) for n in range(1, len(words) + 1))
+    for match in _DEFINED_SUBJECT.finditer(folded):
+        found.add(tuple(re.findall(r"[a-z0-9]+", match[1])))
+    # "kickers" defines "kicker", "boxes" defines "box"
+    for term in list(found):
+        last = term[-1]
+        for ending in ("es", "s"):
+            if last.endswith(ending) and len(last) > len(ending):
+                found.add((*term[:-1], last[: -len(ending)]))
+    return frozenset(found)
+
+
+def _definition(phrase: Sequence[str]) -> tuple[str, ...] | None:
+    """The term a short query may ask to have defined (at most ``_DEFINED_WORDS`` words)."""
+    words = tuple(w for w in phrase if not _is_stop(w) and not w.isdigit())
+    if not words or len(words) > _DEFINED_WORDS:
+        return None
+    return words
+
+
+def _parent_sections(section: str) -> list[str]:
+    """Citations above ``section``.
+
+    ``2.G.d.6`` -> ``2``, ``2.G``, ``2.G.d``; ``No-Limit Betting Rules 9`` -> ``No-Limit
+    Betting Rules``.
+    """
+    parts = section.split(".")
+    out = [".".join(parts[:k]) for k in range(1, len(parts))]
+    words = section.rsplit(" ", 1)
+    if len(words) == 2 and words[1][:1].isdigit():
+        out.append(words[0])
+    return out
+
+
+def _last_number(section: str) -> str | None:
+    """The number a rule carries last in its citation: ``Standard Poker Hand Ranking 8`` -> 8."""
+    found = re.search(r"(\d+)$", section)
+    return str(int(found.group(1))) if found else None
+
+
+def _asks_amount(words: Sequence[str]) -> bool:
+    """The question asks for a number: "how many", "how much", "how long", "how old"."""
+    return any(a == "how" and b in _AMOUNT_WORDS for a, b in itertools.pairwise(words))
+
+
+class LexicalScorer(IndexState):
+    """The lexical stage of ``RuleIndex`` (its methods run on the index)."""
+
+    def _doc(self, p: Passage) -> _Doc:
+        weights: defaultdict[str, float] = defaultdict(float)
+        # "points for 7th" asks for the row numbered 7 of a table of places, not level 7 nor
+        # "15 to 18 weeks": only such a row's ranges spell out their places.
+        ranked = _is_position_row(p)
+        body = analyse(p.text, ranges=ranked)
+        for term in body:
+            weights[term] += 1.0
+        # "burn card" here, "burncard" in another book: index the joined form too.
+        words = _surface(p.text)
+        for a, b in itertools.pairwise(words):
+            if a + b in self._compounds:
+                weights[stem(a + b)] += _COMPOUND_WEIGHT
+        if ranked:
+            for term in analyse(p.part or "", ranges=True):
+                if term.isdigit() and 0 < int(term) <= 100:
+                    weights[ordinal_form(int(term))] += 1.0
+        title_terms = analyse(" ".join(filter(None, [p.title, p.part])))
+        is_first = not p.table and (p.book, p.title, p.headings) not in self._seen_titles
+        self._seen_titles.add((p.book, p.title, p.headings))
+        # The heading weighs fully on its own text only; later rules under it inherit less.
+        title_weight = _TITLE_WEIGHT if is_first or p.part else _HEADING_WEIGHT
+        for term in title_terms:
+            weights[term] += title_weight if not p.table else _ROW_TITLE_WEIGHT
+        for term in analyse(" ".join(p.headings)):
+            weights[term] += _HEADING_WEIGHT
+        if p.table:
+            for term in analyse(p.table):
+                weights[term] += _TABLE_WEIGHT
+        length = float(len(body)) + 4.0
+        sequence = (*title_terms, *body)
+        own = frozenset(body) - self._table_common.get((p.book, p.section, p.table), frozenset())
+        own = own if p.table else frozenset(weights)
+        common = self._table_common.get((p.book, p.section, p.table), frozenset())
+        label = frozenset(analyse(p.part or "", ranges=True)) - common - set(analyse(p.title))
+        # Only a number or a single distinctive word picks out one row ("7", "black").
+        label = frozenset(t for t in label if t.isdigit() or len(label) == 1)
+        if ranked:
+            label |= {ordinal_form(int(t)) for t in label if t.isdigit() and 0 < int(t) <= 100}
+        label = label if p.table else frozenset()
+        roman = _ROMAN_SECTION.match(p.section)
+        if roman:
+            # "hand ranking III" names the rule numbered III under its section.
+            weights[roman.group(1).lower()] += 1.0
+            label = frozenset({roman.group(1).lower()})
+        bigrams = frozenset(itertools.pairwise(sequence))
+        return _Doc(
+            p,
+            dict(weights),
+            length,
+            sequence,
+            own,
+            frozenset(title_terms),
+            is_first,
+            label,
+            bigrams,
+            bool(_AMOUNT.search(p.text)),
+            _last_number(p.section) if not p.table else None,
+            not p.table and not p.part and (p.book, p.section) in self._parents,
+        )
+
+    def _score(
+        self,
+        weighted: Mapping[str, float],
+        wanted: set[str],
+        named: frozenset[str] = frozenset(),
+        favoured: str | None = None,
+        own: frozenset[str] = frozenset(),
+        *,
+        amount: bool = False,
+        numbered: str | None = None,
+        who: bool = False,
+        phrase_pairs: frozenset[tuple[str, str]] = frozenset(),
+        opposite: Mapping[tuple[str, str], frozenset[tuple[str, str]]] | None = None,
+        defines: tuple[str, ...] | None = None,
+        one_book: bool = False,
+    ) -> list[tuple[float, int, float]]:
+        """``(score, doc, coverage)`` for every passage sharing a term with the query."""
+        scores: dict[int, float] = defaultdict(float)
+        matched: dict[int, float] = defaultdict(float)
+        total_weight = sum(self._idf.get(t, 0.0) * w for t, w in weighted.items()) or 1.0
+        # Words no book uses count fully against how much of the query a passage answers.
+        unknown = sum(
+            _UNKNOWN_SHARE * self._mean_idf * w for t, w in weighted.items() if t not in self._idf
+        )
+        for term, q_weight in weighted.items():
+            idf = self._idf.get(term)
+            if idf is None:
+                continue
+            for i, tf in self._postings[term]:
+                doc = self._docs[i]
+                norm = _K1 * (1 - _B + _B * doc.length / self._avg_length)
+                scores[i] += q_weight * idf * tf * (_K1 + 1) / (tf + norm)
+                matched[i] += q_weight * idf
+        best_matched = max(matched.values(), default=0.0)
+        # The rarest word the player typed themselves: a home passage without it, when another
+        # book has it, is not "about as good" ("waiting list closes when": the Poker Pub's).
+        key_term = max(
+            (t for t in own if t in self._idf), key=lambda t: (self._idf[t], t), default=None
+        )
+        if key_term is not None and (
+            self._idf[key_term] < _KEY_MIN_IDF
+            or all(self._docs[i].passage.book == self.home for i, _ in self._postings[key_term])
+        ):
+            key_term = None
+        ordered = list(weighted)
+        pairs = {(a, b) for a, b in itertools.pairwise(ordered)}
+        glossary_pairs = phrase_pairs - pairs
+        # "starting blinds" = "blinds will start": the same two words the other way round.
+        reversed_pairs = {(b, a) for a, b in pairs if a != b} - pairs - glossary_pairs
+        out = []
+        for i, raw in scores.items():
+            doc = self._docs[i]
+            if doc.passage.book not in wanted:
+                continue
+            coverage = matched[i] / total_weight
+            bonus = 0.0
+            if pairs or glossary_pairs:  # reversed_pairs is empty without pairs
+                adjacent = doc.bigrams
+                bonus = (
+                    sum(
+                        0.25 * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
+                        for a, b in pairs & adjacent
+                    )
+                    + sum(
+                        _GLOSSARY_PAIR_SHARE
+                        * 0.25
+                        * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
+                        for a, b in glossary_pairs & adjacent
+                    )
+                    + sum(
+                        _REVERSED_PAIR_SHARE
+                        * 0.25
+                        * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
+                        for a, b in reversed_pairs & adjacent
+                    )
+                )
+            score = (raw + bonus) * (0.4 + 0.6 * coverage)
+            if doc.title_terms:
+                title_hits = len(doc.title_terms.intersection(weighted))
+                score *= 1 + _TITLE_BONUS * title_hits / len(doc.title_terms)
+            numbers = [t for t in doc.own_terms.intersection(weighted) if t.isdigit()]
+            if doc.label_terms.intersection(weighted) or len(numbers) >= 2:
+                score *= _ROW_LABEL_BOOST  # "blinds at level 8", "100/200 blinds"
+            elif doc.passage.table:
+                own = doc.own_terms.intersection(weighted)
+                if not own:
+                    score *= _ROW_CONTEXT_ONLY
+                elif max(self._idf.get(t, 0.0) for t in own) >= _ROW_OWN_MIN_IDF:
+                    score *= _ROW_OWN_BOOST
+            if doc.is_first:
+                score *= _FIRST_BOOST
+            if named and any(self._opens.get((doc.passage.book, h)) == i for h in named):
+                score *= _HEADING_MATCH_BOOST  # the query names the section: "smoking policy"
+            if numbered is not None and doc.number == numbered:
+                score *= _NUMBERED_BOOST  # "hand ranking number 8": the rule numbered 8
+            if one_book and defines is not None and defines in self._defines[i]:
+                # Inside the one book asked, the passage whose subject is the asked word
+                # ("called the kicker") wins; across books the league's own book comes first.
+                score *= _DEFINES_BOOK_BOOST
+            if doc.is_intro and not named:
+                score *= _INTRO_SHARE  # a section's opening words rarely rule on the question
+            if any(
+                asked[0] not in doc.weights and not contrary.isdisjoint(doc.bigrams)
+                for asked, contrary in (opposite or {}).items()
+            ):
+                score *= _OPPOSITE_SHARE  # "after the flop" asked, "pre flop" written
+            if who and not _ROLES.isdisjoint(doc.weights):
+                score *= _WHO_BOOST  # "who ...": the rule that names who does it
+            if amount and doc.has_amount:
+                score *= _AMOUNT_BOOST  # "how many decks": the passage that gives a number
+            if favoured is not None:
+                # The query ends or starts with a book's short name ("... the game").
+                score *= _NAMED_BOOST if doc.passage.book == favoured else 1.0
+            elif doc.passage.book == self.home:
+                # The league's own book wins when it answers about as much of the question.
+                # Not when it lacks the rarest word the player typed and another book has it.
+                full = matched[i] >= _HOME_SHARE * best_matched
+                if key_term is None or key_term in doc.weights:
+                    score *= _HOME_BOOST if full else _HOME_BOOST_PARTIAL
+            out.append((score, i, matched[i] / (total_weight + unknown)))
+        out.sort(key=lambda item: (-item[0], item[1]))
+        return out

@@ -1,0 +1,251 @@
+"""Semantic score: a sentence embedding of the query against every passage's.
+
+The model is all-MiniLM-L6-v2 (Apache-2.0) adapted to the rulebooks with the labelled queries
+(``tools/build_rule_model.py``) and distilled into static embeddings: one vector per word piece
+of its vocabulary, computed once by the transformer itself and shipped in
+``rulings/data/rule_model/`` (see its README for the figures against the other candidates). At
+run time a text is tokenised (BERT's WordPiece, written here), its pieces' vectors averaged with
+their weights and normalised: numpy only, no download, a fraction of a millisecond a query.
+
+A passage is embedded with its headings and, for a table row, its table's title and introducing
+sentence; a long passage also by each of its sentences (under its title), and scores the best of
+its whole and its sentences, so one sentence that answers is not drowned by the rest.
+
+Passage vectors are cached by the text embedded (a hash of the model and the text): the bundled
+books' are shipped beside the model, a book from ``RULEBOOK_DIR`` is embedded at start-up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Protocol
+
+import numpy as np
+
+from rulings.rulebook.books import Passage
+
+MODEL_DIR = ("data", "rule_model")
+_MAX_PIECES = 256
+_MAX_WORD_CHARS = 100
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“])|\n+")
+_MIN_SENTENCE_CHARS = 4
+
+
+def passage_text(p: Passage) -> str:
+    """What is embedded for a passage: its headings, its table's title and intro, its text."""
+    parts = [h for h in p.headings if h != p.title]
+    parts.append(p.title)
+    if p.table:
+        parts.append(p.table)
+    parts.append(p.text)
+    return ". ".join(parts)
+
+
+def sentence_texts(p: Passage) -> list[str]:
+    """Each sentence of a passage of several sentences, under the passage's title."""
+    pieces = [s for s in _SENTENCE.split(p.text) if len(s.strip()) >= _MIN_SENTENCE_CHARS]
+    if len(pieces) < 2:
+        return []
+    head = p.title if not p.table else f"{p.title}: {p.table.split(':', 1)[0]}"
+    return [f"{head}. {s}" for s in pieces]
+
+
+class Embedder(Protocol):
+    """A sentence model: a name for cache keys, and unit vectors for texts."""
+
+    @property
+    def name(self) -> str:
+        """Identifies the model in cache keys."""
+        ...
+
+    def embed(self, texts: Iterable[str]) -> np.ndarray:
+        """One unit vector per text."""
+        ...
+
+
+class WordPiece:
+    """BERT's uncased tokeniser: lower case, accents dropped, punctuation split, word pieces."""
+
+    def __init__(self, vocabulary: Sequence[str]) -> None:
+        self.ids = {piece: i for i, piece in enumerate(vocabulary)}
+        self.unknown = self.ids["[UNK]"]
+        self.start = self.ids["[CLS]"]
+        self.end = self.ids["[SEP]"]
+
+    @staticmethod
+    def words(text: str) -> list[str]:
+        """Lower-cased words and punctuation marks, accents dropped.
+
+        >>> WordPiece.words("Can't   raise, Héllo!")
+        ['can', "'", 't', 'raise', ',', 'hello', '!']
+        """
+        text = unicodedata.normalize("NFD", text.lower())
+        out: list[str] = []
+        for token in text.split():
+            current = ""
+            for ch in token:
+                category = unicodedata.category(ch)
+                if category == "Mn" or category.startswith("C"):
+                    continue
+                if category.startswith("P") or (ch.isascii() and not ch.isalnum()):
+                    if current:
+                        out.append(current)
+                        current = ""
+                    out.append(ch)
+                else:
+                    current += ch
+            if current:
+                out.append(current)
+        return out
+
+    def encode(self, text: str) -> list[int]:
+        """Word-piece ids framed by ``[CLS]`` and ``[SEP]``, at most 256."""
+        ids = [self.start]
+        for word in self.words(text):
+            ids.extend(self._pieces(word))
+        return [*ids[: _MAX_PIECES - 1], self.end]
+
+    def _pieces(self, word: str) -> list[int]:
+        if len(word) > _MAX_WORD_CHARS:
+            return [self.unknown]
+        pieces: list[int] = []
+        start = 0
+        while start < len(word):
+            end = len(word)
+            found = None
+            while start < end:
+                piece = word[start:end] if start == 0 else "##" + word[start:end]
+                found = self.ids.get(piece)
+                if found is not None:
+                    break
+                end -= 1
+            if found is None:
+                return [self.unknown]
+            pieces.append(found)
+            start = end
+        return pieces
+
+
+@dataclass(frozen=True)
+class StaticModel:
+    """Static embeddings: a weighted mean of word-piece vectors, normalised.
+
+    Attributes:
+        name: identifies the model in cache keys.
+        tokenizer: the word-piece tokeniser.
+        vectors: one row per word piece (float32, already scaled by the piece's weight).
+    """
+
+    name: str
+    tokenizer: WordPiece
+    vectors: np.ndarray
+
+    @classmethod
+    def bundled(cls) -> StaticModel:
+        """The model shipped in ``rulings/data/rule_model/``."""
+        return cls.load(_model_folder())
+
+    @classmethod
+    def load(cls, folder: Traversable) -> StaticModel:
+        """A model from a folder holding ``vocab.txt`` and ``static.npz``."""
+        vocabulary = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
+        raw = (folder / "static.npz").read_bytes()
+        with np.load(io.BytesIO(raw)) as data:
+            vectors = data["vectors"].astype(np.float32)
+            name = f"{data['name']}-{hashlib.sha1(raw).hexdigest()[:12]}"
+        return cls(name, WordPiece(vocabulary), vectors)
+
+    def embed(self, texts: Iterable[str]) -> np.ndarray:
+        """Unit vectors for ``texts``, one row each.
+
+        Args:
+            texts: any texts.
+
+        Returns:
+            A float32 array of shape (len(texts), dimensions).
+        """
+        rows = []
+        for text in texts:
+            ids = self.tokenizer.encode(text)[1:-1]
+            row = self.vectors[ids].sum(axis=0) if ids else np.zeros(self.vectors.shape[1])
+            rows.append(row)
+        out = np.asarray(rows, dtype=np.float32).reshape(-1, self.vectors.shape[1])
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        unit: np.ndarray = out / np.maximum(norms, 1e-9)
+        return unit
+
+
+def _model_folder() -> Traversable:
+    folder = resources.files("rulings")
+    for part in MODEL_DIR:
+        folder = folder / part
+    return folder
+
+
+def _key(model: str, text: str) -> str:
+    return hashlib.sha1(f"{model}\n{text}".encode()).hexdigest()[:16]
+
+
+def bundled_cache() -> dict[str, np.ndarray]:
+    """Passage vectors shipped for the bundled books, keyed by model and text."""
+    path = _model_folder() / "passages.npz"
+    if not path.is_file():
+        return {}
+    with np.load(io.BytesIO(path.read_bytes())) as data:
+        keys = [str(k) for k in data["keys"]]
+        vectors = data["vectors"].astype(np.float32)
+    return dict(zip(keys, vectors, strict=True))
+
+
+def cache_file(model: Embedder, passages: Sequence[Passage]) -> bytes:
+    """The ``passages.npz`` that ``bundled_cache`` reads, for these passages."""
+    texts = sorted({t for p in passages for t in (passage_text(p), *sentence_texts(p))})
+    vectors = model.embed(texts).astype(np.float16)
+    buffer = io.BytesIO()
+    np.savez_compressed(
+        buffer, keys=np.array([_key(model.name, t) for t in texts]), vectors=vectors
+    )
+    return buffer.getvalue()
+
+
+class SemanticIndex:
+    """Every passage's vector (and its sentences'), for a cosine score against a query."""
+
+    def __init__(
+        self,
+        passages: Sequence[Passage],
+        model: Embedder,
+        cache: dict[str, np.ndarray] | None = None,
+    ) -> None:
+        self.model = model
+        known = cache if cache is not None else {}
+        texts: list[str] = []
+        owners: list[int] = []
+        for i, p in enumerate(passages):
+            for text in (passage_text(p), *sentence_texts(p)):
+                texts.append(text)
+                owners.append(i)
+        keys = [_key(model.name, t) for t in texts]
+        missing = sorted({t for t, k in zip(texts, keys, strict=True) if k not in known})
+        fresh = dict(zip(missing, model.embed(missing), strict=True)) if missing else {}
+        rows = [known[k] if k in known else fresh[t] for t, k in zip(texts, keys, strict=True)]
+        self.vectors = np.asarray(rows, dtype=np.float32)
+        self.owners = np.asarray(owners, dtype=np.intp)
+        self.starts = np.flatnonzero(np.r_[True, self.owners[1:] != self.owners[:-1]])
+        self.size = len(passages)
+        self.embedded_at_start = len(missing)
+
+    def scores(self, query: str) -> np.ndarray:
+        """Cosine of the query with each passage: the best of its whole and its sentences."""
+        q = self.model.embed([query])[0]
+        sims = self.vectors @ q
+        # Each passage's rows are contiguous (whole text first, then its sentences).
+        best: np.ndarray = np.maximum.reduceat(sims, self.starts)
+        return best
