@@ -3,6 +3,16 @@
 Also premium-hand points, from the facts a showdown reports.
 """
 
+from rulings.league.bounds import (
+    FIRST_DATE,
+    MAX_ID,
+    MAX_IMPORT_BYTES,
+    MAX_NAME_LENGTH,
+    check_date,
+    check_id,
+    check_import_size,
+    check_name,
+)
 from rulings.league.events import (
     EventRecord,
     PremiumHand,
@@ -24,6 +34,12 @@ from rulings.league.points import (
     second_chance_points,
 )
 from rulings.league.premium import PremiumNote, premium_note, premium_notes
+from rulings.league.recording import (
+    canonical_record,
+    check_awards,
+    describe_suspension,
+    suspension_for_event,
+)
 from rulings.league.rules import LeagueRules, league_presets, load_league_rules, rules_from_mapping
 from rulings.league.stack import (
     Arrival,
@@ -46,6 +62,10 @@ from rulings.league.strikes import (
 from rulings.league.toc import TocStatus, bp_extra_chips, toc_table
 
 __all__ = [
+    "FIRST_DATE",
+    "MAX_ID",
+    "MAX_IMPORT_BYTES",
+    "MAX_NAME_LENGTH",
     "Arrival",
     "EventRecord",
     "LeagueRules",
@@ -64,6 +84,13 @@ __all__ = [
     "bounty_points",
     "bp_extra_chips",
     "build_event",
+    "canonical_record",
+    "check_awards",
+    "check_date",
+    "check_id",
+    "check_import_size",
+    "check_name",
+    "describe_suspension",
     "event_points",
     "finish_points",
     "forfeits_season",
@@ -87,5 +114,6 @@ __all__ = [
     "starting_stack",
     "suspension",
     "suspension_events",
+    "suspension_for_event",
     "toc_table",
 ]
