@@ -91,6 +91,19 @@ class PlayerDirectory:
         """Return the id of the player known by ``name``, if any."""
         return self.ids.get(name_key(name))
 
+    def known_names(self, names: Iterable[str]) -> dict[str, str]:
+        """Map each of ``names`` that is known (a name or an alias) to its player's name.
+
+        Returns:
+            Name key -> the player's display name, for the known names only.
+        """
+        out: dict[str, str] = {}
+        for name in names:
+            key = name_key(name)
+            if key in self.ids:
+                out[key] = self.display[key]
+        return out
+
     def resolve(
         self,
         names: Iterable[str],

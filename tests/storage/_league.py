@@ -54,6 +54,7 @@ ISSUE_EVENT = event(
     [["Alice"], ["Bob"], ["Carol", "Dave"], ["Eve"]],
     bounties={"Alice": 2},
     premium_hands=[{"player": "Bob", "hand": "quads"}],
+    played=["Frank"],
     second_chance_winners=["Frank"],
     receipts=[{"player": "Alice", "amount": "12.50", "ref": "R-1001"}],
 )
