@@ -31,10 +31,10 @@ def test_one_league_per_guild_and_a_default_league(session):
 
 def test_rules_overrides_are_checked_stored_and_audited(session):
     league = make_league(session)
-    rules = update_league_rules(
+    change = update_league_rules(
         session=session, league_id=league.id, overrides={"receipt_bp_per_dollar": 10}, actor="t"
     )
-    assert rules.receipt_bp_per_dollar == 10
+    assert change.rules.receipt_bp_per_dollar == 10
     with pytest.raises(LeagueConfigError):
         update_league_rules(
             session=session, league_id=league.id, overrides={"no_such": 1}, actor="t"

@@ -1,10 +1,18 @@
 """Issue 11's domain rules: one person once, awards to players of the event, suspensions, bounds."""
 
 import datetime as dt
+from typing import Any
 
 import pytest
 
-from rulings import EventFormatError, Receipt, StandingRow, build_event, load_league_rules
+from rulings import (
+    EventFormatError,
+    EventRecord,
+    Receipt,
+    StandingRow,
+    build_event,
+    load_league_rules,
+)
 from rulings.league.bounds import (
     MAX_ID,
     check_date,
@@ -27,7 +35,7 @@ RULES = load_league_rules()
 TODAY = dt.date(2026, 11, 21)
 
 
-def night(**kw):
+def night(**kw: Any) -> EventRecord:
     kw.setdefault("finish", [["Alice"], ["Bob"]])
     return build_event(
         season="2026 Fall", location="Brewpub", date="2026-11-20", kind="regular", **kw
@@ -115,7 +123,11 @@ def test_5_3_b_d_strike_one_counts_down_three_events(since, left):
 
 def test_5_3_b_a_strike_three_lasts_the_season_not_the_next():
     strike = Strike("Eve", "2026 Fall", 3)
-    args = {"strike_date": STRUCK, "event_date": dt.date(2027, 1, 5), "events_since": 40}
+    args: dict[str, Any] = {
+        "strike_date": STRUCK,
+        "event_date": dt.date(2027, 1, 5),
+        "events_since": 40,
+    }
     assert suspension_for_event(strike, event_season="2026 Fall", rules=RULES, **args)
     assert suspension_for_event(strike, event_season="2027 Spring", rules=RULES, **args) is None
 
@@ -145,6 +157,7 @@ def test_5_3_b_the_refusal_says_the_events_left():
         events_since=4,
         rules=RULES,
     )
+    assert state is not None
     assert describe_suspension(state, STRUCK) == (
         "Eve is suspended (strike 2 on 2026-11-01): 5 of 9 events left (3.B)"
     )
