@@ -15,7 +15,7 @@ import datetime as dt
 import json
 import logging
 import os
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from decimal import Decimal
 from typing import IO, Any
 
@@ -29,7 +29,7 @@ from storage.leagues import get_league_rules, name_key
 
 log = logging.getLogger(__name__)
 
-BATCH_EVENTS = 500
+BATCH_EVENTS = 200
 """Events stored per batch of a streamed import."""
 
 _CHUNK_CHARS = 1 << 20
@@ -151,6 +151,7 @@ def import_event_file(
     correct: bool = False,
     unvoid: bool = False,
     allow_suspended: bool | Collection[str] = False,
+    sink: Callable[[ImportOutcome], None] | None = None,
 ) -> list[ImportOutcome]:
     """Import a JSON file of events, streamed and stored in batches, all or nothing.
 
@@ -164,9 +165,12 @@ def import_event_file(
         correct: As for ``import_events``.
         unvoid: As for ``import_events``.
         allow_suspended: As for ``import_events``.
+        sink: Receives each outcome as its batch is stored, in the file's order, instead of
+            the list keeping them all (a large file's outcomes would outweigh the file). The
+            caller reports them once its transaction has committed.
 
     Returns:
-        One outcome per event, in the file's order.
+        One outcome per event, in the file's order (empty when ``sink`` takes them).
 
     Raises:
         EventFormatError: the file is larger than 20 MB (refused before it is read), or
@@ -181,22 +185,26 @@ def import_event_file(
     batch: list[EventRecord] = []
 
     def flush() -> None:
-        if batch:
-            outcomes.extend(
-                import_events(
-                    batch,
-                    session=session,
-                    league_id=league_id,
-                    actor=actor,
-                    now=now,
-                    allow_new=allow_new,
-                    correct=correct,
-                    unvoid=unvoid,
-                    allow_suspended=allow_suspended,
-                )
-            )
-            batch.clear()
-            session.expunge_all()  # the batch's rows are written; keep memory flat
+        if not batch:
+            return
+        stored = import_events(
+            batch,
+            session=session,
+            league_id=league_id,
+            actor=actor,
+            now=now,
+            allow_new=allow_new,
+            correct=correct,
+            unvoid=unvoid,
+            allow_suspended=allow_suspended,
+        )
+        if sink is None:
+            outcomes.extend(stored)
+        else:
+            for outcome in stored:
+                sink(outcome)
+        batch.clear()
+        session.expunge_all()  # the batch's rows are written; keep memory flat
 
     with open(path, "rb") as handle:
         for record in iter_event_file(handle, rules=rules):
@@ -214,5 +222,5 @@ def import_event_file(
             if len(batch) >= BATCH_EVENTS:
                 flush()
         flush()
-    log.info("streamed import of %s: %d events", os.fspath(path), len(outcomes))
+    log.info("streamed import of %s done", os.fspath(path))
     return outcomes

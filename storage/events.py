@@ -30,6 +30,7 @@ from rulings.league import (
     canonical_record,
     check_awards,
     check_date,
+    check_id,
     describe_suspension,
     event_points,
     parse_event,
@@ -315,6 +316,11 @@ def _follow_new_season(
         mark_current_if_none(session=session, league_id=league_id, season_id=season_id)
 
 
+def _on_dates(days: set[dt.date]) -> tuple[Any, ...]:
+    """A filter on the nights of a batch (none for a large one: one scan beats a huge IN)."""
+    return (col(Event.date).in_(days),) if len(days) <= 500 else ()
+
+
 def _where(record: EventRecord) -> str:
     return f"{record.date.isoformat()} {record.location} ({record.kind})"
 
@@ -424,6 +430,7 @@ def import_events(
             col(Event.status),
         )
         .where(col(Event.league_id) == league_id)
+        .where(*_on_dates({r.date for r in records}))
         .order_by(col(Event.id))
     ):
         if status == "active":
@@ -862,8 +869,10 @@ def get_event(*, session: Session, league_id: int, event_id: int) -> EventDetail
     """Return one event with every participant's points.
 
     Raises:
+        EventFormatError: not an event number (beyond 64 bits).
         NotFound: no such event in this league.
     """
+    check_id(event_id)
     found = session.execute(_summary_query(league_id).where(Event.id == event_id)).first()
     if found is None:
         raise NotFound(f"there is no event #{event_id}")
@@ -898,6 +907,7 @@ def void_event(
         NotFound: no such event.
         AlreadyExists: the event is void already.
     """
+    check_id(event_id)
     text = " ".join(reason.split())
     if not text:
         raise StorageError("voiding an event needs a reason")

@@ -32,11 +32,23 @@ def season_add(ctx: Context, name: str) -> Reply:
 
 
 def season_list(ctx: Context) -> Reply:
-    """``/td season list``: the league's seasons, oldest first."""
+    """``/td season list``: the league's seasons, oldest first, the current one marked."""
     with ctx.transaction() as session:
         found = views.seasons_for(session=session, guild_id=ctx.guild_id)
-    reply = views.names_reply("Seasons", [s.name for s in found], empty="No seasons yet.")
-    return replace(reply, private=True)
+    return replace(views.seasons_reply(found), private=True)
+
+
+def season_current(ctx: Context, name: str | None = None) -> Reply:
+    """``/td season current [name]``: show the current season, or make ``name`` current."""
+    if name is None:
+        with ctx.transaction() as session:
+            found = views.current_season_for(session=session, guild_id=ctx.guild_id)
+        return replace(views.current_season_reply(found, changed=False), private=True)
+    with ctx.transaction() as session:
+        found = views.set_current_season_for(
+            session=session, guild_id=ctx.guild_id, name=name, actor=ctx.actor
+        )
+    return announced(ctx, views.current_season_reply(found, changed=True))
 
 
 def location_add(ctx: Context, name: str, confirm: bool = False) -> Reply:

@@ -24,6 +24,7 @@ def _td(
     *options: Opt,
     writes: bool = True,
     private: bool = False,
+    cli: tuple[str, ...] | None = None,
 ) -> Command:
     return Command(
         path=("td", *path),
@@ -34,17 +35,33 @@ def _td(
         writes=writes,
         private=private,
         guild_only=True,
+        cli=cli,
     )
 
 
 COMMANDS = (
     _td(
         ("season", "add"),
-        "Start a new season",
+        "Start a new season; it becomes the current season",
         "season_add",
         Opt("name", "The season's name, e.g. '2026 Fall'", required=True, positional=True),
+        cli=("season", "add"),
     ),
-    _td(("season", "list"), "List the league's seasons", "season_list", writes=False, private=True),
+    _td(
+        ("season", "list"),
+        "List the league's seasons",
+        "season_list",
+        writes=False,
+        private=True,
+        cli=("season", "list"),
+    ),
+    _td(
+        ("season", "current"),
+        "Show the current season, or make another season current",
+        "season_current",
+        Opt("name", "The season to make current", positional=True, complete="season"),
+        cli=("season", "current"),
+    ),
     _td(
         ("location", "add"),
         "Add a host location",

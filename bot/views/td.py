@@ -45,7 +45,7 @@ from storage.leagues import (
     list_locations,
 )
 from storage.players import StrikeInfo, add_strike
-from storage.seasons import SeasonInfo, add_season, get_season, list_seasons
+from storage.seasons import SeasonInfo, add_season, get_season, list_seasons, set_current_season
 
 log = logging.getLogger(__name__)
 
@@ -384,8 +384,49 @@ def strike_reply(strike: StrikeInfo, events: int | None, forfeits: bool) -> Repl
 
 
 def season_added_reply(season: SeasonInfo) -> Reply:
-    """Confirm a new season."""
-    return Reply(title="Season added", text=f"**{season.name}** is ready for events.")
+    """Confirm a new season, which is now the current one."""
+    return Reply(
+        title="Season added",
+        text=(
+            f"**{season.name}** is now the current season: results without a season go to it, "
+            "and /standings and /toc show it."
+        ),
+    )
+
+
+def seasons_reply(seasons: Sequence[SeasonInfo]) -> Reply:
+    """The league's seasons, oldest first, the current one marked."""
+    if not seasons:
+        return Reply(title="Seasons", text="No seasons yet.")
+    lines = [f"• {s.name}{' (current)' if s.is_current else ''}" for s in seasons]
+    return Reply(title="Seasons", text="\n".join(lines))
+
+
+def current_season_reply(season: SeasonInfo, *, changed: bool) -> Reply:
+    """The current season, or the confirmation that it changed."""
+    if changed:
+        return Reply(
+            title="Current season changed",
+            text=(
+                f"**{season.name}** is now the current season: results without a season go "
+                "to it, and /standings and /toc show it."
+            ),
+        )
+    return Reply(title="Current season", text=f"**{season.name}**")
+
+
+def current_season_for(*, session: Session, guild_id: int | None) -> SeasonInfo:
+    """The server's current season."""
+    league = league_of(session=session, guild_id=guild_id)
+    return get_season(session=session, league_id=league.id)
+
+
+def set_current_season_for(
+    *, session: Session, guild_id: int | None, name: str, actor: str
+) -> SeasonInfo:
+    """Make a season the server's current season."""
+    league = league_of(session=session, guild_id=guild_id)
+    return set_current_season(session=session, league_id=league.id, name=name, actor=actor)
 
 
 def location_added_reply(location: LocationInfo) -> Reply:
