@@ -134,13 +134,13 @@ def main() -> None:
         path = Path(tmp) / "nights.json"
         nights = write_file(path, int(args.mb * 1_000_000))
         size = path.stat().st_size
-        print(f"file: {size / 1e6:.1f} MB, {nights:,} nights, {nights * 40:,} results")  # noqa: T201
+        print(f"file: {size / 1e6:.1f} MB, {nights:,} nights, {nights * 40:,} results")
         runs = [("pokerfloor (streamed, batches)", "stream")]
         if not args.skip_peer:
             runs.append(("peer (json.load + one import_events)", "whole"))
         for label, which in runs:
             events, before, peak, took = measure(which, path)
-            print(  # noqa: T201
+            print(
                 f"{label}: {events:,} events in {took:.1f} s; peak RSS {peak / 1e3:.0f} MB "
                 f"({peak * 1e3 / size:.1f}x the file), growth {(peak - before) / 1e3:.0f} MB "
                 f"({(peak - before) * 1e3 / size:.1f}x)"

@@ -16,7 +16,7 @@ import inspect
 import io
 import logging
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -25,7 +25,7 @@ from discord import app_commands
 from bot import render
 from bot.commands import ACTIONS, COMMANDS, group_description
 from bot.commands.model import Action, Command, Context, Opt, Upload, Who
-from bot.commands.options import bind
+from bot.commands.options import MAX_FILE_BYTES, bind
 from bot.errors import REFUSAL, BadOption, NotDirectorError, describe
 from bot.reply import Effect, Reply, error_reply
 
@@ -138,32 +138,16 @@ class SlashRunner:
             user_id=user.id,
             channel_id=interaction.channel_id,
             is_director=is_director,
+            is_manager=_can_manage(interaction),
             rule_index=rule_index,
             compute=compute,
-            clock=getattr(bot, "clock_facade", None),
+            clock=bot.clock_door,
             extras={
+                "bot": bot,
+                "run": lambda coro: asyncio.run_coroutine_threadsafe(coro, loop).result(),
                 "display_name": user.display_name,
-                "help_extra": list(self.legacy_entries(interaction.permissions)),
             },
         )
-
-    def legacy_entries(self, permissions: discord.Permissions) -> Iterator[tuple[str, str]]:
-        """``(usage, description)`` of the cogs' commands that are not definitions yet."""
-        generated = {c.name for c in COMMANDS}
-
-        def walk(items: Sequence[Any], hidden: bool) -> Iterator[tuple[str, str]]:
-            for item in sorted(items, key=lambda c: c.qualified_name):
-                needed = getattr(item, "default_permissions", None)
-                if hidden or (needed is not None and not needed <= permissions):
-                    continue
-                if isinstance(item, app_commands.Group):
-                    yield from walk(item.commands, hidden)
-                elif item.qualified_name not in generated:
-                    parts = [f"/{item.qualified_name}"]
-                    parts += [p.name if p.required else f"[{p.name}]" for p in item.parameters]
-                    yield " ".join(parts), item.description
-
-        return walk(self.bot.tree.get_commands(), False)
 
     async def allowed(
         self, interaction: discord.Interaction, who: Who, *, guild_only: bool
@@ -224,8 +208,7 @@ class SlashRunner:
                 if value is None:
                     continue
                 if isinstance(value, discord.Attachment):
-                    await self._defer(interaction, private=command.private)
-                    value = await download(value)
+                    value = await self._attachment(interaction, command, name, value)
                 elif isinstance(value, discord.Role | discord.abc.User):
                     value = value.id
                 given[name] = value
@@ -234,10 +217,24 @@ class SlashRunner:
             reply = await self._call(interaction, lambda: handler(ctx, **kwargs), command.private)
             if command.private and not reply.private:
                 reply = _private(reply)
+            await self.carry_out(interaction, reply, announce=False)  # e.g. the new home book
             await self.send(interaction, reply)
-            await self.carry_out(interaction, reply)
+            await self.carry_out(interaction, reply, announce=True)
         except Exception as exc:  # the one error path: describe() says what the user sees
             await self.fail(interaction, exc, f"/{command.name}", values)
+
+    async def _attachment(
+        self, interaction: discord.Interaction, command: Command, name: str, file: Any
+    ) -> Upload:
+        """A ``file`` option's attachment, downloaded (a ``link`` option keeps only its URL)."""
+        if command.option(name).kind == "link":
+            return Upload(filename=file.filename, data=b"", url=file.url)
+        if file.size > MAX_FILE_BYTES:  # refused before downloading anything
+            raise BadOption(
+                f"{file.filename} is {file.size:,} bytes; files are at most {MAX_FILE_BYTES:,}."
+            )
+        await self._defer(interaction, private=command.private)
+        return await download(file)
 
     async def _defer(self, interaction: discord.Interaction, *, private: bool) -> None:
         if not interaction.response.is_done():
@@ -271,9 +268,16 @@ class SlashRunner:
         else:
             await interaction.response.send_message(**kwargs)
 
-    async def carry_out(self, interaction: discord.Interaction, reply: Reply) -> None:
-        """Do what the reply asks of Discord (post to the results channel, rebuild an index)."""
+    async def carry_out(
+        self, interaction: discord.Interaction, reply: Reply, *, announce: bool | None = None
+    ) -> None:
+        """Do what the reply asks of Discord (post to the results channel, rebuild an index).
+
+        ``announce`` picks the posts (True), the others (False) or all (None).
+        """
         for effect in reply.effects:
+            if announce is not None and (effect.kind == "announce") != announce:
+                continue
             try:
                 await self._effect(interaction, effect)
             except Exception:
@@ -284,10 +288,8 @@ class SlashRunner:
             await self.announce(interaction, effect.value)
         elif effect.kind == "rule_home" and interaction.guild_id is not None:
             await self.bot.set_rule_home(interaction.guild_id, effect.value)
-        elif effect.kind == "clock":
-            clock = getattr(self.bot, "clock_service", None)
-            if clock is not None:
-                await clock.refresh(int(effect.value))
+        else:
+            log.warning("a reply asked for an effect Discord does not know: %s", effect.kind)
 
     async def announce(self, interaction: discord.Interaction, public: Reply) -> None:
         """Post ``public`` to the league's results channel, if it has one (never pings)."""
@@ -509,7 +511,12 @@ def _complete(runner: SlashRunner, source: str) -> Callable[..., Any]:
 async def choices_for(
     bot: LeagueBot, interaction: discord.Interaction, source: str, current: str
 ) -> list[app_commands.Choice[str]]:
-    """Autocomplete choices from ``source`` (rule, book, season, location, player)."""
+    """Autocomplete choices from ``source`` (rule, book, structure, season, location, player)."""
+    if source == "structure":
+        from rulings import preset_names
+
+        wanted = current.strip().lower()
+        return choice_list([(n, n) for n in preset_names() if wanted in n.lower()])
     if source in ("rule", "book"):
         index = await bot.rules_for(interaction.guild_id)
         if index is None:

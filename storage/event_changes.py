@@ -17,13 +17,20 @@ from typing import Any
 
 from sqlmodel import Session
 
-from rulings.league import EventRecord, LeagueRules, Receipt, check_id, parse_event
-from rulings.league.events import parse_premium_hand
+from rulings import (
+    EventRecord,
+    LeagueRules,
+    Receipt,
+    check_id,
+    name_key,
+    parse_event,
+    parse_premium_hand,
+)
 from storage.audit import add_audit_entry
 from storage.errors import StorageError
 from storage.events import ImportOutcome, get_event, import_events
 from storage.guild_settings import ensure_guild_league
-from storage.leagues import get_league_rules, name_key
+from storage.leagues import get_league_rules
 from storage.players import PlayerDirectory
 from storage.seasons import get_season
 

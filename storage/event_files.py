@@ -21,11 +21,17 @@ from typing import IO, Any
 
 from sqlmodel import Session
 
-from rulings.errors import EventFormatError
-from rulings.league import EventRecord, LeagueRules, check_import_size, parse_event
+from rulings import (
+    EventFormatError,
+    EventRecord,
+    LeagueRules,
+    check_import_size,
+    name_key,
+    parse_event,
+)
 from storage.errors import EventConflictError
 from storage.events import ImportOutcome, content_hash, import_events
-from storage.leagues import get_league_rules, name_key
+from storage.leagues import get_league_rules
 
 log = logging.getLogger(__name__)
 

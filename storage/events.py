@@ -22,8 +22,8 @@ from sqlalchemy import delete, func, insert, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from rulings.errors import EventFormatError
-from rulings.league import (
+from rulings import (
+    EventFormatError,
     EventRecord,
     LeagueRules,
     PointsBreakdown,
@@ -33,10 +33,11 @@ from rulings.league import (
     check_id,
     describe_suspension,
     event_points,
+    name_key,
     parse_event,
     suspension_for_event,
 )
-from rulings.league import Strike as RulingsStrike
+from rulings import Strike as RulingsStrike
 from storage.audit import add_audit_entries, add_audit_entry, utc_now
 from storage.errors import (
     AlreadyExists,
@@ -58,7 +59,7 @@ from storage.league_models import (
     SecondChanceWin,
     Strike,
 )
-from storage.leagues import get_league_rules, name_key, similar_name
+from storage.leagues import get_league_rules, similar_name
 from storage.players import PlayerDirectory
 from storage.seasons import make_current_season, mark_current_if_none
 
@@ -940,7 +941,7 @@ def parse_events(data: Any, *, rules: LeagueRules) -> list[EventRecord]:
     Raises:
         EventFormatError: naming the event (by its number in a list) and the row.
     """
-    from rulings.errors import EventFormatError
+    from rulings import EventFormatError
 
     items = data if isinstance(data, list) else [data]
     if not items:

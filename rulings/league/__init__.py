@@ -13,16 +13,20 @@ from rulings.league.bounds import (
     check_import_size,
     check_name,
 )
+from rulings.league.citations import rule_citation
 from rulings.league.events import (
     EventRecord,
     PremiumHand,
     Receipt,
     build_event,
     parse_amount_cents,
+    parse_date,
     parse_event,
     parse_finish_csv,
     parse_finish_text,
+    parse_premium_hand,
 )
+from rulings.league.names import name_key
 from rulings.league.points import (
     Points,
     PointsBreakdown,
@@ -40,7 +44,13 @@ from rulings.league.recording import (
     describe_suspension,
     suspension_for_event,
 )
-from rulings.league.rules import LeagueRules, league_presets, load_league_rules, rules_from_mapping
+from rulings.league.rules import (
+    CITATION_TOPICS,
+    LeagueRules,
+    league_presets,
+    load_league_rules,
+    rules_from_mapping,
+)
 from rulings.league.stack import (
     Arrival,
     StartingStack,
@@ -48,11 +58,19 @@ from rulings.league.stack import (
     late_reduction,
     starting_stack,
 )
-from rulings.league.standings import RankedRow, StandingRow, rank_standings
+from rulings.league.standings import (
+    TIE_BREAK_ORDER,
+    RankBy,
+    RankedRow,
+    StandingRow,
+    champion,
+    rank_standings,
+)
 from rulings.league.strikes import (
     Strike,
     Suspension,
     active_strikes,
+    check_level,
     forfeits_season,
     is_strike_active,
     next_strike_level,
@@ -62,10 +80,12 @@ from rulings.league.strikes import (
 from rulings.league.toc import TocStatus, bp_extra_chips, toc_table
 
 __all__ = [
+    "CITATION_TOPICS",
     "FIRST_DATE",
     "MAX_ID",
     "MAX_IMPORT_BYTES",
     "MAX_NAME_LENGTH",
+    "TIE_BREAK_ORDER",
     "Arrival",
     "EventRecord",
     "LeagueRules",
@@ -73,6 +93,7 @@ __all__ = [
     "PointsBreakdown",
     "PremiumHand",
     "PremiumNote",
+    "RankBy",
     "RankedRow",
     "Receipt",
     "StandingRow",
@@ -85,10 +106,12 @@ __all__ = [
     "bp_extra_chips",
     "build_event",
     "canonical_record",
+    "champion",
     "check_awards",
     "check_date",
     "check_id",
     "check_import_size",
+    "check_level",
     "check_name",
     "describe_suspension",
     "event_points",
@@ -99,16 +122,20 @@ __all__ = [
     "late_reduction",
     "league_presets",
     "load_league_rules",
+    "name_key",
     "next_strike_level",
     "parse_amount_cents",
+    "parse_date",
     "parse_event",
     "parse_finish_csv",
     "parse_finish_text",
+    "parse_premium_hand",
     "premium_hand_points",
     "premium_note",
     "premium_notes",
     "rank_standings",
     "receipt_points",
+    "rule_citation",
     "rules_from_mapping",
     "second_chance_points",
     "starting_stack",

@@ -29,14 +29,14 @@ from types import MappingProxyType
 
 from rulings.errors import EventFormatError
 from rulings.league.events import EventRecord, PremiumHand, Receipt
+from rulings.league.names import name_key
 from rulings.league.rules import LeagueRules
 from rulings.league.strikes import Strike, Suspension, suspension
 
 log = logging.getLogger(__name__)
 
 
-def _key(name: str) -> str:
-    return " ".join(name.split()).casefold()
+_key = name_key
 
 
 def canonical_record(record: EventRecord, known: Mapping[str, str]) -> EventRecord:

@@ -6,8 +6,8 @@
 - ``event``: the unique night (season, location, date, kind) holds for active events only, so a
   voided night can be entered again while the void event stays on record.
 
-Revision ID: 0006_league_records
-Revises: 0005
+Revision ID: 0007_league_records
+Revises: 0006
 Create Date: 2026-12-01 09:40:00
 """
 
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0006_league_records"
-down_revision: str | None = "0005"
+revision: str = "0007_league_records"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
