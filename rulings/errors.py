@@ -29,7 +29,7 @@ way)::
         ├── DuplicatePlayerError   a new name close to an existing player's
         ├── MergeError             two players that cannot be merged
         ├── SuspendedPlayerError   a result names a suspended player (3.B), unconfirmed
-        └── RescoreNeedsConfirmation   a rule change that re-scores stored events, unconfirmed
+        └── UnconfirmedRescoreError    a rule change that re-scores stored events, unconfirmed
 
 Catch ``RulingsError`` to answer any user mistake; catch a leaf only where the caller does
 something different for it (``DuplicatePlayerError`` offers the existing name). Every surface

@@ -67,7 +67,7 @@ class SuspendedPlayerError(StorageError):
         super().__init__(message)
 
 
-class RescoreNeedsConfirmation(StorageError):
+class UnconfirmedRescoreError(StorageError):
     """A change of the league's rules would re-score stored events; confirm to apply it.
 
     Attributes:

@@ -162,7 +162,7 @@ def update_guild_settings(
         StorageError: nothing to change, an id that is not a Discord id, or a rulebook name
             that is blank or longer than 100 characters.
         LeagueConfigError: an unknown preset (nothing is changed).
-        RescoreNeedsConfirmation: a preset change that re-scores stored events, unconfirmed.
+        UnconfirmedRescoreError: a preset change that re-scores stored events, unconfirmed.
     """
     changes: dict[str, int | str | _Keep | None] = {
         "director_role_id": director_role_id,

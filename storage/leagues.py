@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 
 from rulings import LeagueRules, load_league_rules, name_key
 from storage.audit import add_audit_entry
-from storage.errors import AlreadyExists, NotFound, RescoreNeedsConfirmation, StorageError
+from storage.errors import AlreadyExists, NotFound, StorageError, UnconfirmedRescoreError
 from storage.league_models import League, Location
 
 log = logging.getLogger(__name__)
@@ -169,7 +169,7 @@ def update_league_rules(
 
     Raises:
         LeagueConfigError: an unknown preset or a bad override (nothing is changed).
-        RescoreNeedsConfirmation: the change re-scores stored events and ``confirm`` is off
+        UnconfirmedRescoreError: the change re-scores stored events and ``confirm`` is off
             (nothing is changed; the message says how many events and players).
     """
     from storage.events import apply_rescore, plan_rescore
@@ -199,7 +199,7 @@ def update_league_rules(
     if rescore is not None and rescore.events and not confirm:
         n, p = len(rescore.events), rescore.players
         whose = "1 player's" if p == 1 else f"{p} players'"
-        raise RescoreNeedsConfirmation(
+        raise UnconfirmedRescoreError(
             f"this change re-scores {n} stored event{'s' if n != 1 else ''} of "
             f"{rescore.season} ({whose} points change); confirm to apply it",
             season=rescore.season,

@@ -21,9 +21,9 @@ from storage.db import session_scope
 from storage.errors import (
     DuplicateReceiptError,
     NotFound,
-    RescoreNeedsConfirmation,
     StorageError,
     SuspendedPlayerError,
+    UnconfirmedRescoreError,
 )
 from storage.event_changes import EventEdit, RecordBuilder, amend_event, record_guild_events
 from storage.event_files import import_event_file
@@ -464,7 +464,7 @@ def test_7_1_b_b_naming_the_owner_rescores_the_current_season_when_confirmed(eng
         lambda s: update_league_rules(
             session=s, league_id=league.id, overrides={"owner": "Alice"}, actor="t"
         ),
-        RescoreNeedsConfirmation,
+        UnconfirmedRescoreError,
         r"re-scores 2 stored events of 2026 Fall \(1 player's points change\); confirm",
     )
     assert (error.events, error.players) == (2, 1)
