@@ -19,6 +19,7 @@ Run: ``.venv/bin/python -m benchmarks.league_import [--mb 19]``.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import multiprocessing
 import os
@@ -29,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+LOCATIONS = 20
 FIRST = ["Ada", "Ben", "Cal", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kai", "Lou"]
 LAST = ["Abbott", "Brennan", "Castillo", "Dunmore", "Ellery", "Fairbanks", "Galloway", "Novak"]
 
@@ -44,11 +46,11 @@ def write_file(path: Path, target_bytes: int) -> int:
         start = 0
         while written < target_bytes:
             players = rng.sample(pool, 40)
-            day = f"{2001 + count // 5000:04d}-{1 + count // 400 % 12:02d}-{1 + count % 28:02d}"
+            day = dt.date(2001, 1, 1) + dt.timedelta(days=count // LOCATIONS)
             night: dict[str, Any] = {
-                "season": f"Season {count // 5000 + 1}",
-                "location": f"Bar {count % 400 // 28 + 1}",
-                "date": day,
+                "season": f"Season {day.year}",
+                "location": f"Bar {chr(65 + count % LOCATIONS)}",
+                "date": day.isoformat(),
                 "kind": "regular",
                 "finish": [[p] for p in players[:10]],
                 "played": players[10:],
@@ -119,9 +121,11 @@ def measure(which: str, path: Path) -> tuple[int, int, int, float]:
             target=_child, args=(which, str(path), os.path.join(tmp, "b.db"), queue)
         )
         proc.start()
-        result = queue.get()
         proc.join()
-    return result  # type: ignore[no-any-return]
+        if proc.exitcode != 0:
+            raise SystemExit(f"the {which} import failed (exit {proc.exitcode})")
+        result: tuple[int, int, int, float] = queue.get(timeout=5)
+    return result
 
 
 def main() -> None:

@@ -226,8 +226,11 @@ async def test_awards_on_a_stored_event_recompute_its_points(fake: FakeDiscord, 
 
     hand = await td(fake, ["premium"], {"event": first, "player": "Bob", "hand": "quads"})
     assert "premium hand (quads) for Bob" in _text(await hand.settled())
-    win = await td(fake, ["second_chance"], {"event": first, "player": "Frank", "confirm": True})
-    assert "Frank: 0 RP, 250 BP" in _text(await win.settled())
+    win = await td(fake, ["second_chance"], {"event": first, "player": "Eve"})
+    assert "Eve: 500 RP, 490 BP" in _text(await win.settled())
+    # 6: an award names a player of the event; an unknown name creates nobody.
+    nobody = await td(fake, ["second_chance"], {"event": first, "player": "Frank"})
+    assert "Frank did not play this event" in _text(await nobody.settled())
 
 
 async def test_json_results_file_is_downloaded_and_imported(fake: FakeDiscord, bot: LeagueBot):
