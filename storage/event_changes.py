@@ -317,6 +317,7 @@ def record_guild_events(
     build: RecordBuilder,
     actor: str,
     allow_new: bool | Collection[str] = False,
+    allow_suspended: bool | Collection[str] = False,
     now: dt.datetime | None = None,
 ) -> list[ImportOutcome]:
     """Import events into a server's league (created on its first write), all or nothing.
@@ -328,6 +329,7 @@ def record_guild_events(
             (None before any season exists).
         actor: Who records them, for the audit log.
         allow_new: Confirms new names that resemble known ones (True for all).
+        allow_suspended: Records players under suspension anyway (3.B; True for all).
         now: The time of the import (UTC).
 
     Returns:
@@ -346,7 +348,13 @@ def record_guild_events(
         current = None
     records = build(rules, current)
     return import_events(
-        records, session=session, league_id=league.id, actor=actor, now=now, allow_new=allow_new
+        records,
+        session=session,
+        league_id=league.id,
+        actor=actor,
+        now=now,
+        allow_new=allow_new,
+        allow_suspended=allow_suspended,
     )
 
 

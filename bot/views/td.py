@@ -12,7 +12,7 @@ import csv
 import datetime as dt
 import json
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 from sqlmodel import Session
@@ -43,6 +43,7 @@ from storage.guild_settings import GuildSettings, ensure_guild_league
 from storage.leagues import (
     LeagueInfo,
     LocationInfo,
+    RulesChange,
     add_location,
     ensure_league,
     get_league_rules,
@@ -228,10 +229,19 @@ def record_for(
     build: RecordBuilder,
     actor: str,
     allow_new: bool | Collection[str] = False,
+    allow_suspended: bool | Collection[str] = False,
 ) -> list[ImportOutcome]:
-    """Record events in the server's league (created on the first write)."""
+    """Record events in the server's league (created on the first write).
+
+    ``allow_suspended`` (the command's ``confirm``) records a suspended player anyway (3.B).
+    """
     return record_guild_events(
-        session=session, guild_id=guild_id, build=build, actor=actor, allow_new=allow_new
+        session=session,
+        guild_id=guild_id,
+        build=build,
+        actor=actor,
+        allow_new=allow_new,
+        allow_suspended=allow_suspended,
     )
 
 
@@ -244,8 +254,13 @@ def amend_for(
     actor: str,
     reason: str | None = None,
     allow_new: bool | Collection[str] = False,
+    allow_suspended: bool | Collection[str] = False,
+    unvoid: bool = False,
 ) -> ImportOutcome:
-    """Change one event of the server's league (see ``storage.event_changes.amend_event``)."""
+    """Change one event of the server's league (see ``storage.event_changes.amend_event``).
+
+    ``edit.remove`` takes an award back; ``unvoid`` changes a void event and makes it count.
+    """
     league = league_of(session=session, guild_id=guild_id)
     return amend_event(
         session=session,
@@ -255,6 +270,8 @@ def amend_for(
         actor=actor,
         reason=reason,
         allow_new=allow_new,
+        allow_suspended=allow_suspended,
+        unvoid=unvoid,
     )
 
 
@@ -277,8 +294,12 @@ def strike_for(
     reason: str,
     actor: str,
     season: str | None = None,
+    day: dt.date | None = None,
 ) -> tuple[StrikeInfo, LeagueRules]:
     """Record a strike (3.B) in the season given (default: the current one).
+
+    ``day`` is when it was given (the command's ``date``, default today in ``TIMEZONE``); the
+    suspension counts the events recorded after it.
 
     Returns:
         The strike and the league's rules (what the strike means, and their citation).
@@ -298,6 +319,7 @@ def strike_for(
         level=level,
         reason=reason,
         actor=actor,
+        day=day,
     )
     return info, rules
 
@@ -352,6 +374,7 @@ def recorded_reply(
         line
         for line in (
             f"Change: {change}" if change else None,
+            points_changed_line(outcomes[0].changes) if outcomes[0].changes else None,
             f"Reason: {reason}" if reason else None,
         )
         if line
@@ -359,6 +382,34 @@ def recorded_reply(
     if not extra:
         return reply
     return replace(reply, text="\n".join([reply.text, *extra]))
+
+
+def _signed(value: int, unit: str) -> str:
+    return f"{'+' if value > 0 else '−'}{abs(value):,} {unit}"
+
+
+def points_changed_line(changes: Mapping[str, tuple[int, int]]) -> str:
+    """Say whose points a change moved and by how much (``Points: Bob −2,000 BP``)."""
+    parts = []
+    for player, (rp, bp) in changes.items():
+        moved = [_signed(v, u) for v, u in ((rp, "RP"), (bp, "BP")) if v]
+        parts.append(f"{player} {', '.join(moved)}")
+    return "Points: " + "; ".join(parts)
+
+
+def rules_change_reply(change: RulesChange) -> Reply:
+    """Confirm a change of the league's rules and what it re-scored (issue 11, point 7)."""
+    if change.events:
+        whose = "1 player's" if change.players == 1 else f"{change.players:,} players'"
+        text = (
+            f"Re-scored {change.events:,} stored event{'s' if change.events != 1 else ''} of "
+            f"{change.season}: {whose} points changed."
+        )
+    elif change.season:
+        text = f"No stored points of {change.season} change."
+    else:
+        text = "No events are stored yet."
+    return Reply(title="League rules changed", text=text)
 
 
 def void_reply(event: EventSummary) -> Reply:
@@ -380,9 +431,10 @@ def strike_reply(strike: StrikeInfo, rules: LeagueRules) -> Reply:
         meaning = "Suspended for the rest of the season and the TOC; the season's points are lost."
     else:
         meaning = f"Suspended for the next {events} event{'s' if events != 1 else ''}."
+    given = f"\nGiven: {strike.date.isoformat()}" if strike.date else ""
     return Reply(
         title=f"Strike {strike.level} for {strike.player}",
-        text=f"{meaning}\nSeason: {strike.season}\nReason: {strike.reason}",
+        text=f"{meaning}\nSeason: {strike.season}{given}\nReason: {strike.reason}",
         citation=rule_citation(rules, "strikes"),
     )
 
