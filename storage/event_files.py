@@ -122,7 +122,7 @@ def iter_event_file(handle: IO[bytes], *, rules: LeagueRules) -> Iterator[EventR
             raise stream.expect("the end of the file after the event")
         return
     if first != "[":
-        raise stream.expect("an event object or a list of them")
+        raise stream.expect("a JSON object (one event) or a list of them")
     stream.pos += 1
     number = 0
     while True:
