@@ -518,14 +518,18 @@ def _league_set(args: argparse.Namespace) -> int:
             if key not in overrides:
                 raise CliError(f"{key} is not overridden")
             del overrides[key]
-        update_league_rules(
+        change = update_league_rules(
             session=session,
             league_id=league.id,
             preset=args.preset,
             overrides=overrides,
             actor=_actor(args),
+            confirm=args.confirm,
         )
     _out(f"League {league.name}: preset {args.preset or league.preset}, overrides {overrides}")
+    from bot.views.td import rules_change_reply
+
+    _out(rules_change_reply(change).text)
     return EXIT_OK
 
 
@@ -543,8 +547,10 @@ def _strike_add(args: argparse.Namespace) -> int:
             level=args.level,
             reason=args.reason,
             actor=_actor(args),
+            day=_day(args.date or "today"),
         )
-    _out(f"Strike {strike.level} for {strike.player} in {strike.season}: {strike.reason}")
+    given = strike.date.isoformat() if strike.date else ""
+    _out(f"Strike {strike.level} for {strike.player} in {strike.season} ({given}): {strike.reason}")
     return EXIT_OK
 
 
@@ -653,6 +659,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--preset", help="btown or poker-pub")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override one value")
     p.add_argument("--unset", action="append", metavar="KEY", help="drop an override")
+    p.add_argument(
+        "--confirm",
+        action="store_true",
+        help="re-score the current season's stored events under the new rules",
+    )
     p.set_defaults(handler=_league_set)
 
     strike = sub.add_parser("strike", help="record or list strikes (3.B)")
@@ -662,6 +673,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--level", type=int, required=True)
     p.add_argument("--reason", required=True)
     p.add_argument("--season", help="season name (default: the current season)")
+    p.add_argument(
+        "--date", help="the day it was given (YYYY-MM-DD, today, yesterday; default today)"
+    )
     p.set_defaults(handler=_strike_add)
     p = strike_sub.add_parser("list", parents=[common], help="list strikes")
     p.add_argument("--player")

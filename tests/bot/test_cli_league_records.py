@@ -158,3 +158,28 @@ def test_8_an_import_over_20_mb_is_refused_before_reading(tmp_path, db, capsys):
     with big.open("wb") as handle:
         handle.truncate(20_000_001)
     assert "at most 20,000,000" in refused(capsys, db, "event", "import", str(big))
+
+
+def test_5_3_b_strike_dates_and_the_suspension_on_import(tmp_path, db, capsys):
+    run(capsys, "event", "import", write(tmp_path, "a.json", night(date="2026-10-01")), *db)
+    code, out, _ = run(
+        capsys, "strike", "add", "Bob", "--level", "1", "--reason", "x", "--date", "2026-10-02", *db
+    )
+    assert code == 0
+    assert "(2026-10-02)" in out
+    later = write(tmp_path, "b.json", night(date="2026-10-09"))
+    err = refused(capsys, db, "event", "import", later)
+    assert "Bob is suspended (strike 1 on 2026-10-02): 3 of 3 events left (3.B)" in err
+    assert err.rstrip().endswith("(--confirm)")
+    assert run(capsys, "event", "import", later, "--confirm", *db)[0] == 0
+
+
+def test_7_1_b_b_league_set_rescores_only_when_confirmed(tmp_path, db, capsys):
+    run(capsys, "event", "import", write(tmp_path, "a.json", night()), *db)
+    err = refused(capsys, db, "league", "set", "--set", "owner=Alice")
+    assert "re-scores 1 stored event of 2026 Fall (1 player's points change)" in err
+    code, out, _ = run(capsys, "league", "set", "--set", "owner=Alice", "--confirm", *db)
+    assert code == 0
+    assert "Re-scored 1 stored event of 2026 Fall: 1 player's points changed." in out
+    _, out, _ = run(capsys, "standings", "--json", *db)
+    assert {r["player"]: r["rp"] for r in json.loads(out)} == {"Alice": 0, "Bob": 800}
