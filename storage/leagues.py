@@ -151,6 +151,37 @@ class RulesChange:
     players: int = 0
 
 
+def _plan(session: Session, league_id: int, rules: LeagueRules) -> Any:
+    from storage.events import plan_rescore
+    from storage.seasons import get_season
+
+    try:
+        season = get_season(session=session, league_id=league_id)
+    except NotFound:
+        return None
+    return plan_rescore(
+        session=session, league_id=league_id, season_id=season.id, season=season.name, rules=rules
+    )
+
+
+def preview_rules_change(
+    *, session: Session, league_id: int, preset: str | None = None
+) -> RulesChange:
+    """What switching the league to ``preset`` would re-score, without writing anything.
+
+    Raises:
+        LeagueConfigError: an unknown preset.
+    """
+    league = session.get(League, league_id)
+    if league is None:
+        raise NotFound(f"there is no league {league_id}")
+    rules = load_league_rules(preset or league.preset, dict(league.overrides or {}))
+    rescore = _plan(session, league_id, rules)
+    if rescore is None:
+        return RulesChange(rules)
+    return RulesChange(rules, rescore.season, len(rescore.events), rescore.players)
+
+
 def update_league_rules(
     *,
     session: Session,
@@ -172,8 +203,7 @@ def update_league_rules(
         UnconfirmedRescoreError: the change re-scores stored events and ``confirm`` is off
             (nothing is changed; the message says how many events and players).
     """
-    from storage.events import apply_rescore, plan_rescore
-    from storage.seasons import get_season
+    from storage.events import apply_rescore
 
     league = session.get(League, league_id)
     if league is None:
@@ -181,21 +211,7 @@ def update_league_rules(
     new_preset = preset or league.preset
     new_overrides = dict(overrides) if overrides is not None else dict(league.overrides or {})
     rules = load_league_rules(new_preset, new_overrides)
-    try:
-        season = get_season(session=session, league_id=league_id)
-    except NotFound:
-        season = None
-    rescore = (
-        plan_rescore(
-            session=session,
-            league_id=league_id,
-            season_id=season.id,
-            season=season.name,
-            rules=rules,
-        )
-        if season is not None
-        else None
-    )
+    rescore = _plan(session, league_id, rules)
     if rescore is not None and rescore.events and not confirm:
         n, p = len(rescore.events), rescore.players
         whose = "1 player's" if p == 1 else f"{p} players'"

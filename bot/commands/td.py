@@ -16,6 +16,8 @@ GROUPS = (
 )
 
 CONFIRM = "Create new player names even when they resemble existing ones"
+CONFIRM_RESULT = "Record it anyway: new names that resemble known ones, suspended players (3.B)"
+REMOVE = "Take this award back instead of adding it (the reply says the points removed)"
 NEW_PLAYERS = "Names confirmed as new players (comma-separated)"
 EVENT_MAX = 2**62
 FINISH_CHARS = 4000
@@ -86,7 +88,7 @@ COMMANDS = (
             kind="file",
         ),
         Opt("new_players", NEW_PLAYERS, max_length=4000),
-        _confirm(),
+        _confirm(CONFIRM_RESULT),
     ),
     _td(
         ("correct",),
@@ -108,7 +110,8 @@ COMMANDS = (
         ),
         Opt("played", "Replace the players out of the points (comma-separated)", max_length=4000),
         Opt("new_players", NEW_PLAYERS, max_length=4000),
-        _confirm(),
+        _confirm(CONFIRM_RESULT),
+        Opt("unvoid", "Correct a void event and make it count again", kind="yes", default=False),
     ),
     _td(
         ("void",),
@@ -135,10 +138,10 @@ COMMANDS = (
             "chips",
             "Bounty chips (replaces the number recorded; 0 removes)",
             kind="int",
-            required=True,
             min=0,
             max=100,
         ),
+        Opt("remove", REMOVE, kind="yes", default=False),
         _confirm(),
     ),
     _td(
@@ -153,6 +156,7 @@ COMMANDS = (
             required=True,
             choices=("quads", "straight_flush", "royal_flush"),
         ),
+        Opt("remove", REMOVE, kind="yes", default=False),
         _confirm(),
     ),
     _td(
@@ -161,6 +165,7 @@ COMMANDS = (
         "second_chance",
         _event("The event's number"),
         _player("Who won the second-chance game"),
+        Opt("remove", REMOVE, kind="yes", default=False),
         _confirm(),
     ),
     _td(
@@ -169,9 +174,15 @@ COMMANDS = (
         "receipt",
         _event("The event's number"),
         _player("Who turned the receipt in"),
-        Opt("amount", "The amount in dollars, e.g. 12.50", required=True, max_length=20),
-        Opt("ref", "The receipt's number (counted once per location)"),
+        Opt("amount", "The amount in dollars, e.g. 12.50 (to remove: or the ref)", max_length=20),
+        Opt("ref", "The receipt's number (counted once per location, any case)", max_length=100),
         Opt("photo", "A photo of the receipt", kind="link"),
+        Opt(
+            "remove",
+            "Take this receipt back (by its ref, or by player and amount)",
+            kind="yes",
+            default=False,
+        ),
         _confirm(),
     ),
     _td(
@@ -182,6 +193,11 @@ COMMANDS = (
         Opt("level", "Strike level (3.B): 1, 2 or 3", kind="int", required=True, min=1, max=9),
         Opt("reason", "Why (shown in the confirmation)", required=True, max_length=REASON_CHARS),
         SEASON,
+        Opt(
+            "date",
+            "The day it was given: YYYY-MM-DD, today, yesterday (default: today)",
+            kind="date",
+        ),
     ),
     _td(
         ("season", "add"),
@@ -232,6 +248,12 @@ COMMANDS = (
             "clear",
             "Clear one setting",
             choices=("director_role", "results_channel", "clock_ping_role", "rulebook"),
+        ),
+        Opt(
+            "confirm",
+            "Apply a preset change that re-scores the current season's stored events",
+            kind="yes",
+            default=False,
         ),
         private=True,
     ),

@@ -501,8 +501,30 @@ def _mention(kind: str, value: int | None) -> str:
     return f"<#{value}>" if kind == "channel" else f"<@&{value}>"
 
 
-def settings_reply(after: GuildSettings, before: GuildSettings | None = None) -> Reply:
-    """Show a server's settings; with ``before``, mark what changed."""
+def preview_preset_for(
+    *, session: Session, guild_id: int, preset: str | None
+) -> RulesChange | None:
+    """What a preset change would re-score (None when the preset does not change)."""
+    from storage.guild_settings import ensure_guild_league
+    from storage.leagues import preview_rules_change
+
+    league = ensure_guild_league(session=session, guild_id=guild_id, actor="system")
+    if preset is None or preset.strip().lower() == league.preset:
+        return None
+    if preset.strip().lower() not in rulings.league_presets():
+        return None  # update_guild_settings refuses it with the known presets
+    return preview_rules_change(session=session, league_id=league.id, preset=preset.strip().lower())
+
+
+def settings_reply(
+    after: GuildSettings,
+    before: GuildSettings | None = None,
+    rescored: RulesChange | None = None,
+) -> Reply:
+    """Show a server's settings; with ``before``, mark what changed.
+
+    ``rescored`` is what a preset change re-scored (issue 11, point 7).
+    """
     rows = (
         ("Director role", _mention("role", after.director_role_id), "director_role_id"),
         ("Results channel", _mention("channel", after.results_channel_id), "results_channel_id"),
@@ -522,6 +544,7 @@ def settings_reply(after: GuildSettings, before: GuildSettings | None = None) ->
     )
     return Reply(
         title="League settings" if before is None else "League settings changed",
+        text=rules_change_reply(rescored).text if rescored is not None else "",
         fields=fields,
         footer="Directors: the director role or Manage Server.",
     )

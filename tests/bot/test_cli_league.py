@@ -249,9 +249,19 @@ def test_league_rules_overrides_change_the_points(tmp_path, db, capsys):
 def test_3_b_strike_three_via_cli_forfeits_the_season(tmp_path, db, capsys):
     run(capsys, "event", "import", write(tmp_path, "e.json", ISSUE_EVENT), *db)
     code, out, _ = run(
-        capsys, "strike", "add", "alice", "--level", "3", "--reason", "chip dumping", *db
+        capsys,
+        "strike",
+        "add",
+        "alice",
+        "--level",
+        "3",
+        "--reason",
+        "chip dumping",
+        "--date",
+        "2026-11-21",
+        *db,
     )
-    assert (code, out) == (0, "Strike 3 for Alice in 2026 Fall: chip dumping\n")
+    assert (code, out) == (0, "Strike 3 for Alice in 2026 Fall (2026-11-21): chip dumping\n")
     code, _, err = run(capsys, "strike", "add", "Alice", "--level", "4", "--reason", "x", *db)
     assert code == 2
     assert "strike level must be 1 to 3" in err
