@@ -231,6 +231,17 @@ async def test_awards_on_a_stored_event_recompute_its_points(fake: FakeDiscord, 
     # 6: an award names a player of the event; an unknown name creates nobody.
     nobody = await td(fake, ["second_chance"], {"event": first, "player": "Frank"})
     assert "Frank did not play this event" in _text(await nobody.settled())
+    # 3: remove:yes takes an award back, saying the points it removes.
+    back = await td(
+        fake, ["receipt"], {"event": first, "player": "Eve", "ref": "r-1001", "remove": True}
+    )
+    assert "Points: Eve −240 BP" in _text(await back.settled())
+    again = await td(
+        fake, ["receipt"], {"event": first, "player": "Eve", "ref": "R-1001", "remove": True}
+    )
+    gone = await again.settled()
+    assert _flags(gone) & EPHEMERAL
+    assert "there is no receipt R-1001" in _text(gone)
 
 
 async def test_json_results_file_is_downloaded_and_imported(fake: FakeDiscord, bot: LeagueBot):
