@@ -14,6 +14,7 @@ import json
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
+from decimal import Decimal
 
 from sqlmodel import Session
 
@@ -174,7 +175,7 @@ def upload_builder(
         raise BadOption(f"{filename} is not UTF-8 text.") from None
     if file_kind == "json":
         try:
-            parsed = json.loads(text)
+            parsed = json.loads(text, parse_float=Decimal)  # "1e3" is no amount
         except json.JSONDecodeError as exc:
             raise BadOption(
                 f"{filename} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"

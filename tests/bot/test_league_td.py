@@ -373,3 +373,25 @@ async def test_td_in_a_direct_message_is_refused(fake: FakeDiscord, bot: LeagueB
     it = await fake.interact("td", {"name": "x"}, sub=["season", "add"], guild_id=None)
     data = (await it.response())["data"]
     assert _flags(data) & EPHEMERAL
+
+
+async def test_8_an_uploaded_amount_1e3_is_refused_as_on_the_command_line(
+    fake: FakeDiscord, bot: LeagueBot
+):
+    before = await _counts(bot)
+    text = (
+        '{"season": "2026 Fall", "location": "Brewpub", "date": "2026-12-04", "kind": "regular",'
+        ' "finish": [["Bob"]], "receipts": [{"player": "Bob", "amount": 1e3}]}'
+    )
+    file = fake.add_attachment("night.json", text.encode())
+    it = await td(
+        fake,
+        ["result"],
+        {"file": file["id"]},
+        option_types={"file": 11},
+        resolved={"attachments": {file["id"]: file}},
+    )
+    refused = await it.settled()
+    assert _flags(refused) & EPHEMERAL
+    assert "at most two decimals" in _text(refused)
+    assert await _counts(bot) == before
