@@ -73,8 +73,6 @@ def upgrade() -> None:
             batch_op.add_column(
                 sa.Column("is_current", sa.Boolean(), nullable=False, server_default=sa.false())
             )
-        with op.batch_alter_table("season", schema=None) as batch_op:
-            batch_op.alter_column("is_current", server_default=None)
         _mark_current_seasons()
     if "date" not in _columns("strike"):
         with op.batch_alter_table("strike", schema=None) as batch_op:
