@@ -703,6 +703,15 @@ def _check_suspensions(
                 .where(col(Event.date) < p.record.date)
                 .where(col(Event.id) != (p.old_id or 0))
             ).scalar_one()
+            # Nights of this same import that come before count too (not stored yet, or void).
+            since += sum(
+                1
+                for other in writes
+                if (other.status == "imported" or other.unvoids)
+                and other is not p
+                and other.record.kind == "regular"
+                and day < other.record.date < p.record.date
+            )
             state = suspension_for_event(
                 RulingsStrike(name, season, strike.level, strike.reason),
                 strike_date=day,

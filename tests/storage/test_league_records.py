@@ -370,6 +370,15 @@ def test_5_3_b_d_a_suspended_player_is_refused_until_three_events_pass(engine):
         load(s, league, event([["Eve"], ["Bob"]], date="2026-11-26"))
 
 
+def test_5_3_b_d_nights_earlier_in_the_same_file_count_down_the_suspension(engine):
+    league, _ = _league(engine, event([["Eve"], ["Bob"]], date="2026-10-25"))
+    _strike(engine, league, 1)
+    nights = [event([["Bob"]], date=f"2026-11-{day:02d}") for day in (5, 12, 19)]
+    with session_scope(engine) as s:
+        outcomes = load(s, league, *nights, event([["Eve"], ["Bob"]], date="2026-11-26"))
+    assert [o.status for o in outcomes] == ["imported"] * 4
+
+
 def test_5_3_b_a_strike_three_keeps_him_out_all_season_and_shows_forfeited(engine):
     league, _ = _league(engine, event([["Eve"], ["Bob"]], date="2026-10-25"))
     _strike(engine, league, 3)
