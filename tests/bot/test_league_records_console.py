@@ -115,3 +115,12 @@ def test_4_1_c_td_correct_of_a_void_event_needs_unvoid(console: Console, engine)
     assert (code, err) == (0, "")
     _, out, _ = _run(console, "/standings")
     assert re.search(r"1 Bob\s+1,200\s+250\s+1", out)
+
+
+def test_7_1_c_a_preset_that_rescores_needs_confirm(console: Console, engine):
+    _run(console, RESULT)
+    text = _refused(console, engine, "/td settings preset: poker-pub")
+    assert "re-scores 1 stored event of 2026 Fall (3 players' points change)" in text
+    code, out, err = _run(console, "/td settings preset: poker-pub confirm: yes")
+    assert (code, err) == (0, "")
+    assert "Re-scored 1 stored event of 2026 Fall: 3 players' points changed." in out
