@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from rulings import (
     EventRecord,
@@ -30,6 +30,7 @@ from storage.audit import add_audit_entry
 from storage.errors import StorageError
 from storage.events import ImportOutcome, get_event, import_events
 from storage.guild_settings import ensure_guild_league
+from storage.league_models import Event
 from storage.leagues import get_league_rules
 from storage.players import PlayerDirectory
 from storage.seasons import get_season
@@ -222,6 +223,27 @@ def apply_edit(
     return out
 
 
+def _check_night_free(session: Session, league_id: int, event_id: int) -> None:
+    """Refuse to un-void an event whose night was entered again (one active event a night)."""
+    void = session.get(Event, event_id)
+    assert void is not None
+    again = session.exec(
+        select(Event.id).where(
+            Event.league_id == league_id,
+            Event.season_id == void.season_id,
+            Event.location_id == void.location_id,
+            Event.date == void.date,
+            Event.kind == void.kind,
+            col(Event.status) == "active",
+        )
+    ).first()
+    if again is not None:
+        raise StorageError(
+            f"event #{event_id}'s night was entered again as #{again}; correct #{again}, "
+            f"or void it before un-voiding #{event_id}"
+        )
+
+
 def amend_event(
     *,
     session: Session,
@@ -270,6 +292,8 @@ def amend_event(
             f"event #{event_id} is void ({detail.event.void_reason}); not changed "
             "(un-void it explicitly: unvoid:yes, or --unvoid)"
         )
+    if detail.event.status == "void":
+        _check_night_free(session, league_id, event_id)
     why = " ".join((reason or "").split())
     if edit.finish is not None and not why:
         raise StorageError("correcting a finish order needs a reason")
@@ -291,8 +315,6 @@ def amend_event(
         unvoid=event_id if detail.event.status == "void" else False,
         allow_suspended=allow_suspended,
     )
-    if outcome.event.id != event_id:  # pragma: no cover - the identity is the event's own
-        raise StorageError(f"event #{event_id} could not be changed")
     if outcome.status != "unchanged":
         add_audit_entry(
             session=session,

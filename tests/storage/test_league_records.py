@@ -309,6 +309,26 @@ def test_4_1_c_correcting_a_void_event_is_refused_unless_unvoided(engine):
     assert set(actions) == {"event.unvoid", "event.correct"}
 
 
+def test_4_1_c_a_void_night_entered_again_is_not_unvoided_beside_it(engine):
+    league, [first] = _league(engine, event([["Alice"], ["Bob"]]))
+    with session_scope(engine) as s:
+        void_event(session=s, league_id=league.id, event_id=first.event.id, reason="x", actor="t")
+        [again] = load(s, league, event([["Bob"], ["Alice"]]))
+    refused(
+        engine,
+        lambda s: amend_event(
+            session=s,
+            league_id=league.id,
+            event_id=first.event.id,
+            edit=EventEdit(bounty=("Bob", 1)),
+            actor="t",
+            unvoid=True,
+        ),
+        StorageError,
+        f"was entered again as #{again.event.id}",
+    )
+
+
 def test_4_1_c_correcting_a_night_that_is_not_stored_is_an_error(engine):
     league, _ = _league(engine, event([["Alice"], ["Bob"]]))
     typo = _records(event([["Bob"], ["Alice"]], date="2026-11-21"))
