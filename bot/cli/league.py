@@ -27,8 +27,8 @@ from sqlmodel import Session
 import rulings
 from bot.config import Settings
 from bot.errors import BadOption, describe, one_line
+from bot.replies import league as views
 from bot.reply import Reply
-from bot.views import league as views
 from storage import events as store_events
 from storage import players as store_players
 from storage.db import make_engine, session_scope, upgrade_schema
@@ -250,7 +250,7 @@ def _import(args: argparse.Namespace, *, correct: bool) -> int:
         elif len(brief) == 1:
             reply = views.event_summary_reply(first[0])
             if first[0].changes:
-                from bot.views.td import points_changed_line
+                from bot.replies.td import points_changed_line
 
                 reply = replace(
                     reply, text=f"{reply.text}\n{points_changed_line(first[0].changes)}"
@@ -523,7 +523,7 @@ def _league_set(args: argparse.Namespace) -> int:
             confirm=args.confirm,
         )
     _out(f"League {league.name}: preset {args.preset or league.preset}, overrides {overrides}")
-    from bot.views.td import rules_change_reply
+    from bot.replies.td import rules_change_reply
 
     _out(rules_change_reply(change).text)
     return EXIT_OK

@@ -11,12 +11,12 @@ import pytest
 from discord import app_commands
 from discord.ext import commands as ext
 
+from bot.app.slash import install
 from bot.cli import build_parser
 from bot.commands import COMMANDS, GROUPS
 from bot.commands.model import Command
 from bot.commands.options import bind, parse_line
 from bot.errors import BadOption
-from bot.slash import install
 
 TODAY = dt.date(2026, 11, 21)
 

@@ -19,10 +19,10 @@ from decimal import Decimal
 from sqlmodel import Session
 
 import rulings
-from bot.reply import Field, Reply
-from bot.transformers import BadOption
-from bot.views import league as views
-from bot.views.league_commands import league_of
+from bot.errors import BadOption
+from bot.replies import league as views
+from bot.replies.league_commands import league_of
+from bot.reply import Field, Reply, escape, plural
 from rulings import (
     EventFormatError,
     EventRecord,
@@ -394,7 +394,7 @@ def points_changed_line(changes: Mapping[str, tuple[int, int]]) -> str:
     parts = []
     for player, (rp, bp) in changes.items():
         moved = [_signed(v, u) for v, u in ((rp, "RP"), (bp, "BP")) if v]
-        parts.append(f"{player} {', '.join(moved)}")
+        parts.append(f"{escape(player)} {', '.join(moved)}")
     return "Points: " + "; ".join(parts)
 
 
@@ -404,10 +404,10 @@ def rules_change_reply(change: RulesChange) -> Reply:
         whose = "1 player's" if change.players == 1 else f"{change.players:,} players'"
         text = (
             f"Re-scored {change.events:,} stored event{'s' if change.events != 1 else ''} of "
-            f"{change.season}: {whose} points changed."
+            f"{escape(change.season or '')}: {whose} points changed."
         )
     elif change.season:
-        text = f"No stored points of {change.season} change."
+        text = f"No stored points of {escape(change.season)} change."
     else:
         text = "No events are stored yet."
     return Reply(title="League rules changed", text=text)
@@ -418,8 +418,9 @@ def void_reply(event: EventSummary) -> Reply:
     return Reply(
         title=f"Event #{event.id} voided",
         text=(
-            f"{event.label} no longer counts in the standings ({event.players} players).\n"
-            f"Reason: {event.void_reason}"
+            f"{escape(event.label)} no longer counts in the standings "
+            f"({plural(event.players, 'player')}).\n"
+            f"Reason: {escape(event.void_reason or '')}"
         ),
         footer="The event and its points stay on record in the audit log.",
     )
@@ -431,11 +432,13 @@ def strike_reply(strike: StrikeInfo, rules: LeagueRules) -> Reply:
     if strike.level >= rules.strike_forfeit_level:
         meaning = "Suspended for the rest of the season and the TOC; the season's points are lost."
     else:
-        meaning = f"Suspended for the next {events} event{'s' if events != 1 else ''}."
+        meaning = f"Suspended for the next {plural(events or 0, 'event')}."
     given = f"\nGiven: {strike.date.isoformat()}" if strike.date else ""
     return Reply(
-        title=f"Strike {strike.level} for {strike.player}",
-        text=f"{meaning}\nSeason: {strike.season}{given}\nReason: {strike.reason}",
+        title=f"Strike {strike.level} for {escape(strike.player)}",
+        text=(
+            f"{meaning}\nSeason: {escape(strike.season)}{given}\nReason: {escape(strike.reason)}"
+        ),
         citation=rule_citation(rules, "strikes"),
     )
 
@@ -445,8 +448,8 @@ def season_added_reply(season: SeasonInfo) -> Reply:
     return Reply(
         title="Season added",
         text=(
-            f"**{season.name}** is now the current season: results without a season go to it, "
-            "and /standings and /toc show it."
+            f"**{escape(season.name)}** is now the current season: results without a season "
+            "go to it, and /standings and /toc show it."
         ),
     )
 
@@ -455,7 +458,7 @@ def seasons_reply(seasons: Sequence[SeasonInfo]) -> Reply:
     """The league's seasons, oldest first, the current one marked."""
     if not seasons:
         return Reply(title="Seasons", text="No seasons yet.")
-    lines = [f"• {s.name}{' (current)' if s.is_current else ''}" for s in seasons]
+    lines = [f"• {escape(s.name)}{' (current)' if s.is_current else ''}" for s in seasons]
     return Reply(title="Seasons", text="\n".join(lines))
 
 
@@ -465,11 +468,11 @@ def current_season_reply(season: SeasonInfo, *, changed: bool) -> Reply:
         return Reply(
             title="Current season changed",
             text=(
-                f"**{season.name}** is now the current season: results without a season go "
+                f"**{escape(season.name)}** is now the current season: results without a season go "
                 "to it, and /standings and /toc show it."
             ),
         )
-    return Reply(title="Current season", text=f"**{season.name}**")
+    return Reply(title="Current season", text=f"**{escape(season.name)}**")
 
 
 def current_season_for(*, session: Session, guild_id: int | None) -> SeasonInfo:
@@ -488,12 +491,12 @@ def set_current_season_for(
 
 def location_added_reply(location: LocationInfo) -> Reply:
     """Confirm a new location."""
-    return Reply(title="Location added", text=f"**{location.name}** can host events now.")
+    return Reply(title="Location added", text=f"**{escape(location.name)}** can host events now.")
 
 
 def names_reply(title: str, names: Sequence[str], *, empty: str) -> Reply:
     """A plain list of names (seasons, locations)."""
-    return Reply(title=title, text="\n".join(f"• {n}" for n in names) if names else empty)
+    return Reply(title=title, text="\n".join(f"• {escape(n)}" for n in names) if names else empty)
 
 
 def _mention(kind: str, value: int | None) -> str:
