@@ -130,7 +130,7 @@ COMMANDS = (
     ),
     _td(
         ("bounty",),
-        "Record a player's bounty chips for an event (50 RP each at BTown)",
+        "Record a player's bounty chips for an event (50 RP each at BTown); remove takes them back",
         "bounty",
         _event("The event's number"),
         _player("Who turned the chips in"),
@@ -146,7 +146,7 @@ COMMANDS = (
     ),
     _td(
         ("premium",),
-        "Record a premium hand won at showdown after the river",
+        "Record a premium hand won at showdown after the river, or take one back (remove)",
         "premium",
         _event("The event's number"),
         _player("Who won the hand at showdown"),
@@ -161,7 +161,7 @@ COMMANDS = (
     ),
     _td(
         ("second_chance",),
-        "Record a second-chance win",
+        "Record a second-chance win, or take one back (remove)",
         "second_chance",
         _event("The event's number"),
         _player("Who won the second-chance game"),
@@ -170,7 +170,7 @@ COMMANDS = (
     ),
     _td(
         ("receipt",),
-        "Record a food and drink receipt for bonus points",
+        "Record a food and drink receipt for bonus points, or take one back by its ref (remove)",
         "receipt",
         _event("The event's number"),
         _player("Who turned the receipt in"),
@@ -187,7 +187,7 @@ COMMANDS = (
     ),
     _td(
         ("strike",),
-        "Give a player a strike (suspension; strike 3 forfeits the season)",
+        "Give a player a strike (suspension; strike 3 forfeits the season), today or on a date",
         "strike",
         Opt("player", "Who gets the strike", required=True, complete="player", positional=True),
         Opt("level", "Strike level (3.B): 1, 2 or 3", kind="int", required=True, min=1, max=9),
