@@ -28,7 +28,9 @@ way)::
         │   └── EventConflictError      the same event recorded with other content
         ├── DuplicatePlayerError   a new name close to an existing player's
         ├── MergeError             two players that cannot be merged
-        └── DatabaseBusyError      the database stayed locked or unreachable: try again soon
+        ├── DatabaseBusyError      the database stayed locked or unreachable: try again soon
+        ├── SuspendedPlayerError   a result names a suspended player (3.B), unconfirmed
+        └── UnconfirmedRescoreError    a rule change that re-scores stored events, unconfirmed
 
 Catch ``RulingsError`` to answer any user mistake; catch a leaf only where the caller does
 something different for it (``DuplicatePlayerError`` offers the existing name). Every surface

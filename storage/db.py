@@ -179,13 +179,30 @@ def upgrade_schema(engine: Engine, revision: str = "head") -> None:
         return
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
-    with engine.begin() as conn:
-        _schema_lock(conn)
-        tables = set(inspect(conn).get_table_names())  # again: another instance may have been first
-        config.attributes["connection"] = conn
-        if "league" in tables and "alembic_version" not in tables:
-            command.stamp(config, "head" if not schema_diff(conn) else "0001")
-        command.upgrade(config, revision)
+    with engine.connect() as conn:
+        is_sqlite = conn.dialect.name == "sqlite"
+        if is_sqlite:
+            # A batch migration rebuilds a SQLite table (copy, drop, rename), and dropping a
+            # table other rows refer to fails while foreign keys are enforced. The pragma only
+            # takes effect outside a transaction: set before the migrations', checked after.
+            conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            conn.commit()
+        try:
+            with conn.begin():
+                _schema_lock(conn)
+                # again: another instance may have been first
+                tables = set(inspect(conn).get_table_names())
+                config.attributes["connection"] = conn
+                if "league" in tables and "alembic_version" not in tables:
+                    command.stamp(config, "head" if not schema_diff(conn) else "0001")
+                command.upgrade(config, revision)
+        finally:
+            if is_sqlite:
+                conn.exec_driver_sql("PRAGMA foreign_keys=ON")
+                broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all()
+                conn.commit()
+        if is_sqlite and broken:
+            raise RuntimeError(f"the migration left rows that refer to nothing: {broken[:5]}")
 
 
 def schema_diff(conn: Connection) -> list[Any]:

@@ -63,3 +63,31 @@ class DatabaseBusyError(StorageError):
 
     def __init__(self, message: str = "The database is busy, try again in a moment.") -> None:
         super().__init__(message)
+
+
+class SuspendedPlayerError(StorageError):
+    """A result names a player under suspension (3.B); recorded only when confirmed.
+
+    Attributes:
+        players: the suspended players' names, as recorded.
+    """
+
+    def __init__(self, message: str, *, players: list[str]) -> None:
+        self.players = players
+        super().__init__(message)
+
+
+class UnconfirmedRescoreError(StorageError):
+    """A change of the league's rules would re-score stored events; confirm to apply it.
+
+    Attributes:
+        season: the season re-scored.
+        events: how many of its events change.
+        players: how many players' points change.
+    """
+
+    def __init__(self, message: str, *, season: str, events: int, players: int) -> None:
+        self.season = season
+        self.events = events
+        self.players = players
+        super().__init__(message)

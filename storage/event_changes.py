@@ -11,18 +11,28 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
-from rulings import EventRecord, LeagueRules, Receipt, name_key, parse_event
+from rulings import (
+    EventRecord,
+    LeagueRules,
+    Receipt,
+    check_id,
+    name_key,
+    parse_event,
+    parse_premium_hand,
+)
 from storage.audit import add_audit_entry
 from storage.errors import StorageError
 from storage.events import ImportOutcome, get_event, import_events
 from storage.guild_settings import ensure_guild_league
+from storage.league_models import Event
 from storage.leagues import get_league_rules
+from storage.players import PlayerDirectory
 from storage.seasons import get_season
 
 log = logging.getLogger(__name__)
@@ -42,6 +52,10 @@ class EventEdit:
         premium_hand: ``(player, hand)``: adds a premium hand won at showdown.
         second_chance_winner: Adds one second-chance win.
         receipt: Adds a receipt.
+        remove: Takes the award back instead of adding it: the player's bounty, one premium
+            hand of that player and kind, one second-chance win of that player, or the receipt
+            with ``receipt.ref`` (by its reference, any case; without a reference, the
+            player's receipt of that amount).
     """
 
     finish: tuple[tuple[str, ...], ...] | None = None
@@ -50,6 +64,7 @@ class EventEdit:
     premium_hand: tuple[str, str] | None = None
     second_chance_winner: str | None = None
     receipt: Receipt | None = None
+    remove: bool = False
 
     def describe(self) -> str:
         """Say in a few words what this edit changes."""
@@ -59,17 +74,54 @@ class EventEdit:
         if self.played is not None:
             parts.append("players out of the points replaced")
         if self.bounty is not None:
-            parts.append(f"bounty chips of {self.bounty[0]} set to {self.bounty[1]}")
+            if self.remove or not self.bounty[1]:
+                parts.append(f"bounty of {self.bounty[0]} removed")
+            else:
+                parts.append(f"bounty chips of {self.bounty[0]} set to {self.bounty[1]}")
+        verb = "removed" if self.remove else ""
         if self.premium_hand is not None:
-            parts.append(f"premium hand ({self.premium_hand[1]}) for {self.premium_hand[0]}")
+            what = f"premium hand ({self.premium_hand[1]}) for {self.premium_hand[0]}"
+            parts.append(f"{what} {verb}".strip())
         if self.second_chance_winner is not None:
-            parts.append(f"second-chance win for {self.second_chance_winner}")
+            parts.append(f"second-chance win for {self.second_chance_winner} {verb}".strip())
         if self.receipt is not None:
             r = self.receipt
             ref = f" ref {r.ref}" if r.ref else ""
-            parts.append(f"receipt ${r.amount_cents // 100}.{r.amount_cents % 100:02d}{ref}")
-            parts[-1] += f" for {r.player}"
+            amount = (
+                f" ${r.amount_cents // 100}.{r.amount_cents % 100:02d}" if r.amount_cents else ""
+            )
+            parts.append(f"receipt{amount}{ref} for {r.player} {verb}".strip())
         return "; ".join(parts) or "nothing"
+
+    def players(self) -> tuple[str, ...]:
+        """The player names this edit's awards name."""
+        names = [
+            self.bounty[0] if self.bounty else None,
+            self.premium_hand[0] if self.premium_hand else None,
+            self.second_chance_winner,
+            self.receipt.player if self.receipt else None,
+        ]
+        return tuple(n for n in names if n)
+
+    def renamed(self, known: Mapping[str, str]) -> EventEdit:
+        """The same edit with award names replaced by their players' names (aliases)."""
+
+        def name(raw: str) -> str:
+            return known.get(name_key(raw), raw)
+
+        return replace(
+            self,
+            bounty=(name(self.bounty[0]), self.bounty[1]) if self.bounty else None,
+            premium_hand=(
+                (name(self.premium_hand[0]), self.premium_hand[1]) if self.premium_hand else None
+            ),
+            second_chance_winner=(
+                name(self.second_chance_winner) if self.second_chance_winner else None
+            ),
+            receipt=replace(self.receipt, player=name(self.receipt.player))
+            if self.receipt
+            else None,
+        )
 
 
 def _receipt_json(r: Receipt) -> dict[str, Any]:
@@ -84,13 +136,66 @@ def _receipt_json(r: Receipt) -> dict[str, Any]:
     return entry
 
 
-def apply_edit(record: dict[str, Any], edit: EventEdit) -> dict[str, Any]:
-    """Return a copy of ``record`` (the JSON import format) with ``edit`` applied."""
+def _without_one(items: list[Any], match: Callable[[Any], bool], what: str) -> list[Any]:
+    for i, item in enumerate(items):
+        if match(item):
+            return items[:i] + items[i + 1 :]
+    raise StorageError(f"there is no {what} to remove")
+
+
+def _remove(out: dict[str, Any], edit: EventEdit, event_label: str) -> None:
+    k = name_key
+    if edit.bounty is not None:
+        player = edit.bounty[0]
+        bounties = dict(out.get("bounties") or {})
+        kept = {n: c for n, c in bounties.items() if k(n) != k(player)}
+        if len(kept) == len(bounties):
+            raise StorageError(f"{player} has no bounty at {event_label} to remove")
+        out["bounties"] = kept
+    if edit.premium_hand is not None:
+        player, hand = edit.premium_hand
+        hand_key = parse_premium_hand(hand)
+        out["premium_hands"] = _without_one(
+            list(out.get("premium_hands") or []),
+            lambda h: k(h["player"]) == k(player) and parse_premium_hand(h["hand"]) == hand_key,
+            f"premium hand ({hand_key}) of {player} at {event_label}",
+        )
+    if edit.second_chance_winner is not None:
+        player = edit.second_chance_winner
+        out["second_chance_winners"] = _without_one(
+            list(out.get("second_chance_winners") or []),
+            lambda n: k(n) == k(player),
+            f"second-chance win of {player} at {event_label}",
+        )
+    if edit.receipt is not None:
+        r = edit.receipt
+        if r.ref:
+            ref = r.ref.strip().lower()
+            match: Callable[[Any], bool] = lambda e: str(e.get("ref") or "").lower() == ref  # noqa: E731
+            what = f"receipt {r.ref.strip()} at {event_label}"
+        else:
+            amount = f"{r.amount_cents // 100}.{r.amount_cents % 100:02d}"
+            match = lambda e: k(e["player"]) == k(r.player) and e["amount"] == amount  # noqa: E731
+            what = f"receipt of ${amount} for {r.player} at {event_label}"
+        out["receipts"] = _without_one(list(out.get("receipts") or []), match, what)
+
+
+def apply_edit(
+    record: dict[str, Any], edit: EventEdit, event_label: str = "this event"
+) -> dict[str, Any]:
+    """Return a copy of ``record`` (the JSON import format) with ``edit`` applied.
+
+    Raises:
+        StorageError: ``edit.remove`` of an award the event does not hold.
+    """
     out = dict(record)
     if edit.finish is not None:
         out["finish"] = [list(group) for group in edit.finish]
     if edit.played is not None:
         out["played"] = list(edit.played)
+    if edit.remove:
+        _remove(out, edit, event_label)
+        return out
     if edit.bounty is not None:
         player, chips = edit.bounty
         bounties = {
@@ -118,6 +223,27 @@ def apply_edit(record: dict[str, Any], edit: EventEdit) -> dict[str, Any]:
     return out
 
 
+def _check_night_free(session: Session, league_id: int, event_id: int) -> None:
+    """Refuse to un-void an event whose night was entered again (one active event a night)."""
+    void = session.get(Event, event_id)
+    assert void is not None
+    again = session.exec(
+        select(Event.id).where(
+            Event.league_id == league_id,
+            Event.season_id == void.season_id,
+            Event.location_id == void.location_id,
+            Event.date == void.date,
+            Event.kind == void.kind,
+            col(Event.status) == "active",
+        )
+    ).first()
+    if again is not None:
+        raise StorageError(
+            f"event #{event_id}'s night was entered again as #{again}; correct #{again}, "
+            f"or void it before un-voiding #{event_id}"
+        )
+
+
 def amend_event(
     *,
     session: Session,
@@ -127,6 +253,8 @@ def amend_event(
     actor: str,
     reason: str | None = None,
     allow_new: bool | Collection[str] = False,
+    allow_suspended: bool | Collection[str] = False,
+    unvoid: bool = False,
     now: dt.datetime | None = None,
 ) -> ImportOutcome:
     """Change one stored event and recompute its points, all or nothing.
@@ -135,31 +263,46 @@ def amend_event(
         session: The unit of work (flushed, never committed).
         league_id: The league.
         event_id: The event's number.
-        edit: What changes.
+        edit: What changes (``edit.remove`` takes an award back).
         actor: Who changes it, for the audit log.
         reason: Why (kept in the audit log; required for a corrected finish order).
         allow_new: Confirms new player names that resemble known ones (True for all).
+        allow_suspended: Confirms players under suspension added by the change (3.B).
+        unvoid: A void event is changed and counts again; without it a void event is refused.
         now: The time of the change (UTC).
 
     Returns:
-        The outcome: ``corrected``, or ``unchanged`` when the edit changes nothing.
+        The outcome: ``corrected`` (with the points each player gained or lost in
+        ``changes``), or ``unchanged`` when the edit changes nothing.
 
     Raises:
         NotFound: no such event.
-        StorageError: the event is void, or a correction has no reason.
-        EventFormatError: the changed event breaks the format (a name twice, a gap...).
+        StorageError: the event is void (and ``unvoid`` is off), a correction has no reason,
+            or an award to remove is not there.
+        EventFormatError: the changed event breaks the format (a name twice, an award to
+            someone who did not play...).
         DuplicatePlayerError: a new name resembles a known player's.
         DuplicateReceiptError: the receipt reference was already counted at the location.
+        SuspendedPlayerError: the change adds a suspended player and is not confirmed.
     """
+    check_id(event_id)
     detail = get_event(session=session, league_id=league_id, event_id=event_id)
+    if detail.event.status == "void" and not unvoid:
+        raise StorageError(
+            f"event #{event_id} is void ({detail.event.void_reason}); not changed "
+            "(un-void it explicitly: unvoid:yes, or --unvoid)"
+        )
     if detail.event.status == "void":
-        raise StorageError(f"event #{event_id} is void ({detail.event.void_reason}); not changed")
+        _check_night_free(session, league_id, event_id)
     why = " ".join((reason or "").split())
     if edit.finish is not None and not why:
         raise StorageError("correcting a finish order needs a reason")
     rules = get_league_rules(session=session, league_id=league_id)
+    directory = PlayerDirectory(session, league_id)
+    edit = edit.renamed(directory.known_names(edit.players()))
+    label = f"event #{event_id}"
     record = parse_event(
-        apply_edit(dict(detail.record), edit), max_receipt_cents=rules.receipt_max_cents
+        apply_edit(dict(detail.record), edit, label), max_receipt_cents=rules.receipt_max_cents
     )
     (outcome,) = import_events(
         [record],
@@ -169,6 +312,8 @@ def amend_event(
         now=now,
         allow_new=allow_new,
         correct=True,
+        unvoid=event_id if detail.event.status == "void" else False,
+        allow_suspended=allow_suspended,
     )
     if outcome.status != "unchanged":
         add_audit_entry(
@@ -177,7 +322,11 @@ def amend_event(
             actor=actor,
             action="event.amend",
             target=f"event:{event_id}",
-            after={"change": edit.describe(), "reason": why or None},
+            after={
+                "change": edit.describe(),
+                "reason": why or None,
+                "points": {n: list(d) for n, d in outcome.changes.items()},
+            },
             now=now,
         )
     return outcome
@@ -190,6 +339,7 @@ def record_guild_events(
     build: RecordBuilder,
     actor: str,
     allow_new: bool | Collection[str] = False,
+    allow_suspended: bool | Collection[str] = False,
     now: dt.datetime | None = None,
 ) -> list[ImportOutcome]:
     """Import events into a server's league (created on its first write), all or nothing.
@@ -201,6 +351,7 @@ def record_guild_events(
             (None before any season exists).
         actor: Who records them, for the audit log.
         allow_new: Confirms new names that resemble known ones (True for all).
+        allow_suspended: Records players under suspension anyway (3.B; True for all).
         now: The time of the import (UTC).
 
     Returns:
@@ -219,7 +370,13 @@ def record_guild_events(
         current = None
     records = build(rules, current)
     return import_events(
-        records, session=session, league_id=league.id, actor=actor, now=now, allow_new=allow_new
+        records,
+        session=session,
+        league_id=league.id,
+        actor=actor,
+        now=now,
+        allow_new=allow_new,
+        allow_suspended=allow_suspended,
     )
 
 

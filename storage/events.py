@@ -15,14 +15,29 @@ import hashlib
 import json
 import logging
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from sqlalchemy import delete, func, insert, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from rulings import EventRecord, LeagueRules, PointsBreakdown, event_points, name_key, parse_event
+from rulings import (
+    EventFormatError,
+    EventRecord,
+    LeagueRules,
+    PointsBreakdown,
+    canonical_record,
+    check_awards,
+    check_date,
+    check_id,
+    describe_suspension,
+    event_points,
+    name_key,
+    parse_event,
+    suspension_for_event,
+)
+from rulings import Strike as RulingsStrike
 from storage.audit import add_audit_entries, add_audit_entry, utc_now
 from storage.errors import (
     AlreadyExists,
@@ -30,6 +45,7 @@ from storage.errors import (
     EventConflictError,
     NotFound,
     StorageError,
+    SuspendedPlayerError,
 )
 from storage.league_models import (
     Bounty,
@@ -41,9 +57,11 @@ from storage.league_models import (
     Result,
     Season,
     SecondChanceWin,
+    Strike,
 )
 from storage.leagues import get_league_rules, similar_name
 from storage.players import PlayerDirectory
+from storage.seasons import make_current_season, mark_current_if_none
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +116,8 @@ class ImportOutcome:
     status: ImportStatus
     event: EventSummary
     points: tuple[PlayerPoints, ...]
+    # A correction's effect: player -> (RP, BP) gained, negative when lost (changed ones only).
+    changes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def _cents_text(cents: int) -> str:
@@ -255,6 +275,74 @@ def _sort_points(points: list[PlayerPoints]) -> tuple[PlayerPoints, ...]:
     return tuple(points)
 
 
+@dataclass
+class _Plan:
+    """What one record of an import does (decided before anything is written)."""
+
+    status: ImportStatus
+    old_id: int | None
+    record: EventRecord
+    digest: str
+    season_id: int
+    location_id: int
+    unvoids: bool = False
+
+
+def _follow_new_season(
+    session: Session,
+    league_id: int,
+    records: Sequence[EventRecord],
+    seasons: Mapping[str, int],
+    known: Collection[str],
+) -> None:
+    """Make a season the import creates current when it holds the league's latest night.
+
+    Also when the league has no current season yet; importing an old season's nights never
+    moves the league back.
+    """
+    fresh = [r for r in records if name_key(r.season) not in known]
+    if not fresh:
+        if records:
+            first = seasons[name_key(records[0].season)]
+            mark_current_if_none(session=session, league_id=league_id, season_id=first)
+        return
+    latest = max(fresh, key=lambda r: r.date)
+    season_id = seasons[name_key(latest.season)]
+    last = session.execute(
+        sa_select(func.max(col(Event.date))).where(col(Event.league_id) == league_id)
+    ).scalar_one()
+    if last is None or latest.date > last:
+        make_current_season(session=session, league_id=league_id, season_id=season_id)
+    else:
+        mark_current_if_none(session=session, league_id=league_id, season_id=season_id)
+
+
+def _on_dates(days: set[dt.date]) -> tuple[Any, ...]:
+    """A filter on the nights of a batch (none for a large one: one scan beats a huge IN)."""
+    return (col(Event.date).in_(days),) if len(days) <= 500 else ()
+
+
+def _where(record: EventRecord) -> str:
+    return f"{record.date.isoformat()} {record.location} ({record.kind})"
+
+
+def _checked_records(
+    records: Sequence[EventRecord], directory: PlayerDirectory, today: dt.date
+) -> list[EventRecord]:
+    """Bounds, players' names (aliases resolved) and awards to players of the event."""
+    out = []
+    for record in records:
+        try:
+            check_date(record.date, today=today)
+            known = directory.known_names(record.participants())
+            out.append(check_awards(canonical_record(record, known)))
+        except EventFormatError as exc:
+            if len(records) == 1:
+                raise
+            raise EventFormatError(f"event {_where(record)}: {exc}") from None
+    return out
+
+
 def import_events(
     records: Sequence[EventRecord],
     *,
@@ -264,6 +352,8 @@ def import_events(
     now: dt.datetime | None = None,
     allow_new: bool | Collection[str] = False,
     correct: bool = False,
+    unvoid: bool | int = False,
+    allow_suspended: bool | Collection[str] = False,
 ) -> list[ImportOutcome]:
     """Store events and their points, all or nothing.
 
@@ -272,27 +362,41 @@ def import_events(
         session: The caller's unit of work; flushed, never committed.
         league_id: The league they belong to.
         actor: Who imports, for the audit log.
-        now: The time of the import (UTC); the current time when None.
+        now: The time of the import (UTC); the current time when None. Dates may lie up to
+            a year after it.
         allow_new: Confirms new players, seasons and locations whose names resemble known
             ones: True for all, or the names confirmed.
-        correct: Replace an existing event whose content differs (a correction) instead of
-            refusing it.
+        correct: Replace the stored event of each record (a correction) instead of refusing
+            different content; a record that is not stored is refused.
+        unvoid: With ``correct``: a record whose night is stored only as a void event makes
+            that event count again (True; or the id of the void event to revive). Without it
+            correcting a void event is refused.
+        allow_suspended: Records results that name a suspended player (3.B) anyway: True for
+            all, or the players confirmed.
 
     Returns:
         One outcome per record, in order: ``imported``, ``unchanged`` (same content stored
         already) or ``corrected``.
 
     Raises:
+        EventFormatError: a date out of bounds, one person under two spellings, an award to
+            someone who did not play.
         EventConflictError: the event exists with other content and ``correct`` is off.
+        NotFound: ``correct`` of an event that is not stored.
+        StorageError: ``correct`` of a void event without ``unvoid``.
+        SuspendedPlayerError: a suspended player is named and not confirmed.
         DuplicatePlayerError: a new name resembles a known player's.
         DuplicateReceiptError: a receipt reference already counted at that location.
         AlreadyExists: a new season or location name resembles a known one.
     """
     at = utc_now(now)
     rules = get_league_rules(session=session, league_id=league_id)
+    directory = PlayerDirectory(session, league_id)
+    records = _checked_records(records, directory, at.date())
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
+    known_seasons = set(_named(session, Season, league_id))
     seasons = _ensure_named(
         session,
         Season,
@@ -303,6 +407,7 @@ def import_events(
         actor=actor,
         now=at,
     )
+    _follow_new_season(session, league_id, records, seasons, known_seasons)
     locations = _ensure_named(
         session,
         Location,
@@ -313,88 +418,110 @@ def import_events(
         actor=actor,
         now=at,
     )
-    existing: dict[tuple[int, int, dt.date, str], tuple[int, str]] = {
-        (sid, lid, day, kind): (eid or 0, digest)
-        for eid, sid, lid, day, kind, digest in session.execute(
-            sa_select(
-                col(Event.id),
-                col(Event.season_id),
-                col(Event.location_id),
-                col(Event.date),
-                col(Event.kind),
-                col(Event.content_hash),
-            ).where(col(Event.league_id) == league_id)
+    active: dict[tuple[int, int, dt.date, str], tuple[int, str]] = {}
+    voided: dict[tuple[int, int, dt.date, str], list[int]] = {}
+    for eid, sid, lid, day, kind, digest, status in session.execute(
+        sa_select(
+            col(Event.id),
+            col(Event.season_id),
+            col(Event.location_id),
+            col(Event.date),
+            col(Event.kind),
+            col(Event.content_hash),
+            col(Event.status),
         )
-    }
+        .where(col(Event.league_id) == league_id)
+        .where(*_on_dates({r.date for r in records}))
+        .order_by(col(Event.id))
+    ):
+        if status == "active":
+            active[(sid, lid, day, kind)] = (eid or 0, digest)
+        else:
+            voided.setdefault((sid, lid, day, kind), []).append(eid or 0)
 
     # Decide what each record does before writing anything.
-    plan: list[tuple[ImportStatus, int | None, EventRecord, str, tuple[int, int]]] = []
+    plan: list[_Plan] = []
     batch: dict[tuple[int, int, dt.date, str], str] = {}
     for record in records:
         sid, lid = seasons[name_key(record.season)], locations[name_key(record.location)]
         identity = (sid, lid, record.date, record.kind)
         digest = content_hash(record)
-        where = f"{record.date.isoformat()} {record.location} ({record.kind})"
+        where = _where(record)
         if identity in batch:
             if batch[identity] != digest:
                 raise EventConflictError(f"the file lists the event {where} twice, differently")
-            plan.append(("unchanged", None, record, digest, (sid, lid)))
+            plan.append(_Plan("unchanged", None, record, digest, sid, lid))
             continue
         batch[identity] = digest
-        if identity in existing:
-            eid, stored = existing[identity]
+        if identity in active:
+            eid, stored = active[identity]
             if stored == digest:
-                plan.append(("unchanged", eid, record, digest, (sid, lid)))
+                plan.append(_Plan("unchanged", eid, record, digest, sid, lid))
             elif correct:
-                plan.append(("corrected", eid, record, digest, (sid, lid)))
+                plan.append(_Plan("corrected", eid, record, digest, sid, lid))
             else:
                 raise EventConflictError(
                     f"the event {where} (#{eid}) is stored with other results; "
                     "use 'event correct' to replace it"
                 )
+        elif correct and identity in voided:
+            ids = voided[identity]
+            if unvoid is False:
+                raise StorageError(
+                    f"the event {where} (#{ids[-1]}) is void; un-void it explicitly "
+                    "(--unvoid, or unvoid:yes) to correct it and make it count again"
+                )
+            target = ids[-1] if unvoid is True else int(unvoid)
+            if target not in ids:
+                raise NotFound(f"event #{target} is not a void event of {where}")
+            plan.append(_Plan("corrected", target, record, digest, sid, lid, unvoids=True))
+        elif correct:
+            raise NotFound(
+                f"there is no stored event {where} to correct; check its date, location and "
+                "kind (or use 'event import' for a new night)"
+            )
         else:
-            plan.append(("imported", None, record, digest, (sid, lid)))
+            plan.append(_Plan("imported", None, record, digest, sid, lid))
 
-    writes = [p for p in plan if p[0] != "unchanged"]
-    directory = PlayerDirectory(session, league_id)
+    writes = [p for p in plan if p.status != "unchanged"]
+    corrected_ids = [p.old_id for p in writes if p.status == "corrected" and p.old_id is not None]
+    befores = {
+        eid: get_event(session=session, league_id=league_id, event_id=eid) for eid in corrected_ids
+    }
+    _check_suspensions(session, league_id, rules, directory, writes, befores, allow_suspended)
     directory.resolve(
-        [n for p in writes for n in p[2].participants()],
+        [n for p in writes for n in p.record.participants()],
         allow_new=allow_new,
         actor=actor,
         now=at,
     )
-    corrected_ids = [p[1] for p in writes if p[0] == "corrected" and p[1] is not None]
     _check_receipt_refs(session, writes, corrected_ids)
 
     audit: list[tuple[str, str, Mapping[str, Any] | None, Mapping[str, Any] | None]] = []
     if corrected_ids:
-        befores = {
-            eid: get_event(session=session, league_id=league_id, event_id=eid)
-            for eid in corrected_ids
-        }
         for table in (Result, *_AWARD_TABLES):
             session.execute(delete(table).where(col(table.event_id).in_(corrected_ids)))
     event_ids: dict[int, int] = {}  # index in writes -> event id
     new_rows = []
-    for i, (status, old_id, record, digest, (sid, lid)) in enumerate(writes):
+    for i, p in enumerate(writes):
         values = {
             "league_id": league_id,
-            "season_id": sid,
-            "location_id": lid,
-            "date": record.date,
-            "kind": record.kind,
+            "season_id": p.season_id,
+            "location_id": p.location_id,
+            "date": p.record.date,
+            "kind": p.record.kind,
             "status": "active",
             "void_reason": None,
-            "content_hash": digest,
-            "record": record_to_dict(record),
+            "content_hash": p.digest,
+            "record": record_to_dict(p.record),
         }
-        if status == "corrected" and old_id is not None:
-            row = session.get(Event, old_id)
+        if p.status == "corrected" and p.old_id is not None:
+            row = session.get(Event, p.old_id)
             assert row is not None
             for key, value in values.items():
                 setattr(row, key, value)
             session.add(row)
-            event_ids[i] = old_id
+            event_ids[i] = p.old_id
         else:
             new_rows.append((i, values))
     session.flush()
@@ -413,11 +540,11 @@ def import_events(
     wins: list[dict[str, Any]] = []
     receipts: list[dict[str, Any]] = []
     produced: dict[int, list[PlayerPoints]] = {}
-    for i, (_, _, record, _, (sid, lid)) in enumerate(writes):
-        eid = event_ids[i]
-        rows = _result_rows(record, rules, directory, eid, sid, lid)
+    names = directory.ids
+    for i, p in enumerate(writes):
+        eid, record = event_ids[i], p.record
+        rows = _result_rows(record, rules, directory, eid, p.season_id, p.location_id)
         results.extend(rows)
-        names = directory.ids
         produced[i] = [_points_of(directory.display[name_key(r["_name"])], r) for r in rows]
         for r in rows:
             del r["_name"]
@@ -434,7 +561,7 @@ def import_events(
                 {
                     "event_id": eid,
                     "player_id": names[name_key(receipt.player)],
-                    "location_id": lid,
+                    "location_id": p.location_id,
                     "amount_cents": receipt.amount_cents,
                     "ref": receipt.ref,
                     "image_url": receipt.image_url,
@@ -452,37 +579,49 @@ def import_events(
 
     outcomes: list[ImportOutcome] = []
     summaries = _summaries(session, league_id, set(event_ids.values()))
-    for i, (status, old_id, record, _, _) in enumerate(writes):
+    for i, p in enumerate(writes):
         new_id = event_ids[i]
         summary = summaries[new_id]
-        after = {"record": record_to_dict(record), "points": _points_json(produced[i])}
-        if status == "corrected" and old_id is not None:
-            old = befores[old_id]
+        after = {"record": record_to_dict(p.record), "points": _points_json(produced[i])}
+        changes: dict[str, tuple[int, int]] = {}
+        if p.status == "corrected" and p.old_id is not None:
+            old = befores[p.old_id]
             before = {"record": dict(old.record), "points": _points_json(list(old.points))}
+            changes = points_changes(old.points, produced[i])
+            if p.unvoids:
+                audit.append(
+                    (
+                        "event.unvoid",
+                        f"event:{new_id}",
+                        {"status": "void", "reason": old.event.void_reason},
+                        {"status": "active"},
+                    )
+                )
+            after["changes"] = {n: list(d) for n, d in changes.items()}
             audit.append(("event.correct", f"event:{new_id}", before, after))
         else:
             audit.append(("event.import", f"event:{new_id}", None, after))
-        outcomes.append(ImportOutcome(status, summary, _sort_points(produced[i])))
+        outcomes.append(ImportOutcome(p.status, summary, _sort_points(produced[i]), changes))
     add_audit_entries(session=session, league_id=league_id, actor=actor, entries=audit, now=at)
 
     # Re-assemble in the order of ``records``, filling in the unchanged ones.
     written = iter(outcomes)
     final: list[ImportOutcome] = []
-    for status, old_id, record, _digest, _ids in plan:
-        if status != "unchanged":
+    for p in plan:
+        if p.status != "unchanged":
             final.append(next(written))
             continue
-        if old_id is None:  # listed twice in this file: same as its first listing
+        if p.old_id is None:  # listed twice in this file: same as its first listing
             first = next(
                 o
                 for o in final
-                if o.event.date == record.date
-                and name_key(o.event.location) == name_key(record.location)
-                and o.event.kind == record.kind
+                if o.event.date == p.record.date
+                and name_key(o.event.location) == name_key(p.record.location)
+                and o.event.kind == p.record.kind
             )
             final.append(ImportOutcome("unchanged", first.event, first.points))
             continue
-        detail = get_event(session=session, league_id=league_id, event_id=old_id)
+        detail = get_event(session=session, league_id=league_id, event_id=p.old_id)
         final.append(ImportOutcome("unchanged", detail.event, detail.points))
     log.info(
         "import by %s: %d imported, %d corrected, %d unchanged",
@@ -492,6 +631,102 @@ def import_events(
         sum(o.status == "unchanged" for o in final),
     )
     return final
+
+
+def points_changes(
+    before: Sequence[PlayerPoints], after: Sequence[PlayerPoints]
+) -> dict[str, tuple[int, int]]:
+    """Return player -> (RP, BP) gained (negative: lost) between two scorings of an event."""
+    old = {p.player: (p.rp, p.bp) for p in before}
+    new = {p.player: (p.rp, p.bp) for p in after}
+    out: dict[str, tuple[int, int]] = {}
+    for name in [*old, *(n for n in new if n not in old)]:
+        rp0, bp0 = old.get(name, (0, 0))
+        rp1, bp1 = new.get(name, (0, 0))
+        if (rp0, bp0) != (rp1, bp1):
+            out[name] = (rp1 - rp0, bp1 - bp0)
+    return out
+
+
+def _check_suspensions(
+    session: Session,
+    league_id: int,
+    rules: LeagueRules,
+    directory: PlayerDirectory,
+    writes: Sequence[_Plan],
+    befores: Mapping[int, EventDetail],
+    allow: bool | Collection[str],
+) -> None:
+    """Refuse results naming a suspended player (3.B) unless confirmed.
+
+    A correction checks only the players it adds: the others were recorded (and confirmed)
+    already.
+    """
+    if allow is True:
+        return
+    confirmed = set() if allow is False else {name_key(n) for n in allow}
+    wanted: dict[int, list[tuple[_Plan, str]]] = {}
+    for p in writes:
+        earlier = (
+            {name_key(x.player) for x in befores[p.old_id].points}
+            if p.old_id is not None and p.old_id in befores
+            else set()
+        )
+        for name in p.record.participants():
+            key = name_key(name)
+            pid = directory.find(name)
+            if pid is None or key in earlier or key in confirmed:
+                continue
+            wanted.setdefault(pid, []).append((p, name))
+    if not wanted:
+        return
+    strikes = session.exec(
+        select(Strike, Season.name)
+        .join(Season, col(Season.id) == Strike.season_id)
+        .where(Strike.league_id == league_id)
+        .where(col(Strike.player_id).in_(list(wanted)))
+    ).all()
+    problems: list[str] = []
+    suspended: list[str] = []
+    for strike, season in strikes:
+        day = strike.date or strike.at.date()
+        for p, name in wanted[strike.player_id]:
+            if p.record.date <= day:
+                continue
+            since = session.execute(
+                sa_select(func.count())
+                .select_from(Event)
+                .where(col(Event.league_id) == league_id)
+                .where(col(Event.status) == "active")
+                .where(col(Event.kind) == "regular")
+                .where(col(Event.date) > day)
+                .where(col(Event.date) < p.record.date)
+                .where(col(Event.id) != (p.old_id or 0))
+            ).scalar_one()
+            # Nights of this same import that come before count too (not stored yet, or void).
+            since += sum(
+                1
+                for other in writes
+                if (other.status == "imported" or other.unvoids)
+                and other is not p
+                and other.record.kind == "regular"
+                and day < other.record.date < p.record.date
+            )
+            state = suspension_for_event(
+                RulingsStrike(name, season, strike.level, strike.reason),
+                strike_date=day,
+                event_date=p.record.date,
+                event_season=p.record.season,
+                events_since=int(since),
+                rules=rules,
+            )
+            if state is not None:
+                problems.append(f"{describe_suspension(state, day)} on {_where(p.record)}")
+                suspended.append(name)
+    if problems:
+        raise SuspendedPlayerError(
+            "; ".join(problems) + "; confirm to record the result anyway", players=suspended
+        )
 
 
 def _points_json(points: Sequence[PlayerPoints]) -> dict[str, list[int]]:
@@ -540,18 +775,16 @@ def _result_rows(
 _ZERO_COMPONENTS = (*(f"{c}_{u}" for c in _COMPONENTS for u in ("rp", "bp")), "rp", "bp")
 
 
-def _check_receipt_refs(
-    session: Session,
-    writes: Sequence[tuple[ImportStatus, int | None, EventRecord, str, tuple[int, int]]],
-    replaced: Sequence[int],
-) -> None:
+def _check_receipt_refs(session: Session, writes: Sequence[_Plan], replaced: Sequence[int]) -> None:
+    """Refuse a receipt reference counted already at its location (compared ignoring case)."""
     wanted: dict[tuple[int, str], str] = {}
-    for _, _, record, _, (_, lid) in writes:
+    for p in writes:
+        record = p.record
         for receipt in record.receipts:
             if receipt.ref is None:
                 continue
             where = f"{receipt.player}, {record.date.isoformat()} at {record.location}"
-            slot = (lid, receipt.ref)
+            slot = (p.location_id, receipt.ref.lower())
             if slot in wanted:
                 raise DuplicateReceiptError(
                     f"receipt {receipt.ref} at {record.location} is listed twice "
@@ -564,15 +797,15 @@ def _check_receipt_refs(
         select(ReceiptAward.location_id, col(ReceiptAward.ref), col(Event.date))
         .join(Event, col(Event.id) == ReceiptAward.event_id)
         .where(col(ReceiptAward.location_id).in_({lid for lid, _ in wanted}))
-        .where(col(ReceiptAward.ref).in_({ref for _, ref in wanted}))
+        .where(func.lower(col(ReceiptAward.ref)).in_({ref for _, ref in wanted}))
     )
     if replaced:
         query = query.where(col(ReceiptAward.event_id).not_in(replaced))
     for lid, ref, day in session.exec(query):
-        if ref is not None and (lid, ref) in wanted:
+        if ref is not None and (lid, ref.lower()) in wanted:
             raise DuplicateReceiptError(
-                f"receipt {ref} ({wanted[(lid, ref)]}) was already counted at that location "
-                f"on {day.isoformat()}"
+                f"receipt {ref} ({wanted[(lid, ref.lower())]}) was already counted at that "
+                f"location on {day.isoformat()}"
             )
 
 
@@ -646,8 +879,10 @@ def get_event(*, session: Session, league_id: int, event_id: int) -> EventDetail
     """Return one event with every participant's points.
 
     Raises:
+        EventFormatError: not an event number (beyond 64 bits).
         NotFound: no such event in this league.
     """
+    check_id(event_id)
     found = session.execute(_summary_query(league_id).where(Event.id == event_id)).first()
     if found is None:
         raise NotFound(f"there is no event #{event_id}")
@@ -682,6 +917,7 @@ def void_event(
         NotFound: no such event.
         AlreadyExists: the event is void already.
     """
+    check_id(event_id)
     text = " ".join(reason.split())
     if not text:
         raise StorageError("voiding an event needs a reason")
@@ -728,3 +964,76 @@ def parse_events(data: Any, *, rules: LeagueRules) -> list[EventRecord]:
                 raise
             raise EventFormatError(f"event {i}: {exc}") from None
     return out
+
+
+@dataclass(frozen=True)
+class Rescore:
+    """What scoring a season's stored events under other rules changes.
+
+    Attributes:
+        season: The season's name.
+        events: The ids of the events whose points change.
+        players: How many players' points change.
+        updates: The result rows to rewrite (storage-internal).
+    """
+
+    season: str
+    events: tuple[int, ...]
+    players: int
+    updates: tuple[dict[str, Any], ...] = ()
+
+
+_POINT_COLUMNS = _ZERO_COMPONENTS
+
+
+def plan_rescore(
+    *, session: Session, league_id: int, season_id: int, season: str, rules: LeagueRules
+) -> Rescore:
+    """Score every stored event of a season (void ones too) under ``rules``; write nothing.
+
+    Returns:
+        The events and players whose points would change, and the rows to rewrite.
+    """
+    directory = PlayerDirectory(session, league_id)
+    stored: dict[tuple[int, int], dict[str, int]] = {}
+    for row in session.execute(
+        sa_select(
+            col(Result.event_id),
+            col(Result.player_id),
+            *(getattr(Result, c) for c in _POINT_COLUMNS),
+        ).where(col(Result.season_id) == season_id)
+    ):
+        stored[(row[0], row[1])] = dict(zip(_POINT_COLUMNS, row[2:], strict=True))
+    updates: list[dict[str, Any]] = []
+    events: set[int] = set()
+    players: set[int] = set()
+    query = (
+        sa_select(col(Event.id), col(Event.location_id), col(Event.record))
+        .where(col(Event.league_id) == league_id, col(Event.season_id) == season_id)
+        .order_by(col(Event.id))
+    )
+    for eid, lid, data in session.execute(query):
+        record = parse_event(data, max_receipt_cents=1 << 62)  # stored: its amounts were checked
+        for scored in _result_rows(record, rules, directory, eid, season_id, lid):
+            pid = int(scored["player_id"])
+            new = {c: int(scored[c]) for c in _POINT_COLUMNS}
+            if stored.get((eid, pid)) != new:
+                events.add(eid)
+                players.add(pid)
+                updates.append({"b_event": eid, "b_player": pid, **new})
+    return Rescore(season, tuple(sorted(events)), len(players), tuple(updates))
+
+
+def apply_rescore(*, session: Session, rescore: Rescore) -> None:
+    """Rewrite the result rows of a planned re-score (in the caller's transaction)."""
+    from sqlalchemy import bindparam
+
+    if not rescore.updates:
+        return
+    statement = (
+        update(Result)
+        .where(col(Result.event_id) == bindparam("b_event"))
+        .where(col(Result.player_id) == bindparam("b_player"))
+        .values({c: bindparam(c) for c in _POINT_COLUMNS})
+    )
+    session.connection().execute(statement, list(rescore.updates))

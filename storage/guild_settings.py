@@ -137,6 +137,7 @@ def update_guild_settings(
     clock_ping_role_id: int | _Keep | None = KEEP,
     preset: str | None = None,
     rulebook: str | _Keep | None = KEEP,
+    confirm: bool = False,
     now: dt.datetime | None = None,
 ) -> tuple[GuildSettings, GuildSettings]:
     """Change a server's settings; ``KEEP`` leaves one as it is, None clears it.
@@ -151,6 +152,7 @@ def update_guild_settings(
         preset: A league rules preset (``rulings.league_presets()``); None keeps it.
         rulebook: The league's own rulebook name (the caller checks it is a loaded book;
             here only its shape is checked).
+        confirm: Confirms a preset change that re-scores the current season's stored events.
         now: The time of the change (UTC).
 
     Returns:
@@ -160,6 +162,7 @@ def update_guild_settings(
         StorageError: nothing to change, an id that is not a Discord id, or a rulebook name
             that is blank or longer than 100 characters.
         LeagueConfigError: an unknown preset (nothing is changed).
+        UnconfirmedRescoreError: a preset change that re-scores stored events, unconfirmed.
     """
     changes: dict[str, int | str | _Keep | None] = {
         "director_role_id": director_role_id,
@@ -185,6 +188,7 @@ def update_guild_settings(
             league_id=league.id,
             preset=preset.strip().lower(),
             actor=actor,
+            confirm=confirm,
             now=now,
         )
         league = get_league(session=session, guild_id=guild_id)

@@ -11,7 +11,7 @@ import datetime as dt
 import logging
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 log = logging.getLogger(__name__)
@@ -42,6 +42,9 @@ class Season(SQLModel, table=True):
     league_id: int = Field(foreign_key="league.id", index=True)
     name: str = Field(max_length=100)
     name_key: str = Field(max_length=100)
+    # The league's current season (one per league, kept so by storage.seasons): where a
+    # result with no season goes and what /standings and /toc show by default.
+    is_current: bool = Field(default=False)
 
 
 class Location(SQLModel, table=True):
@@ -87,7 +90,18 @@ class Event(SQLModel, table=True):
 
     __tablename__ = "event"
     __table_args__ = (
-        UniqueConstraint("season_id", "location_id", "date", "kind", name="uq_event_identity"),
+        # One active event per night; a voided night may be entered again (a new event) while
+        # the void one stays on record.
+        Index(
+            "uq_event_active_identity",
+            "season_id",
+            "location_id",
+            "date",
+            "kind",
+            unique=True,
+            sqlite_where=text("status = 'active'"),
+            postgresql_where=text("status = 'active'"),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -206,6 +220,9 @@ class Strike(SQLModel, table=True):
     level: int
     reason: str = Field(max_length=500)
     at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    # The day the strike was given (in the league's time zone): the suspension counts the
+    # events after it. None for strikes recorded before it was kept (``at``'s day then).
+    date: dt.date | None = Field(default=None)
 
 
 class AuditEntry(SQLModel, table=True):

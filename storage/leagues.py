@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 
 from rulings import LeagueRules, load_league_rules, name_key
 from storage.audit import add_audit_entry
-from storage.errors import AlreadyExists, NotFound, StorageError
+from storage.errors import AlreadyExists, NotFound, StorageError, UnconfirmedRescoreError
 from storage.league_models import League, Location
 
 log = logging.getLogger(__name__)
@@ -134,6 +134,54 @@ def get_league_rules(*, session: Session, league_id: int) -> LeagueRules:
     return load_league_rules(league.preset, dict(league.overrides or {}))
 
 
+@dataclass(frozen=True)
+class RulesChange:
+    """A change of a league's rules and what it re-scored.
+
+    Attributes:
+        rules: The rules now in force.
+        season: The season re-scored (the current one), or None before any season.
+        events: Stored events of that season whose points changed.
+        players: Players whose points changed.
+    """
+
+    rules: LeagueRules
+    season: str | None = None
+    events: int = 0
+    players: int = 0
+
+
+def _plan(session: Session, league_id: int, rules: LeagueRules) -> Any:
+    from storage.events import plan_rescore
+    from storage.seasons import get_season
+
+    try:
+        season = get_season(session=session, league_id=league_id)
+    except NotFound:
+        return None
+    return plan_rescore(
+        session=session, league_id=league_id, season_id=season.id, season=season.name, rules=rules
+    )
+
+
+def preview_rules_change(
+    *, session: Session, league_id: int, preset: str | None = None
+) -> RulesChange:
+    """What switching the league to ``preset`` would re-score, without writing anything.
+
+    Raises:
+        LeagueConfigError: an unknown preset.
+    """
+    league = session.get(League, league_id)
+    if league is None:
+        raise NotFound(f"there is no league {league_id}")
+    rules = load_league_rules(preset or league.preset, dict(league.overrides or {}))
+    rescore = _plan(session, league_id, rules)
+    if rescore is None:
+        return RulesChange(rules)
+    return RulesChange(rules, rescore.season, len(rescore.events), rescore.players)
+
+
 def update_league_rules(
     *,
     session: Session,
@@ -141,21 +189,39 @@ def update_league_rules(
     preset: str | None = None,
     overrides: Mapping[str, Any] | None = None,
     actor: str,
+    confirm: bool = False,
     now: dt.datetime | None = None,
-) -> LeagueRules:
+) -> RulesChange:
     """Change the league's preset and/or replace its overrides; the new rules are validated first.
 
-    Points already stored are not recomputed (they were produced by the rules of their day).
+    The stored events of the current season are re-scored under the new rules in the same
+    transaction, so its standings never mix two rule sets (earlier seasons keep the rules of
+    their day). When that changes anyone's points the change needs ``confirm``.
 
     Raises:
         LeagueConfigError: an unknown preset or a bad override (nothing is changed).
+        UnconfirmedRescoreError: the change re-scores stored events and ``confirm`` is off
+            (nothing is changed; the message says how many events and players).
     """
+    from storage.events import apply_rescore
+
     league = session.get(League, league_id)
     if league is None:
         raise NotFound(f"there is no league {league_id}")
     new_preset = preset or league.preset
     new_overrides = dict(overrides) if overrides is not None else dict(league.overrides or {})
     rules = load_league_rules(new_preset, new_overrides)
+    rescore = _plan(session, league_id, rules)
+    if rescore is not None and rescore.events and not confirm:
+        n, p = len(rescore.events), rescore.players
+        whose = "1 player's" if p == 1 else f"{p} players'"
+        raise UnconfirmedRescoreError(
+            f"this change re-scores {n} stored event{'s' if n != 1 else ''} of "
+            f"{rescore.season} ({whose} points change); confirm to apply it",
+            season=rescore.season,
+            events=n,
+            players=p,
+        )
     before = {"preset": league.preset, "overrides": dict(league.overrides or {})}
     league.preset = new_preset
     league.overrides = new_overrides
@@ -171,7 +237,23 @@ def update_league_rules(
         after={"preset": new_preset, "overrides": new_overrides},
         now=now,
     )
-    return rules
+    if rescore is None or not rescore.events:
+        return RulesChange(rules, rescore.season if rescore else None)
+    apply_rescore(session=session, rescore=rescore)
+    add_audit_entry(
+        session=session,
+        league_id=league_id,
+        actor=actor,
+        action="league.rescore",
+        target=f"season:{rescore.season}",
+        after={
+            "season": rescore.season,
+            "events": list(rescore.events),
+            "players": rescore.players,
+        },
+        now=now,
+    )
+    return RulesChange(rules, rescore.season, len(rescore.events), rescore.players)
 
 
 def list_locations(*, session: Session, league_id: int) -> list[LocationInfo]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
-from rulings import check_level, name_key
+from rulings import check_date, check_level, name_key
 from storage.audit import add_audit_entry, utc_now
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (
@@ -54,6 +54,7 @@ class StrikeInfo:
     level: int
     reason: str
     at: dt.datetime
+    date: dt.date | None = None  # the day it was given; suspensions count the events after it
 
 
 class PlayerDirectory:
@@ -90,6 +91,19 @@ class PlayerDirectory:
     def find(self, name: str) -> int | None:
         """Return the id of the player known by ``name``, if any."""
         return self.ids.get(name_key(name))
+
+    def known_names(self, names: Iterable[str]) -> dict[str, str]:
+        """Map each of ``names`` that is known (a name or an alias) to its player's name.
+
+        Returns:
+            Name key -> the player's display name, for the known names only.
+        """
+        out: dict[str, str] = {}
+        for name in names:
+            key = name_key(name)
+            if key in self.ids:
+                out[key] = self.display[key]
+        return out
 
     def resolve(
         self,
@@ -419,13 +433,27 @@ def add_strike(
     level: int,
     reason: str,
     actor: str,
+    day: dt.date | None = None,
     now: dt.datetime | None = None,
 ) -> StrikeInfo:
     """Record a strike (3.B); the engine decides what it means (``rulings.league.strikes``).
 
+    Args:
+        session: The unit of work.
+        league_id: The league.
+        name: The player (a name or an alias).
+        season_id: The season it is given in.
+        level: 1 to the league's forfeit level.
+        reason: Why (required).
+        actor: Who records it, for the audit log.
+        day: The day it was given (the caller's today in the league's time zone; default the
+            UTC day of ``now``); the suspension counts the events recorded after it.
+        now: The time of the write (UTC).
+
     Raises:
         NotFound: no player ``name``.
         StrikeError: a level outside 1 to the league's forfeit level.
+        EventFormatError: a day before 2000 or more than a year ahead.
         StorageError: an empty reason.
     """
     row = _player_row(session, league_id, name)
@@ -434,6 +462,7 @@ def add_strike(
     if not text:
         raise StorageError("a strike needs a reason")
     at = utc_now(now)
+    given = check_date(day or at.date(), today=at.date(), what="strike date")
     strike = Strike(
         league_id=league_id,
         player_id=row.id or 0,
@@ -441,6 +470,7 @@ def add_strike(
         level=level,
         reason=text[:500],
         at=at,
+        date=given,
     )
     session.add(strike)
     session.flush()
@@ -450,7 +480,12 @@ def add_strike(
         actor=actor,
         action="strike.add",
         target=f"player:{row.display_name}",
-        after={"season_id": season_id, "level": level, "reason": text},
+        after={
+            "season_id": season_id,
+            "level": level,
+            "reason": text,
+            "date": given.isoformat(),
+        },
         now=at,
     )
     return list_strikes(session=session, league_id=league_id, name=row.display_name)[-1]
@@ -477,6 +512,7 @@ def list_strikes(*, session: Session, league_id: int, name: str | None = None) -
             level=s.level,
             reason=s.reason,
             at=s.at if s.at.tzinfo else s.at.replace(tzinfo=dt.UTC),
+            date=s.date or s.at.date(),
         )
         for s, player, season in session.exec(query)
     ]

@@ -37,11 +37,23 @@ def season_add(ctx: Context, name: str) -> Reply:
 
 
 def season_list(ctx: Context) -> Reply:
-    """``/td season list``: the league's seasons, oldest first."""
+    """``/td season list``: the league's seasons, oldest first, the current one marked."""
     with ctx.transaction() as session:
         found = views.seasons_for(session=session, guild_id=ctx.guild_id)
-    reply = views.names_reply("Seasons", [s.name for s in found], empty="No seasons yet.")
-    return replace(reply, private=True)
+    return replace(views.seasons_reply(found), private=True)
+
+
+def season_current(ctx: Context, name: str | None = None) -> Reply:
+    """``/td season current [name]``: show the current season, or make ``name`` current."""
+    if name is None:
+        with ctx.transaction() as session:
+            found = views.current_season_for(session=session, guild_id=ctx.guild_id)
+        return replace(views.current_season_reply(found, changed=False), private=True)
+    with ctx.transaction() as session:
+        found = views.set_current_season_for(
+            session=session, guild_id=ctx.guild_id, name=name, actor=ctx.actor
+        )
+    return announced(ctx, views.current_season_reply(found, changed=True))
 
 
 def location_add(ctx: Context, name: str, confirm: bool = False) -> Reply:
@@ -68,10 +80,17 @@ def _allow(confirm: bool, new_players: str | None) -> bool | tuple[str, ...]:
     return views.allow_new_names(confirm, new_players)
 
 
-def _record(ctx: Context, build: RecordBuilder, allow: bool | tuple[str, ...]) -> Reply:
+def _record(
+    ctx: Context, build: RecordBuilder, allow: bool | tuple[str, ...], confirm: bool
+) -> Reply:
     with ctx.transaction() as session:
         outcomes = views.record_for(
-            session=session, guild_id=ctx.guild_id, build=build, actor=ctx.actor, allow_new=allow
+            session=session,
+            guild_id=ctx.guild_id,
+            build=build,
+            actor=ctx.actor,
+            allow_new=allow,
+            allow_suspended=confirm,
         )
     return announced(ctx, views.recorded_reply(outcomes))
 
@@ -111,7 +130,7 @@ def result(
         build = views.text_event_builder(
             finish=finish, location=location, day=day, season=season, kind=kind, played=others
         )
-    return _record(ctx, build, _allow(confirm, new_players))
+    return _record(ctx, build, _allow(confirm, new_players), confirm)
 
 
 def _amend(
@@ -121,6 +140,8 @@ def _amend(
     *,
     reason: str | None = None,
     allow: bool | tuple[str, ...] = False,
+    confirm: bool = False,
+    unvoid: bool = False,
 ) -> Reply:
     with ctx.transaction() as session:
         outcome = views.amend_for(
@@ -131,6 +152,8 @@ def _amend(
             actor=ctx.actor,
             reason=reason,
             allow_new=allow,
+            allow_suspended=confirm,
+            unvoid=unvoid,
         )
     if outcome.status == "unchanged":
         return Reply(
@@ -149,13 +172,25 @@ def correct(
     played: str | None = None,
     new_players: str | None = None,
     confirm: bool = False,
+    unvoid: bool = False,
 ) -> Reply:
-    """``/td correct event finish reason``: replace an event's finish order (audited)."""
+    """``/td correct event finish reason``: replace an event's finish order (audited).
+
+    A void event is refused unless ``unvoid`` (it is corrected and counts again).
+    """
     edit = EventEdit(
         finish=rulings.parse_finish_text(finish),
         played=views.parse_names(played, "played") if played is not None else None,
     )
-    return _amend(ctx, event, edit, reason=reason, allow=_allow(confirm, new_players))
+    return _amend(
+        ctx,
+        event,
+        edit,
+        reason=reason,
+        allow=_allow(confirm, new_players),
+        confirm=confirm,
+        unvoid=unvoid,
+    )
 
 
 def void(ctx: Context, event: int, reason: str) -> Reply:
@@ -183,38 +218,76 @@ def events(ctx: Context, season: str | None = None) -> Reply:
 # -- awards ------------------------------------------------------------------------------------
 
 
-def bounty(ctx: Context, event: int, player: str, chips: int, confirm: bool = False) -> Reply:
-    """``/td bounty event player chips``: a player's bounty chips (replaces the number)."""
-    return _amend(ctx, event, EventEdit(bounty=(player, chips)), allow=confirm)
+def bounty(
+    ctx: Context,
+    event: int,
+    player: str,
+    chips: int | None = None,
+    remove: bool = False,
+    confirm: bool = False,
+) -> Reply:
+    """``/td bounty event player chips [remove]``: a player's bounty chips (replaces the number).
+
+    ``chips:0`` or ``remove:yes`` takes the bounty back.
+    """
+    if chips is None and not remove:
+        raise BadOption("chips: give the bounty chips turned in (0 or remove:yes takes them back).")
+    edit = EventEdit(bounty=(player, chips or 0), remove=remove or not chips)
+    return _amend(ctx, event, edit, allow=confirm, confirm=confirm)
 
 
-def premium(ctx: Context, event: int, player: str, hand: str, confirm: bool = False) -> Reply:
-    """``/td premium event player hand``: a premium hand won at showdown."""
-    return _amend(ctx, event, EventEdit(premium_hand=(player, hand)), allow=confirm)
+def premium(
+    ctx: Context, event: int, player: str, hand: str, remove: bool = False, confirm: bool = False
+) -> Reply:
+    """``/td premium event player hand [remove]``: a premium hand won at showdown (or back)."""
+    edit = EventEdit(premium_hand=(player, hand), remove=remove)
+    return _amend(ctx, event, edit, allow=confirm, confirm=confirm)
 
 
-def second_chance(ctx: Context, event: int, player: str, confirm: bool = False) -> Reply:
-    """``/td second_chance event player``: a second-chance win."""
-    return _amend(ctx, event, EventEdit(second_chance_winner=player), allow=confirm)
+def second_chance(
+    ctx: Context, event: int, player: str, remove: bool = False, confirm: bool = False
+) -> Reply:
+    """``/td second_chance event player [remove]``: a second-chance win, or take one back."""
+    edit = EventEdit(second_chance_winner=player, remove=remove)
+    return _amend(ctx, event, edit, allow=confirm, confirm=confirm)
 
 
 def receipt(
     ctx: Context,
     event: int,
     player: str,
-    amount: str,
+    amount: str | None = None,
     ref: str | None = None,
     photo: str | None = None,
+    remove: bool = False,
     confirm: bool = False,
 ) -> Reply:
-    """``/td receipt event player amount [ref] [photo]``: bonus points for a receipt."""
-    cents = rulings.parse_amount_cents(amount, "amount")
-    edit = EventEdit(receipt=rulings.Receipt(player, cents, ref, photo))
-    return _amend(ctx, event, edit, allow=confirm)
+    """``/td receipt event player amount [ref] [photo] [remove]``: bonus points for a receipt.
+
+    ``remove:yes`` takes a receipt back: by its ``ref`` (any case), else the player's receipt of
+    that ``amount``.
+    """
+    if remove and not (ref and ref.strip()) and amount is None:
+        raise BadOption("To remove a receipt, give its ref (or its amount).")
+    if amount is None and not remove:
+        raise BadOption("amount: give the receipt's amount in dollars, e.g. 12.50.")
+    cents = rulings.parse_amount_cents(amount, "amount") if amount is not None else 0
+    edit = EventEdit(receipt=rulings.Receipt(player, cents, ref, photo), remove=remove)
+    return _amend(ctx, event, edit, allow=confirm, confirm=confirm)
 
 
-def strike(ctx: Context, player: str, level: int, reason: str, season: str | None = None) -> Reply:
-    """``/td strike player level reason [season]``: a strike (3.B)."""
+def strike(
+    ctx: Context,
+    player: str,
+    level: int,
+    reason: str,
+    season: str | None = None,
+    date: dt.date | None = None,
+) -> Reply:
+    """``/td strike player level reason [season] [date]``: a strike (3.B).
+
+    Given today (``TIMEZONE``) or on ``date``; the suspension counts the events after that day.
+    """
     with ctx.transaction() as session:
         info, rules = views.strike_for(
             session=session,
@@ -224,6 +297,7 @@ def strike(ctx: Context, player: str, level: int, reason: str, season: str | Non
             reason=reason,
             season=season,
             actor=ctx.actor,
+            day=date or ctx.today(),
         )
     return announced(ctx, views.strike_reply(info, rules))
 
@@ -255,8 +329,12 @@ def settings(
     preset: str | None = None,
     rulebook: str | None = None,
     clear: str | None = None,
+    confirm: bool = False,
 ) -> Reply:
-    """``/td settings [...]``: show the league's settings, or change them (Manage Server)."""
+    """``/td settings [...]``: show the league's settings, or change them (Manage Server).
+
+    A preset change that re-scores the current season's stored events needs ``confirm``.
+    """
     from storage.guild_settings import KEEP, get_guild_settings, update_guild_settings
 
     values: dict[str, Any] = {
@@ -277,24 +355,32 @@ def settings(
     if isinstance(values["rulebook"], str):
         values["rulebook"] = _known_book(ctx, values["rulebook"])
     if ctx.guild_id is None:
-        return _own_league_settings(ctx, preset, values)
+        return _own_league_settings(ctx, preset, values, confirm)
     with ctx.transaction() as session:
         if not changing:
             return replace(
                 views.settings_reply(get_guild_settings(session=session, guild_id=ctx.guild_id)),
                 private=True,
             )
+        rescored = views.preview_preset_for(session=session, guild_id=ctx.guild_id, preset=preset)
         before, after = update_guild_settings(
-            session=session, guild_id=ctx.guild_id, actor=ctx.actor, preset=preset, **values
+            session=session,
+            guild_id=ctx.guild_id,
+            actor=ctx.actor,
+            preset=preset,
+            confirm=confirm,
+            **values,
         )
-    reply = announced(ctx, views.settings_reply(after, before), private=True)
+    reply = announced(ctx, views.settings_reply(after, before, rescored), private=True)
     if after.rulebook != before.rulebook:
         # Build the home book's index now (off the loop) so that no /rule waits for it.
         reply = replace(reply, effects=(Effect("rule_home", after.rulebook), *reply.effects))
     return reply
 
 
-def _own_league_settings(ctx: Context, preset: str | None, values: dict[str, Any]) -> Reply:
+def _own_league_settings(
+    ctx: Context, preset: str | None, values: dict[str, Any], confirm: bool = False
+) -> Reply:
     """The settings of the database's own league (no Discord server): only its preset."""
     from storage.guild_settings import KEEP
     from storage.leagues import ensure_league, update_league_rules
@@ -308,16 +394,19 @@ def _own_league_settings(ctx: Context, preset: str | None, values: dict[str, Any
         )
     with ctx.transaction() as session:
         league = ensure_league(session=session, actor=ctx.actor)
+        change = None
         if preset is not None:
-            update_league_rules(
+            change = update_league_rules(
                 session=session,
                 league_id=league.id,
                 preset=preset,
                 overrides=dict(league.overrides),
                 actor=ctx.actor,
+                confirm=confirm,
             )
     return Reply(
         title="League settings" if preset is None else "League settings changed",
+        text=views.rules_change_reply(change).text if change is not None else "",
         fields=(Field("Rules preset", preset or league.preset, inline=True),),
         footer="Roles, channels and the home rulebook belong to a Discord server (--guild ID).",
         private=True,

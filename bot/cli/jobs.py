@@ -51,6 +51,9 @@ def _import_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--new-player", action="append", metavar="NAME", help="confirm NAME is a new player"
     )
+    parser.add_argument(
+        "--confirm", action="store_true", help="record players under suspension anyway (3.B)"
+    )
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
 
@@ -67,6 +70,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "correct", parents=[common], help="replace a stored event's results (audited)"
     )
     _import_options(p)
+    p.add_argument(
+        "--unvoid", action="store_true", help="a void event is corrected and counts again"
+    )
     p.set_defaults(handler=_job("_event_correct"))
     p = event_sub.add_parser("list", parents=[common], help="list events")
     p.add_argument("--season")
@@ -98,6 +104,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--preset", help="btown or poker-pub")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override one value")
     p.add_argument("--unset", action="append", metavar="KEY", help="drop an override")
+    p.add_argument(
+        "--confirm",
+        action="store_true",
+        help="re-score the current season's stored events under the new rules",
+    )
     p.set_defaults(handler=_job("_league_set"))
 
     strike = sub.add_parser("strike", help="record or list strikes (3.B)")
@@ -107,6 +118,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--level", type=int, required=True)
     p.add_argument("--reason", required=True)
     p.add_argument("--season", help="season name (default: the current season)")
+    p.add_argument(
+        "--date", help="the day it was given (YYYY-MM-DD, today, yesterday; default today)"
+    )
     p.set_defaults(handler=_job("_strike_add"))
     p = strike_sub.add_parser("list", parents=[common], help="list strikes")
     p.add_argument("--player")

@@ -12,9 +12,12 @@ import csv
 import getpass
 import json
 import logging
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +32,13 @@ from bot.reply import Reply
 from storage import events as store_events
 from storage import players as store_players
 from storage.db import make_engine, session_scope, upgrade_schema
-from storage.errors import AlreadyExists, DuplicatePlayerError
+from storage.errors import (
+    AlreadyExists,
+    DuplicatePlayerError,
+    SuspendedPlayerError,
+    UnconfirmedRescoreError,
+)
+from storage.event_files import import_event_file
 from storage.guild_settings import ensure_guild_league
 from storage.leagues import (
     LeagueInfo,
@@ -77,6 +86,8 @@ def _guard(handler: Callable[[argparse.Namespace], int]) -> Handler:
                 message += f' (--new-player "{exc.name}" confirms)'
             elif isinstance(exc, AlreadyExists) and "confirm" in message:
                 message += " (--allow-new confirms)"
+            elif isinstance(exc, SuspendedPlayerError | UnconfirmedRescoreError):
+                message += " (--confirm)"
         sys.stderr.write(f"pokerfloor: {one_line(message)}\n")
         return EXIT_USAGE
 
@@ -151,59 +162,102 @@ def _dump(data: Any) -> None:
 # --- event -------------------------------------------------------------------------------
 
 
-def _read_records(args: argparse.Namespace, session: Session, league_id: int) -> list[Any]:
+def _csv_records(args: argparse.Namespace, session: Session, league_id: int) -> list[Any]:
     path = Path(args.file)
+    rulings.check_import_size(path.stat().st_size, path.name)
     text = path.read_text(encoding="utf-8")
     rules = get_league_rules(session=session, league_id=league_id)
-    if path.suffix.lower() == ".csv":
-        missing = [o for o in ("season", "location", "date", "kind") if not getattr(args, o)]
-        if missing:
-            raise CliError(f"a CSV import needs --{' --'.join(missing)}")
-        finish = rulings.parse_finish_csv(text)
-        return [
-            rulings.build_event(
-                season=args.season,
-                location=args.location,
-                date=_day(args.date),
-                kind=args.kind,
-                finish=finish,
-                max_receipt_cents=rules.receipt_max_cents,
-            )
-        ]
-    if path.suffix.lower() != ".json":
-        raise CliError(f"{path.name}: import a .json or .csv file")
-    if any(getattr(args, o) for o in ("season", "location", "date", "kind")):
-        raise CliError("--season/--location/--date/--kind are for CSV files; JSON carries them")
-    return store_events.parse_events(json.loads(text), rules=rules)
+    missing = [o for o in ("season", "location", "date", "kind") if not getattr(args, o)]
+    if missing:
+        raise CliError(f"a CSV import needs --{' --'.join(missing)}")
+    finish = rulings.parse_finish_csv(text)
+    return [
+        rulings.build_event(
+            season=args.season,
+            location=args.location,
+            date=_day(args.date),
+            kind=args.kind,
+            finish=finish,
+            max_receipt_cents=rules.receipt_max_cents,
+        )
+    ]
+
+
+def _outcome_json(o: store_events.ImportOutcome) -> dict[str, Any]:
+    return {
+        "status": o.status,
+        "event": o.event.id,
+        "points": {p.player: {"rp": p.rp, "bp": p.bp} for p in o.points},
+    }
 
 
 def _import(args: argparse.Namespace, *, correct: bool) -> int:
-    with _database(args) as (session, league):
-        records = _read_records(args, session, league.id)
-        allow: bool | list[str] = True if args.allow_new else list(args.new_player or ())
-        outcomes = store_events.import_events(
-            records,
-            session=session,
-            league_id=league.id,
-            actor=_actor(args),
-            allow_new=allow,
-            correct=correct,
-        )
-    if args.json:
-        _dump(
-            [
-                {
-                    "status": o.status,
-                    "event": o.event.id,
-                    "points": {p.player: {"rp": p.rp, "bp": p.bp} for p in o.points},
-                }
-                for o in outcomes
-            ]
-        )
-    elif len(outcomes) == 1:
-        _print(views.event_summary_reply(outcomes[0]))
-    else:
-        _print(views.import_report_reply(outcomes))
+    """Store a file's events, all or nothing; report them once the transaction committed.
+
+    A JSON file is streamed (``storage.event_files``): each stored event's report is spooled
+    (to disk past a few MB) rather than kept, so a large file never sits in memory twice.
+    """
+    path = Path(args.file)
+    kind = path.suffix.lower()
+    if kind not in (".json", ".csv"):
+        raise CliError(f"{path.name}: import a .json or .csv file")
+    if kind == ".json" and any(getattr(args, o) for o in ("season", "location", "date", "kind")):
+        raise CliError("--season/--location/--date/--kind are for CSV files; JSON carries them")
+    allow: bool | list[str] = True if args.allow_new else list(args.new_player or ())
+    options: dict[str, Any] = {
+        "allow_new": allow,
+        "correct": correct,
+        "unvoid": bool(getattr(args, "unvoid", False)),
+        "allow_suspended": bool(args.confirm),
+    }
+    first: list[store_events.ImportOutcome] = []
+    brief: list[store_events.ImportOutcome] = []
+
+    def keep(o: store_events.ImportOutcome) -> None:
+        if args.json:
+            spool.write(("," if brief else "") + json.dumps(_outcome_json(o), indent=2) + "\n")
+        if not first:
+            first.append(o)
+        brief.append(replace(o, points=(), changes={}))
+
+    with (
+        tempfile.SpooledTemporaryFile(max_size=4_000_000, mode="w+", encoding="utf-8") as spool,
+    ):
+        with _database(args) as (session, league):
+            if kind == ".csv":
+                for outcome in store_events.import_events(
+                    _csv_records(args, session, league.id),
+                    session=session,
+                    league_id=league.id,
+                    actor=_actor(args),
+                    **options,
+                ):
+                    keep(outcome)
+            else:
+                import_event_file(
+                    path,
+                    session=session,
+                    league_id=league.id,
+                    actor=_actor(args),
+                    sink=keep,
+                    **options,
+                )
+        if args.json:
+            spool.seek(0)
+            sys.stdout.write("[\n")
+            shutil.copyfileobj(spool, sys.stdout)
+            sys.stdout.write("]\n")
+        elif len(brief) == 1:
+            reply = views.event_summary_reply(first[0])
+            if first[0].changes:
+                from bot.replies.td import points_changed_line
+
+                reply = replace(
+                    reply, text=f"{reply.text}\n{points_changed_line(first[0].changes)}"
+                )
+            _print(reply)
+        else:
+            _print(views.import_report_reply(brief))
     return EXIT_OK
 
 
@@ -460,14 +514,18 @@ def _league_set(args: argparse.Namespace) -> int:
             if key not in overrides:
                 raise CliError(f"{key} is not overridden")
             del overrides[key]
-        update_league_rules(
+        change = update_league_rules(
             session=session,
             league_id=league.id,
             preset=args.preset,
             overrides=overrides,
             actor=_actor(args),
+            confirm=args.confirm,
         )
     _out(f"League {league.name}: preset {args.preset or league.preset}, overrides {overrides}")
+    from bot.replies.td import rules_change_reply
+
+    _out(rules_change_reply(change).text)
     return EXIT_OK
 
 
@@ -485,8 +543,10 @@ def _strike_add(args: argparse.Namespace) -> int:
             level=args.level,
             reason=args.reason,
             actor=_actor(args),
+            day=_day(args.date or "today"),
         )
-    _out(f"Strike {strike.level} for {strike.player} in {strike.season}: {strike.reason}")
+    given = strike.date.isoformat() if strike.date else ""
+    _out(f"Strike {strike.level} for {strike.player} in {strike.season} ({given}): {strike.reason}")
     return EXIT_OK
 
 

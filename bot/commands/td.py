@@ -16,6 +16,8 @@ GROUPS = (
 )
 
 CONFIRM = "Create new player names even when they resemble existing ones"
+CONFIRM_RESULT = "Record it anyway: new names that resemble known ones, suspended players (3.B)"
+REMOVE = "Take this award back instead of adding it (the reply says the points removed)"
 NEW_PLAYERS = "Names confirmed as new players (comma-separated)"
 EVENT_MAX = 2**62
 FINISH_CHARS = 4000
@@ -29,6 +31,7 @@ def _td(
     *options: Opt,
     writes: bool = True,
     private: bool = False,
+    cli: tuple[str, ...] | None = None,
 ) -> Command:
     return Command(
         path=("td", *path),
@@ -39,6 +42,7 @@ def _td(
         writes=writes,
         private=private,
         guild_only=True,
+        cli=cli,
     )
 
 
@@ -84,7 +88,7 @@ COMMANDS = (
             kind="file",
         ),
         Opt("new_players", NEW_PLAYERS, max_length=4000),
-        _confirm(),
+        _confirm(CONFIRM_RESULT),
     ),
     _td(
         ("correct",),
@@ -106,7 +110,8 @@ COMMANDS = (
         ),
         Opt("played", "Replace the players out of the points (comma-separated)", max_length=4000),
         Opt("new_players", NEW_PLAYERS, max_length=4000),
-        _confirm(),
+        _confirm(CONFIRM_RESULT),
+        Opt("unvoid", "Correct a void event and make it count again", kind="yes", default=False),
     ),
     _td(
         ("void",),
@@ -125,7 +130,7 @@ COMMANDS = (
     ),
     _td(
         ("bounty",),
-        "Record a player's bounty chips for an event (50 RP each at BTown)",
+        "Record a player's bounty chips for an event (50 RP each at BTown); remove takes them back",
         "bounty",
         _event("The event's number"),
         _player("Who turned the chips in"),
@@ -133,15 +138,15 @@ COMMANDS = (
             "chips",
             "Bounty chips (replaces the number recorded; 0 removes)",
             kind="int",
-            required=True,
             min=0,
             max=100,
         ),
+        Opt("remove", REMOVE, kind="yes", default=False),
         _confirm(),
     ),
     _td(
         ("premium",),
-        "Record a premium hand won at showdown after the river",
+        "Record a premium hand won at showdown after the river, or take one back (remove)",
         "premium",
         _event("The event's number"),
         _player("Who won the hand at showdown"),
@@ -151,43 +156,71 @@ COMMANDS = (
             required=True,
             choices=("quads", "straight_flush", "royal_flush"),
         ),
+        Opt("remove", REMOVE, kind="yes", default=False),
         _confirm(),
     ),
     _td(
         ("second_chance",),
-        "Record a second-chance win",
+        "Record a second-chance win, or take one back (remove)",
         "second_chance",
         _event("The event's number"),
         _player("Who won the second-chance game"),
+        Opt("remove", REMOVE, kind="yes", default=False),
         _confirm(),
     ),
     _td(
         ("receipt",),
-        "Record a food and drink receipt for bonus points",
+        "Record a food and drink receipt for bonus points, or take one back by its ref (remove)",
         "receipt",
         _event("The event's number"),
         _player("Who turned the receipt in"),
-        Opt("amount", "The amount in dollars, e.g. 12.50", required=True, max_length=20),
-        Opt("ref", "The receipt's number (counted once per location)"),
+        Opt("amount", "The amount in dollars, e.g. 12.50 (to remove: or the ref)", max_length=20),
+        Opt("ref", "The receipt's number (counted once per location, any case)", max_length=100),
         Opt("photo", "A photo of the receipt", kind="link"),
+        Opt(
+            "remove",
+            "Take this receipt back (by its ref, or by player and amount)",
+            kind="yes",
+            default=False,
+        ),
         _confirm(),
     ),
     _td(
         ("strike",),
-        "Give a player a strike (suspension; strike 3 forfeits the season)",
+        "Give a player a strike (suspension; strike 3 forfeits the season), today or on a date",
         "strike",
         Opt("player", "Who gets the strike", required=True, complete="player", positional=True),
         Opt("level", "Strike level (3.B): 1, 2 or 3", kind="int", required=True, min=1, max=9),
         Opt("reason", "Why (shown in the confirmation)", required=True, max_length=REASON_CHARS),
         SEASON,
+        Opt(
+            "date",
+            "The day it was given: YYYY-MM-DD, today, yesterday (default: today)",
+            kind="date",
+        ),
     ),
     _td(
         ("season", "add"),
-        "Start a new season",
+        "Start a new season; it becomes the current season",
         "season_add",
         Opt("name", "The season's name, e.g. '2026 Fall'", required=True, positional=True),
+        cli=("season", "add"),
     ),
-    _td(("season", "list"), "List the league's seasons", "season_list", writes=False, private=True),
+    _td(
+        ("season", "list"),
+        "List the league's seasons",
+        "season_list",
+        writes=False,
+        private=True,
+        cli=("season", "list"),
+    ),
+    _td(
+        ("season", "current"),
+        "Show the current season, or make another season current",
+        "season_current",
+        Opt("name", "The season to make current", positional=True, complete="season"),
+        cli=("season", "current"),
+    ),
     _td(
         ("location", "add"),
         "Add a host location",
@@ -215,6 +248,12 @@ COMMANDS = (
             "clear",
             "Clear one setting",
             choices=("director_role", "results_channel", "clock_ping_role", "rulebook"),
+        ),
+        Opt(
+            "confirm",
+            "Apply a preset change that re-scores the current season's stored events",
+            kind="yes",
+            default=False,
         ),
         private=True,
     ),

@@ -22,7 +22,12 @@ DESCRIPTION_LIMIT = 4096
 FIELD_LIMIT = 1024
 _NAME_WIDTH = 20
 
-_STATUS = {"qualified": "qualified", "conversion": "by conversion", "not_qualified": "not yet"}
+_STATUS = {
+    "qualified": "qualified",
+    "conversion": "by conversion",
+    "not_qualified": "not yet",
+    "forfeited": "forfeited",
+}
 _COMPONENT_LABELS = {
     "finish": "finish",
     "bounty": "bounties",

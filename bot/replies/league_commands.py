@@ -105,9 +105,11 @@ def toc_player_reply(table: TocTable, player: str, rules: rulings.LeagueRules) -
     """One player's TOC status with the engine's explanation, citing the league's book."""
     names = [s.player for s in table.rows]
     status = table.rows[_row_for(names, player)]
-    label = {"qualified": "Qualified", "conversion": "Qualified by conversion"}.get(
-        status.status, "Not qualified yet"
-    )
+    label = {
+        "qualified": "Qualified",
+        "conversion": "Qualified by conversion",
+        "forfeited": "Forfeited (strike 3)",
+    }.get(status.status, "Not qualified yet")
     lines = [f"**{label}**. {status.reason}"]
     if status.extra_chips:
         lines.append(f"Extra starting chips: {status.extra_chips:,}")

@@ -12,8 +12,9 @@ import csv
 import datetime as dt
 import json
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
+from decimal import Decimal
 
 from sqlmodel import Session
 
@@ -43,13 +44,14 @@ from storage.guild_settings import GuildSettings, ensure_guild_league
 from storage.leagues import (
     LeagueInfo,
     LocationInfo,
+    RulesChange,
     add_location,
     ensure_league,
     get_league_rules,
     list_locations,
 )
 from storage.players import StrikeInfo, add_strike
-from storage.seasons import SeasonInfo, add_season, get_season, list_seasons
+from storage.seasons import SeasonInfo, add_season, get_season, list_seasons, set_current_season
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +175,7 @@ def upload_builder(
         raise BadOption(f"{filename} is not UTF-8 text.") from None
     if file_kind == "json":
         try:
-            parsed = json.loads(text)
+            parsed = json.loads(text, parse_float=Decimal)  # "1e3" is no amount
         except json.JSONDecodeError as exc:
             raise BadOption(
                 f"{filename} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
@@ -228,10 +230,19 @@ def record_for(
     build: RecordBuilder,
     actor: str,
     allow_new: bool | Collection[str] = False,
+    allow_suspended: bool | Collection[str] = False,
 ) -> list[ImportOutcome]:
-    """Record events in the server's league (created on the first write)."""
+    """Record events in the server's league (created on the first write).
+
+    ``allow_suspended`` (the command's ``confirm``) records a suspended player anyway (3.B).
+    """
     return record_guild_events(
-        session=session, guild_id=guild_id, build=build, actor=actor, allow_new=allow_new
+        session=session,
+        guild_id=guild_id,
+        build=build,
+        actor=actor,
+        allow_new=allow_new,
+        allow_suspended=allow_suspended,
     )
 
 
@@ -244,8 +255,13 @@ def amend_for(
     actor: str,
     reason: str | None = None,
     allow_new: bool | Collection[str] = False,
+    allow_suspended: bool | Collection[str] = False,
+    unvoid: bool = False,
 ) -> ImportOutcome:
-    """Change one event of the server's league (see ``storage.event_changes.amend_event``)."""
+    """Change one event of the server's league (see ``storage.event_changes.amend_event``).
+
+    ``edit.remove`` takes an award back; ``unvoid`` changes a void event and makes it count.
+    """
     league = league_of(session=session, guild_id=guild_id)
     return amend_event(
         session=session,
@@ -255,6 +271,8 @@ def amend_for(
         actor=actor,
         reason=reason,
         allow_new=allow_new,
+        allow_suspended=allow_suspended,
+        unvoid=unvoid,
     )
 
 
@@ -277,8 +295,12 @@ def strike_for(
     reason: str,
     actor: str,
     season: str | None = None,
+    day: dt.date | None = None,
 ) -> tuple[StrikeInfo, LeagueRules]:
     """Record a strike (3.B) in the season given (default: the current one).
+
+    ``day`` is when it was given (the command's ``date``, default today in ``TIMEZONE``); the
+    suspension counts the events recorded after it.
 
     Returns:
         The strike and the league's rules (what the strike means, and their citation).
@@ -298,6 +320,7 @@ def strike_for(
         level=level,
         reason=reason,
         actor=actor,
+        day=day,
     )
     return info, rules
 
@@ -352,6 +375,7 @@ def recorded_reply(
         line
         for line in (
             f"Change: {change}" if change else None,
+            points_changed_line(outcomes[0].changes) if outcomes[0].changes else None,
             f"Reason: {reason}" if reason else None,
         )
         if line
@@ -359,6 +383,34 @@ def recorded_reply(
     if not extra:
         return reply
     return replace(reply, text="\n".join([reply.text, *extra]))
+
+
+def _signed(value: int, unit: str) -> str:
+    return f"{'+' if value > 0 else '−'}{abs(value):,} {unit}"
+
+
+def points_changed_line(changes: Mapping[str, tuple[int, int]]) -> str:
+    """Say whose points a change moved and by how much (``Points: Bob −2,000 BP``)."""
+    parts = []
+    for player, (rp, bp) in changes.items():
+        moved = [_signed(v, u) for v, u in ((rp, "RP"), (bp, "BP")) if v]
+        parts.append(f"{escape(player)} {', '.join(moved)}")
+    return "Points: " + "; ".join(parts)
+
+
+def rules_change_reply(change: RulesChange) -> Reply:
+    """Confirm a change of the league's rules and what it re-scored (issue 11, point 7)."""
+    if change.events:
+        whose = "1 player's" if change.players == 1 else f"{change.players:,} players'"
+        text = (
+            f"Re-scored {change.events:,} stored event{'s' if change.events != 1 else ''} of "
+            f"{escape(change.season or '')}: {whose} points changed."
+        )
+    elif change.season:
+        text = f"No stored points of {escape(change.season)} change."
+    else:
+        text = "No events are stored yet."
+    return Reply(title="League rules changed", text=text)
 
 
 def void_reply(event: EventSummary) -> Reply:
@@ -381,16 +433,60 @@ def strike_reply(strike: StrikeInfo, rules: LeagueRules) -> Reply:
         meaning = "Suspended for the rest of the season and the TOC; the season's points are lost."
     else:
         meaning = f"Suspended for the next {plural(events or 0, 'event')}."
+    given = f"\nGiven: {strike.date.isoformat()}" if strike.date else ""
     return Reply(
         title=f"Strike {strike.level} for {escape(strike.player)}",
-        text=f"{meaning}\nSeason: {escape(strike.season)}\nReason: {escape(strike.reason)}",
+        text=(
+            f"{meaning}\nSeason: {escape(strike.season)}{given}\nReason: {escape(strike.reason)}"
+        ),
         citation=rule_citation(rules, "strikes"),
     )
 
 
 def season_added_reply(season: SeasonInfo) -> Reply:
-    """Confirm a new season."""
-    return Reply(title="Season added", text=f"**{escape(season.name)}** is ready for events.")
+    """Confirm a new season, which is now the current one."""
+    return Reply(
+        title="Season added",
+        text=(
+            f"**{escape(season.name)}** is now the current season: results without a season "
+            "go to it, and /standings and /toc show it."
+        ),
+    )
+
+
+def seasons_reply(seasons: Sequence[SeasonInfo]) -> Reply:
+    """The league's seasons, oldest first, the current one marked."""
+    if not seasons:
+        return Reply(title="Seasons", text="No seasons yet.")
+    lines = [f"• {escape(s.name)}{' (current)' if s.is_current else ''}" for s in seasons]
+    return Reply(title="Seasons", text="\n".join(lines))
+
+
+def current_season_reply(season: SeasonInfo, *, changed: bool) -> Reply:
+    """The current season, or the confirmation that it changed."""
+    if changed:
+        return Reply(
+            title="Current season changed",
+            text=(
+                f"**{escape(season.name)}** is now the current season: results without a season go "
+                "to it, and /standings and /toc show it."
+            ),
+        )
+    return Reply(title="Current season", text=f"**{escape(season.name)}**")
+
+
+def current_season_for(*, session: Session, guild_id: int | None) -> SeasonInfo:
+    """The server's current season."""
+    league = league_of(session=session, guild_id=guild_id)
+    return get_season(session=session, league_id=league.id)
+
+
+def set_current_season_for(
+    *, session: Session, guild_id: int | None, name: str, actor: str
+) -> SeasonInfo:
+    """Make a season the server's current season."""
+    league = league_of(session=session, guild_id=guild_id)
+    return set_current_season(session=session, league_id=league.id, name=name, actor=actor)
 
 
 def location_added_reply(location: LocationInfo) -> Reply:
@@ -409,8 +505,30 @@ def _mention(kind: str, value: int | None) -> str:
     return f"<#{value}>" if kind == "channel" else f"<@&{value}>"
 
 
-def settings_reply(after: GuildSettings, before: GuildSettings | None = None) -> Reply:
-    """Show a server's settings; with ``before``, mark what changed."""
+def preview_preset_for(
+    *, session: Session, guild_id: int, preset: str | None
+) -> RulesChange | None:
+    """What a preset change would re-score (None when the preset does not change)."""
+    from storage.guild_settings import ensure_guild_league
+    from storage.leagues import preview_rules_change
+
+    league = ensure_guild_league(session=session, guild_id=guild_id, actor="system")
+    if preset is None or preset.strip().lower() == league.preset:
+        return None
+    if preset.strip().lower() not in rulings.league_presets():
+        return None  # update_guild_settings refuses it with the known presets
+    return preview_rules_change(session=session, league_id=league.id, preset=preset.strip().lower())
+
+
+def settings_reply(
+    after: GuildSettings,
+    before: GuildSettings | None = None,
+    rescored: RulesChange | None = None,
+) -> Reply:
+    """Show a server's settings; with ``before``, mark what changed.
+
+    ``rescored`` is what a preset change re-scored (issue 11, point 7).
+    """
     rows = (
         ("Director role", _mention("role", after.director_role_id), "director_role_id"),
         ("Results channel", _mention("channel", after.results_channel_id), "results_channel_id"),
@@ -430,6 +548,7 @@ def settings_reply(after: GuildSettings, before: GuildSettings | None = None) ->
     )
     return Reply(
         title="League settings" if before is None else "League settings changed",
+        text=rules_change_reply(rescored).text if rescored is not None else "",
         fields=fields,
         footer="Directors: the director role or Manage Server.",
     )

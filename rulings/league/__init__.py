@@ -8,6 +8,16 @@ from typing import TYPE_CHECKING
 from rulings._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from rulings.league.bounds import (
+        FIRST_DATE,
+        MAX_ID,
+        MAX_IMPORT_BYTES,
+        MAX_NAME_LENGTH,
+        check_date,
+        check_id,
+        check_import_size,
+        check_name,
+    )
     from rulings.league.citations import rule_citation
     from rulings.league.events import (
         EventRecord,
@@ -19,6 +29,7 @@ if TYPE_CHECKING:
         parse_event,
         parse_finish_csv,
         parse_finish_text,
+        parse_premium_hand,
     )
     from rulings.league.names import name_key
     from rulings.league.points import (
@@ -32,6 +43,12 @@ if TYPE_CHECKING:
         second_chance_points,
     )
     from rulings.league.premium import PremiumNote, premium_note, premium_notes
+    from rulings.league.recording import (
+        canonical_record,
+        check_awards,
+        describe_suspension,
+        suspension_for_event,
+    )
     from rulings.league.rules import (
         CITATION_TOPICS,
         LeagueRules,
@@ -70,6 +87,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CITATION_TOPICS",
+    "FIRST_DATE",
+    "MAX_ID",
+    "MAX_IMPORT_BYTES",
+    "MAX_NAME_LENGTH",
     "TIE_BREAK_ORDER",
     "Arrival",
     "EventRecord",
@@ -90,8 +111,15 @@ __all__ = [
     "bounty_points",
     "bp_extra_chips",
     "build_event",
+    "canonical_record",
     "champion",
+    "check_awards",
+    "check_date",
+    "check_id",
+    "check_import_size",
     "check_level",
+    "check_name",
+    "describe_suspension",
     "event_points",
     "finish_points",
     "forfeits_season",
@@ -107,6 +135,7 @@ __all__ = [
     "parse_event",
     "parse_finish_csv",
     "parse_finish_text",
+    "parse_premium_hand",
     "premium_hand_points",
     "premium_note",
     "premium_notes",
@@ -118,6 +147,7 @@ __all__ = [
     "starting_stack",
     "suspension",
     "suspension_events",
+    "suspension_for_event",
     "toc_table",
 ]
 

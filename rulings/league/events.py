@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rulings.errors import EventFormatError
+from rulings.league.bounds import MAX_NAME_LENGTH, check_name
 from rulings.league.names import name_key
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,9 @@ MAX_RECEIPT_CENTS = 100_000
 
 MAX_BOUNTY_CHIPS = 100
 """More bounty chips than this for one player in one night is taken for a typo."""
+
+_AMOUNT = re.compile(r"\$?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{1,2})?)")
+"""Dollars as typed: ``12``, ``12.5``, ``$12.50``, ``1,000.00`` (no exponents, no signs)."""
 
 _HAND_ALIASES = {
     "royal_flush": "royal_flush",
@@ -165,8 +169,10 @@ def _name(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise EventFormatError(f"{where}: a player name is missing")
     name = " ".join(value.split())
-    if len(name) > 100:
-        raise EventFormatError(f"{where}: the name {name[:20]!r}... is longer than 100 characters")
+    if len(name) > MAX_NAME_LENGTH:
+        raise EventFormatError(
+            f"{where}: the name {name[:20]!r}... is longer than {MAX_NAME_LENGTH} characters"
+        )
     return name
 
 
@@ -257,20 +263,26 @@ def parse_amount_cents(
     """
     if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
         raise EventFormatError(f"{where}: amount {value!r} is not a dollar amount like 12.50")
-    text = value.strip().lstrip("$").replace(",", "") if isinstance(value, str) else str(value)
+    text = value.strip() if isinstance(value, str) else str(value)
+    match = _AMOUNT.fullmatch(text)
+    if match is None:
+        if re.fullmatch(r"\$?\d[\d,]*\.\d{3,}", text):
+            raise EventFormatError(f"{where}: amount {value!r} has fractions of a cent")
+        if text.startswith("-"):
+            raise EventFormatError(f"{where}: amount {value!r} is negative")
+        raise EventFormatError(
+            f"{where}: amount {value!r} is not a dollar amount like 12.50 "
+            "(dollars, at most two decimals)"
+        )
     try:
-        dollars = Decimal(text)
-    except InvalidOperation:
+        dollars = Decimal(match.group(1).replace(",", ""))
+    except InvalidOperation:  # pragma: no cover - the pattern admits only digits
         raise EventFormatError(
             f"{where}: amount {value!r} is not a dollar amount like 12.50"
         ) from None
-    if not dollars.is_finite():
-        raise EventFormatError(f"{where}: amount {value!r} is not a dollar amount like 12.50")
     cents = dollars * 100
-    if cents != cents.to_integral_value():
-        raise EventFormatError(f"{where}: amount {value!r} has fractions of a cent")
-    if cents < 0:
-        raise EventFormatError(f"{where}: amount {value!r} is negative")
+    if cents == 0:
+        raise EventFormatError(f"{where}: amount {value!r} is zero; a receipt is worth something")
     if cents > max_cents:
         raise EventFormatError(
             f"{where}: amount {value!r} is above ${max_cents // 100:,} for one receipt; "
@@ -327,10 +339,8 @@ def build_event(
     Raises:
         EventFormatError: The first problem found, naming its field and row.
     """
-    if not isinstance(season, str) or not season.strip():
-        raise EventFormatError("season: missing or empty")
-    if not isinstance(location, str) or not location.strip():
-        raise EventFormatError("location: missing or empty")
+    season = check_name(season, "season")
+    location = check_name(location, "location")
     when = parse_date(date)
     kind_key = parse_kind(kind)
     canonical: dict[str, str] = {}
@@ -403,6 +413,8 @@ def build_event(
             raise EventFormatError(f"{where}: amount must be whole cents")
         if r.amount_cents < 0:
             raise EventFormatError(f"{where}: amount is negative")
+        if r.amount_cents == 0:
+            raise EventFormatError(f"{where}: amount is zero; a receipt is worth something")
         if r.amount_cents > max_receipt_cents:
             raise EventFormatError(
                 f"{where}: amount ${r.amount_cents / 100:,.2f} is above "

@@ -30,7 +30,8 @@ from rulings.league.standings import StandingRow, champion, rank_standings
 
 log = logging.getLogger(__name__)
 
-TocStatusKind = Literal["qualified", "conversion", "not_qualified"]
+TocStatusKind = Literal["qualified", "conversion", "not_qualified", "forfeited"]
+_QUALIFIED = ("qualified", "conversion")
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,8 @@ class TocStatus:
 
     Attributes:
         player: Display name.
-        status: ``qualified``, ``conversion`` (qualified by converting BP) or ``not_qualified``.
+        status: ``qualified``, ``conversion`` (qualified by converting BP), ``not_qualified``,
+            or ``forfeited`` (strike 3 this season: points and the TOC are lost, 3.B.a).
         extra_chips: Extra starting chips at the TOC (0 unless qualified).
         rp_short: RP still missing to qualify outright (0 once qualified).
         bp_short: BP still missing (0 once qualified); for a player who may convert, the BP
@@ -224,7 +226,7 @@ def toc_table(
         if key in barred:
             assessed[row.player] = TocStatus(
                 row.player,
-                "not_qualified",
+                "forfeited",
                 0,
                 0,
                 0,
@@ -251,14 +253,14 @@ def toc_table(
     regular = [
         s
         for s in assessed.values()
-        if s.status != "not_qualified" and name_key(s.player) not in staff_keys
+        if s.status in _QUALIFIED and name_key(s.player) not in staff_keys
     ]
     total = sum(s.extra_chips for s in regular)
     average = round_up(-(-total // len(regular)), rules.toc_extra_chips_round_to) if regular else 0
     out: list[TocStatus] = []
     for status in assessed.values():
         is_staff = name_key(status.player) in staff_keys
-        if is_staff and status.status != "not_qualified" and average > status.extra_chips:
+        if is_staff and status.status in _QUALIFIED and average > status.extra_chips:
             why = f"{status.reason}; staff get the league average extra stack {_n(average)} (4.G)"
             status = TocStatus(status.player, status.status, average, 0, 0, why, status.titles)
         out.append(status)

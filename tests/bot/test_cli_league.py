@@ -16,6 +16,7 @@ ISSUE_EVENT: dict[str, Any] = {
     "kind": "regular",
     "finish": [["Alice"], ["Bob"], ["Carol", "Dave"], ["Eve"]],
     "bounties": {"Alice": 2},
+    "played": ["Frank"],
     "premium_hands": [{"player": "Bob", "hand": "quads"}],
     "second_chance_winners": ["Frank"],
     "receipts": [{"player": "Alice", "amount": "12.50", "ref": "R-1001"}],
@@ -132,18 +133,24 @@ def test_malformed_files_exit_2(tmp_path, db, capsys, content, message):
     assert (code, "No such file" in err) == (2, True)
 
 
+def _only(night: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """The night without its awards (and players out of the points), with ``changes``."""
+    keep = ("season", "location", "date", "kind", "finish")
+    return {**{k: v for k, v in night.items() if k in keep}, **changes}
+
+
 def test_likely_duplicate_player_is_refused_until_confirmed(tmp_path, db, capsys):
     run(
         capsys,
         "event",
         "import",
-        write(tmp_path, "a.json", dict(ISSUE_EVENT, finish=[["John Smith"]], receipts=[])),
+        write(tmp_path, "a.json", _only(ISSUE_EVENT, finish=[["John Smith"]])),
         *db,
     )
     second = write(
         tmp_path,
         "b.json",
-        dict(ISSUE_EVENT, date="2026-11-27", finish=[["Jon Smith"]], receipts=[]),
+        _only(ISSUE_EVENT, date="2026-11-27", finish=[["Jon Smith"]]),
     )
     code, _, err = run(capsys, "event", "import", second, *db)
     assert code == 2
@@ -242,9 +249,19 @@ def test_league_rules_overrides_change_the_points(tmp_path, db, capsys):
 def test_3_b_strike_three_via_cli_forfeits_the_season(tmp_path, db, capsys):
     run(capsys, "event", "import", write(tmp_path, "e.json", ISSUE_EVENT), *db)
     code, out, _ = run(
-        capsys, "strike", "add", "alice", "--level", "3", "--reason", "chip dumping", *db
+        capsys,
+        "strike",
+        "add",
+        "alice",
+        "--level",
+        "3",
+        "--reason",
+        "chip dumping",
+        "--date",
+        "2026-11-21",
+        *db,
     )
-    assert (code, out) == (0, "Strike 3 for Alice in 2026 Fall: chip dumping\n")
+    assert (code, out) == (0, "Strike 3 for Alice in 2026 Fall (2026-11-21): chip dumping\n")
     code, _, err = run(capsys, "strike", "add", "Alice", "--level", "4", "--reason", "x", *db)
     assert code == 2
     assert "strike level must be 1 to 3" in err

@@ -85,7 +85,7 @@ def test_td_location_add_and_list(console: Console):
         ("/td second_chance event:2 player:Tina confrm:yes", "has no option 'confrm'"),
         ("/stack brought:25", "brought: 25 is above the largest allowed, 20"),
         ("/td season list extra words", "'extra words' is not an option"),
-        ("/td season", "/td season takes add, list"),
+        ("/td season", "/td season takes add, current, list"),
         ("/td bounty event:1 player:Al chips:lots", "chips: 'lots' is not a whole number"),
     ],
 )

@@ -289,10 +289,22 @@ async def test_awards_on_a_stored_event_recompute_its_points(
 
     hand = await td(fake, guild, ["premium"], {"event": first, "player": "Bob", "hand": "quads"})
     assert "premium hand (quads) for Bob" in _text(await hand.settled())
-    win = await td(
-        fake, guild, ["second_chance"], {"event": first, "player": "Frank", "confirm": True}
+    win = await td(fake, guild, ["second_chance"], {"event": first, "player": "Eve"})
+    assert "Eve: 500 RP, 490 BP" in _text(await win.settled())
+    # 6: an award names a player of the event; an unknown name creates nobody.
+    nobody = await td(fake, guild, ["second_chance"], {"event": first, "player": "Frank"})
+    assert "Frank did not play this event" in _text(await nobody.settled())
+    # 3: remove:yes takes an award back, saying the points it removes.
+    back = await td(
+        fake, guild, ["receipt"], {"event": first, "player": "Eve", "ref": "r-1001", "remove": True}
     )
-    assert "Frank: 0 RP, 250 BP" in _text(await win.settled())
+    assert "Points: Eve −240 BP" in _text(await back.settled())
+    again = await td(
+        fake, guild, ["receipt"], {"event": first, "player": "Eve", "ref": "R-1001", "remove": True}
+    )
+    gone = await again.settled()
+    assert _flags(gone) & EPHEMERAL
+    assert "there is no receipt R-1001" in _text(gone)
 
 
 async def test_json_results_file_is_downloaded_and_imported(
@@ -470,3 +482,26 @@ async def test_typed_names_are_escaped_in_the_confirmation_and_the_post(
             break
     else:
         raise AssertionError("the escaped names were not posted to the results channel")
+
+
+async def test_8_an_uploaded_amount_1e3_is_refused_as_on_the_command_line(
+    fake: FakeDiscord, bot: LeagueBot, guild: int
+):
+    before = await _counts(bot)
+    text = (
+        '{"season": "2026 Fall", "location": "Brewpub", "date": "2026-12-04", "kind": "regular",'
+        ' "finish": [["Bob"]], "receipts": [{"player": "Bob", "amount": 1e3}]}'
+    )
+    file = fake.add_attachment("night.json", text.encode())
+    it = await td(
+        fake,
+        guild,
+        ["result"],
+        {"file": file["id"]},
+        option_types={"file": 11},
+        resolved={"attachments": {file["id"]: file}},
+    )
+    refused = await it.settled()
+    assert _flags(refused) & EPHEMERAL
+    assert "at most two decimals" in _text(refused)
+    assert await _counts(bot) == before

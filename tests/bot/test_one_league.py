@@ -64,7 +64,7 @@ def test_the_command_line_uses_the_only_league_a_discord_server_keeps(capsys, ur
 
 
 def test_guild_picks_the_league_and_an_unknown_one_has_none(capsys, url: str):
-    code, out, _ = _cli(capsys, "td", "season", "list", "--db", url, "--guild", str(GUILD))
+    code, out, _ = _cli(capsys, "season", "list", "--db", url, "--guild", str(GUILD))
     assert code == 0
     assert "• 2026 Fall" in out
     code, _, err = _cli(capsys, "standings", "--db", url, "--guild", "7")

@@ -54,7 +54,37 @@ ISSUE_EVENT = event(
     [["Alice"], ["Bob"], ["Carol", "Dave"], ["Eve"]],
     bounties={"Alice": 2},
     premium_hands=[{"player": "Bob", "hand": "quads"}],
+    played=["Frank"],
     second_chance_winners=["Frank"],
     receipts=[{"player": "Alice", "amount": "12.50", "ref": "R-1001"}],
 )
 """The example event of issue 5."""
+
+
+def snapshot(engine: Any) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, in primary-key order: what a refused input must not change."""
+    from sqlalchemy import select
+    from sqlmodel import SQLModel
+
+    import storage.models  # noqa: F401  (registers every table)
+
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    with engine.connect() as conn:
+        for table in SQLModel.metadata.sorted_tables:
+            query = select(table).order_by(*table.primary_key.columns)
+            out[table.name] = [tuple(row) for row in conn.execute(query)]
+    return out
+
+
+def refused(engine: Any, action: Any, error: Any, match: str) -> Any:
+    """Run ``action(session)`` in its own transaction; it must raise ``error`` (message matching
+    ``match``) and leave every table as it was. Returns the exception."""
+    import pytest
+
+    from storage.db import session_scope
+
+    before = snapshot(engine)
+    with pytest.raises(error, match=match) as caught, session_scope(engine) as s:
+        action(s)
+    assert snapshot(engine) == before
+    return caught.value

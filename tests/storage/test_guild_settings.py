@@ -22,7 +22,7 @@ from storage.guild_settings import (
     get_guild_settings,
     update_guild_settings,
 )
-from storage.league_models import AuditEntry, League
+from storage.league_models import AuditEntry, League, Player
 from tests.storage._league import ISSUE_EVENT, NOW, load, make_league
 
 GUILD = 4242
@@ -160,7 +160,7 @@ def test_1_c_b_receipt_added_later_earns_240_bp_for_12_50(session):
         )
 
 
-def test_bounty_is_set_not_added_and_award_names_may_be_new_players(session):
+def test_6_1_c_bounty_is_set_not_added_and_awards_go_to_players_of_the_event(session):
     league = make_league(session)
     [stored] = load(session, league, ISSUE_EVENT)
     eid = stored.event.id
@@ -181,28 +181,31 @@ def test_bounty_is_set_not_added_and_award_names_may_be_new_players(session):
         actor="x",
     )
     assert same.status == "unchanged"
-    win = amend_event(
-        session=session,
-        league_id=league.id,
-        event_id=eid,
-        edit=EventEdit(second_chance_winner="Zed"),
-        actor="x",
-    )
-    zed = next(p for p in win.points if p.player == "Zed")
-    assert (zed.position, zed.rp, zed.bp) == (None, 0, 250)
+    players = _count(session, Player)
+    with pytest.raises(EventFormatError, match="Zed did not play this event"):
+        amend_event(
+            session=session,
+            league_id=league.id,
+            event_id=eid,
+            edit=EventEdit(second_chance_winner="Zed"),
+            actor="x",
+        )
+    assert _count(session, Player) == players  # no player 'Zed' was created
 
 
 def test_likely_duplicate_name_is_refused_and_nothing_changes(session):
     league = make_league(session)
     [stored] = load(session, league, ISSUE_EVENT)
     audits = _count(session, AuditEntry)
+    finish = EventEdit(finish=parse_finish_text("1 Alice, 2 Bob, 3 Carol=Dave, 5 Eve, 6 Carrol"))
     with pytest.raises(DuplicatePlayerError) as caught:
         amend_event(
             session=session,
             league_id=league.id,
             event_id=stored.event.id,
-            edit=EventEdit(premium_hand=("Carrol", "quads")),
+            edit=finish,
             actor="x",
+            reason="Carrol was left out",
         )
     assert caught.value.suggestion == "Carol"
     assert _count(session, AuditEntry) == audits
@@ -210,8 +213,9 @@ def test_likely_duplicate_name_is_refused_and_nothing_changes(session):
         session=session,
         league_id=league.id,
         event_id=stored.event.id,
-        edit=EventEdit(premium_hand=("Carrol", "quads")),
+        edit=finish,
         actor="x",
+        reason="Carrol was left out",
         allow_new=["Carrol"],
     )
     assert any(p.player == "Carrol" for p in ok.points)
@@ -243,6 +247,7 @@ def test_correction_needs_a_reason_and_void_events_are_not_changed(session):
     assert amend.after == {
         "change": "finish order replaced",
         "reason": "places 1 and 2 swapped",
+        "points": {"Alice": [-400, -50], "Bob": [400, 50]},
     }
     with pytest.raises(EventFormatError):
         amend_event(

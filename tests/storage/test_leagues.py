@@ -13,7 +13,7 @@ from storage.leagues import (
     get_location,
     update_league_rules,
 )
-from storage.seasons import add_season, get_season, list_seasons
+from storage.seasons import add_season, get_season, list_seasons, set_current_season
 from tests.storage._league import event, load, make_league
 
 
@@ -31,10 +31,10 @@ def test_one_league_per_guild_and_a_default_league(session):
 
 def test_rules_overrides_are_checked_stored_and_audited(session):
     league = make_league(session)
-    rules = update_league_rules(
+    change = update_league_rules(
         session=session, league_id=league.id, overrides={"receipt_bp_per_dollar": 10}, actor="t"
     )
-    assert rules.receipt_bp_per_dollar == 10
+    assert change.rules.receipt_bp_per_dollar == 10
     with pytest.raises(LeagueConfigError):
         update_league_rules(
             session=session, league_id=league.id, overrides={"no_such": 1}, actor="t"
@@ -56,16 +56,24 @@ def test_similar_location_and_season_names_are_questioned(session):
         get_location(session=session, league_id=league.id, name="Brewpb")
 
 
-def test_current_season_is_the_one_with_the_latest_event(session):
+def test_2_4_a_a_new_season_becomes_current_and_current_can_be_set(session):
     league = make_league(session)
     load(session, league, event([["A"]], season="2026 Spring", date="2026-04-01"))
     load(session, league, event([["A"]], season="2026 Fall", date="2026-11-20"))
-    add_season(session=session, league_id=league.id, name="2027 Spring", actor="t")
+    assert get_season(session=session, league_id=league.id).name == "2026 Fall"
+    added = add_season(session=session, league_id=league.id, name="2027 Spring", actor="t")
+    assert added.is_current
     assert [s.name for s in list_seasons(session=session, league_id=league.id)] == [
         "2026 Spring",
         "2026 Fall",
         "2027 Spring",
     ]
-    assert get_season(session=session, league_id=league.id).name == "2026 Fall"
+    assert get_season(session=session, league_id=league.id).name == "2027 Spring"
+    # Importing an older season's night does not move the league back.
+    load(session, league, event([["A"]], season="2025 Fall", date="2025-11-20"), allow_new=True)
+    assert get_season(session=session, league_id=league.id).name == "2027 Spring"
+    set_current_season(session=session, league_id=league.id, name="2026 fall", actor="t")
+    current = [s.name for s in list_seasons(session=session, league_id=league.id) if s.is_current]
+    assert current == ["2026 Fall"]
     with pytest.raises(AlreadyExists):
         add_season(session=session, league_id=league.id, name="2026 fall", actor="t")

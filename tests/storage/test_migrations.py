@@ -3,6 +3,7 @@ database made at any earlier revision to exactly the same schema (SQLite and Pos
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +170,79 @@ def test_0006_rekeys_names_with_the_one_name_key_and_loses_nothing(bare_engine):
         names = sorted(p.name for p in list_players(session=session, league_id=1))
         assert names == sorted([decomposed, fullwidth, "Bob"])
         assert get_player(session=session, league_id=1, name="bob").name == "Bob"
+
+
+def _league_rows_at_0007(engine: Engine) -> None:
+    upgrade_schema(engine, "0007")
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO league (id, name, preset, overrides)"
+                " VALUES (1, 'default', 'btown', '{}')"
+            )
+        )
+        for sid, name in ((1, "2026 Spring"), (2, "2026 Fall"), (3, "2025 Fall")):
+            conn.execute(
+                text("INSERT INTO season (id, league_id, name, name_key) VALUES (:i, 1, :n, :k)"),
+                {"i": sid, "n": name, "k": name.lower()},
+            )
+        conn.execute(
+            text("INSERT INTO location (id, league_id, name, name_key) VALUES (1, 1, 'Pub', 'pub')")
+        )
+        conn.execute(
+            text(
+                "INSERT INTO player (id, league_id, display_name, name_key)"
+                " VALUES (1, 1, 'Eve', 'eve')"
+            )
+        )
+        for eid, sid, day in ((1, 1, "2026-04-01"), (2, 2, "2026-11-20")):
+            conn.execute(
+                text(
+                    "INSERT INTO event (id, league_id, season_id, location_id, date, kind, status,"
+                    " content_hash, record) VALUES (:e, 1, :s, 1, :d, 'regular', 'void', 'h', '{}')"
+                ),
+                {"e": eid, "s": sid, "d": day},
+            )
+        conn.execute(
+            text(
+                "INSERT INTO strike (id, league_id, player_id, season_id, level, reason, at)"
+                " VALUES (1, 1, 1, 2, 1, 'x', :at)"
+            ),
+            {"at": dt.datetime(2026, 11, 21, 3, 0, tzinfo=dt.UTC)},
+        )
+
+
+def _check_0008(engine: Engine) -> None:
+    with engine.connect() as conn:
+        current = conn.execute(text("SELECT name FROM season WHERE is_current")).scalars().all()
+        day = conn.execute(text("SELECT date FROM strike")).scalar_one()
+    assert current == ["2026 Fall"]  # the season of the latest night
+    assert str(day) == "2026-11-21"
+    with engine.begin() as conn:  # the voided night may be entered again
+        conn.execute(
+            text(
+                "INSERT INTO event (id, league_id, season_id, location_id, date, kind, status,"
+                " content_hash, record) VALUES (3, 1, 2, 1, '2026-11-20', 'regular', 'active',"
+                " 'h', '{}')"
+            )
+        )
+
+
+def test_0008_marks_current_seasons_dates_strikes_and_frees_void_nights_sqlite():
+    engine = make_engine("sqlite://")
+    _league_rows_at_0007(engine)
+    upgrade_schema(engine)
+    _check_0008(engine)
+    with engine.connect() as conn:
+        assert schema_diff(conn) == []
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(SKIP_POSTGRES, reason="POKERFLOOR_SKIP_POSTGRES=1")
+def test_0008_marks_current_seasons_dates_strikes_and_frees_void_nights_postgres():
+    with scratch_schema(POSTGRES_URL, prefix="m", create=False) as engine:
+        _league_rows_at_0007(engine)
+        upgrade_schema(engine)
+        _check_0008(engine)
+        with engine.connect() as conn:
+            assert schema_diff(conn) == []

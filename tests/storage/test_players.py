@@ -121,7 +121,7 @@ def test_3_b_a_strike_three_forfeits_the_season_and_the_toc(session):
     }
     assert (rows["Moe"].rp, rows["Moe"].bp, rows["Moe"].events) == (0, 0, 1)
     toc = {s.player: s.status for s in season_toc(session=session, league_id=league.id).rows}
-    assert toc["Moe"] == "not_qualified"
+    assert toc["Moe"] == "forfeited"
 
 
 def test_players_aliases_seasons_and_locations_match_by_one_name_key(session):

@@ -119,13 +119,15 @@ def test_a_receipt_reference_counts_once_per_event():
 
 @pytest.mark.parametrize(
     ("amount", "cents"),
-    [("12.50", 1250), (12.5, 1250), (12, 1200), ("$1,000.00", 100000), ("0", 0), ("0.99", 99)],
+    [("12.50", 1250), (12.5, 1250), (12, 1200), ("$1,000.00", 100000), ("0.99", 99)],
 )
 def test_amounts_are_read_as_cents(amount, cents):
     assert parse_amount_cents(amount) == cents
 
 
-@pytest.mark.parametrize("amount", ["12.345", "abc", "nan", True, None, "1000.01"])
+@pytest.mark.parametrize(
+    "amount", ["12.345", "abc", "nan", True, None, "1000.01", "1e3", "0", "0.00", 1e3 * 1e20]
+)
 def test_bad_amounts_are_refused(amount):
     with pytest.raises(EventFormatError, match="receipt: amount"):
         parse_amount_cents(amount)

@@ -121,7 +121,7 @@ def test_1_b_b_owner_is_never_qualified_and_never_champion():
 def test_3_b_a_strike_three_forfeits_the_toc():
     rows = [StandingRow("Shemp", 9000, 9000, 18), StandingRow("Moe", 5000, 3000, 18)]
     table = status_of(rows, suspended=["Shemp"])
-    assert table["Shemp"].status == "not_qualified"
+    assert table["Shemp"].status == "forfeited"
     assert table["Moe"].titles == ("rp_champion", "bp_champion")
 
 

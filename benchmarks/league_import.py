@@ -1,0 +1,155 @@
+"""Streaming a large import file: peak memory against the whole-file peer, same run.
+
+A synthetic JSON import file of regular nights (40 players each, bounties and receipts) is
+written at the size asked for (default 19 MB, under the 20 MB cap), then imported into a fresh
+SQLite file twice, each in a child process so the peaks do not mix:
+
+- **pokerfloor**: ``storage.event_files.import_event_file`` (decoded one event at a time,
+  stored ``BATCH_EVENTS`` at a time, one transaction);
+- **peer**: the path it replaced: ``json.load`` of the whole file, ``parse_events``, one
+  ``import_events`` call for every event.
+
+Printed: the peak resident memory of each child (``ru_maxrss``), the same minus the child's
+resident memory just before the import (the import's own growth), both as a multiple of the
+file's size, and the wall time. The target is a peak under 10x the file's size.
+
+Run: ``.venv/bin/python -m benchmarks.league_import [--mb 19]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import multiprocessing
+import os
+import random
+import resource
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+LOCATIONS = 20
+FIRST = ["Ada", "Ben", "Cal", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kai", "Lou"]
+LAST = ["Abbott", "Brennan", "Castillo", "Dunmore", "Ellery", "Fairbanks", "Galloway", "Novak"]
+
+
+def write_file(path: Path, target_bytes: int) -> int:
+    """Write nights until the file reaches ``target_bytes``; return how many."""
+    rng = random.Random(7)
+    pool = [f"{f} {last}" for f in FIRST for last in LAST]
+    written = 0
+    count = 0
+    with path.open("w", encoding="utf-8") as out:
+        out.write("[\n")
+        start = 0
+        while written < target_bytes:
+            players = rng.sample(pool, 40)
+            day = dt.date(2001, 1, 1) + dt.timedelta(days=count // LOCATIONS)
+            night: dict[str, Any] = {
+                "season": f"Season {day.year}",
+                "location": f"Bar {chr(65 + count % LOCATIONS)}",
+                "date": day.isoformat(),
+                "kind": "regular",
+                "finish": [[p] for p in players[:10]],
+                "played": players[10:],
+                "bounties": {players[0]: 2, players[3]: 1},
+                "receipts": [
+                    {"player": players[5], "amount": "12.50", "ref": f"R-{count}-1"},
+                    {"player": players[12], "amount": "7", "ref": f"R-{count}-2"},
+                ],
+            }
+            text = ("" if start == 0 else ",\n") + json.dumps(night)
+            start = 1
+            out.write(text)
+            written += len(text)
+            count += 1
+        out.write("\n]\n")
+    return count
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def _child(which: str, path: str, db: str, queue: Any) -> None:
+    from storage.db import create_schema, make_engine, session_scope
+    from storage.event_files import import_event_file
+    from storage.events import import_events, parse_events
+    from storage.leagues import ensure_league, get_league_rules
+
+    engine = make_engine(f"sqlite:///{db}")
+    create_schema(engine)
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="bench")
+    before = _rss_kb()
+    started = time.perf_counter()
+    with session_scope(engine) as s:
+        if which == "stream":
+            kept: list[tuple[str, int]] = []  # what the command line keeps to report
+            import_event_file(
+                path,
+                session=s,
+                league_id=league.id,
+                actor="b",
+                allow_new=True,
+                sink=lambda o: kept.append((o.status, o.event.id)),
+            )
+            outcomes = kept
+        else:
+            rules = get_league_rules(session=s, league_id=league.id)
+            with open(path, encoding="utf-8") as handle:
+                records = parse_events(json.load(handle), rules=rules)
+            outcomes = import_events(
+                records, session=s, league_id=league.id, actor="b", allow_new=True
+            )
+    took = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    queue.put((len(outcomes), before, peak, took))  # outcomes: a list either way
+
+
+def measure(which: str, path: Path) -> tuple[int, int, int, float]:
+    """Run one import in a child process; return (events, rss before KB, peak KB, seconds)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        queue: Any = multiprocessing.get_context("fork").Queue()
+        proc = multiprocessing.get_context("fork").Process(
+            target=_child, args=(which, str(path), os.path.join(tmp, "b.db"), queue)
+        )
+        proc.start()
+        proc.join()
+        if proc.exitcode != 0:
+            raise SystemExit(f"the {which} import failed (exit {proc.exitcode})")
+        result: tuple[int, int, int, float] = queue.get(timeout=5)
+    return result
+
+
+def main() -> None:
+    """Write the file, import it both ways, print the figures side by side."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--mb", type=float, default=19.0, help="file size in MB (<= 20)")
+    parser.add_argument("--skip-peer", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "nights.json"
+        nights = write_file(path, int(args.mb * 1_000_000))
+        size = path.stat().st_size
+        print(f"file: {size / 1e6:.1f} MB, {nights:,} nights, {nights * 40:,} results")
+        runs = [("pokerfloor (streamed, batches)", "stream")]
+        if not args.skip_peer:
+            runs.append(("peer (json.load + one import_events)", "whole"))
+        for label, which in runs:
+            events, before, peak, took = measure(which, path)
+            print(
+                f"{label}: {events:,} events in {took:.1f} s; peak RSS {peak / 1e3:.0f} MB "
+                f"({peak * 1e3 / size:.1f}x the file), growth {(peak - before) / 1e3:.0f} MB "
+                f"({(peak - before) * 1e3 / size:.1f}x)"
+            )
+
+
+if __name__ == "__main__":
+    main()
