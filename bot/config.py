@@ -33,6 +33,10 @@ class Settings(BaseSettings):
             the bundled ones.
         discord_api_base: ``DISCORD_API_BASE``; REST base including the version path.
         discord_gateway_url: ``DISCORD_GATEWAY_URL``; the gateway websocket URL.
+        web_port: ``WEB_PORT``; when set, ``pokerfloor run`` also serves the public league
+            pages (``bot.web``) on this port.
+        public_url: ``PUBLIC_URL``; where those pages are reached from outside (e.g.
+            ``https://poker.example.org``); when set, ``/rule`` answers link to the passage.
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
@@ -44,14 +48,36 @@ class Settings(BaseSettings):
     rulebook_dir: Path | None = None
     discord_api_base: str = DEFAULT_API_BASE
     discord_gateway_url: str = DEFAULT_GATEWAY_URL
+    web_port: int | None = None
+    public_url: str | None = None
 
-    @field_validator("discord_token", "discord_guild_id", "rulebook_dir", mode="before")
+    @field_validator(
+        "discord_token", "discord_guild_id", "rulebook_dir", "web_port", "public_url", mode="before"
+    )
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         """Treat an empty variable (``DISCORD_TOKEN=``) as not set."""
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @field_validator("web_port")
+    @classmethod
+    def _port_range(cls, value: int | None) -> int | None:
+        """A TCP port: 1 to 65535."""
+        if value is not None and not 1 <= value <= 65535:
+            raise ValueError("must be a port number from 1 to 65535")
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_base(cls, value: str | None) -> str | None:
+        """An http(s) base; links append ``/rules/...`` to it."""
+        if value is None:
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
 
     @field_validator("discord_api_base")
     @classmethod

@@ -30,6 +30,7 @@ from storage.league_models import (
     Strike,
 )
 from storage.leagues import SUGGEST_SCORE, clean_name, get_league_rules, name_key, similar_name
+from storage.link_models import PlayerLink
 
 log = logging.getLogger(__name__)
 
@@ -308,29 +309,11 @@ def link_discord(
         NotFound: no player ``name``.
         AlreadyExists: that Discord user is linked to another player.
     """
-    row = _player_row(session, league_id, name)
-    other = session.exec(
-        select(Player).where(
-            Player.league_id == league_id, Player.discord_id == discord_id, Player.id != row.id
-        )
-    ).first()
-    if other is not None:
-        raise AlreadyExists(f"that Discord user is already linked to '{other.display_name}'")
-    before = {"discord_id": row.discord_id}
-    row.discord_id = discord_id
-    session.add(row)
-    session.flush()
-    add_audit_entry(
-        session=session,
-        league_id=league_id,
-        actor=actor,
-        action="player.link",
-        target=f"player:{row.display_name}",
-        before=before,
-        after={"discord_id": discord_id},
-        now=now,
+    from storage.player_links import link_player
+
+    return link_player(
+        session=session, league_id=league_id, name=name, discord_id=discord_id, actor=actor, now=now
     )
-    return _info(session, row)
 
 
 def merge_players(
@@ -381,6 +364,7 @@ def merge_players(
         ReceiptAward,
         Strike,
         PlayerAlias,
+        PlayerLink,
     ):
         session.execute(
             update(table).where(col(table.player_id) == gone.id).values(player_id=kept.id)

@@ -16,7 +16,7 @@ from typing import NoReturn
 
 log = logging.getLogger(__name__)
 
-SUBCOMMANDS = ("hand", "rule", "league", "console")
+SUBCOMMANDS = ("hand", "rule", "league", "console", "web")
 
 EXIT_USAGE = 2
 
