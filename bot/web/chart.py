@@ -18,15 +18,15 @@ from storage.web import PointsRace
 
 log = logging.getLogger(__name__)
 
-WIDTH = 640
-PLOT_HEIGHT = 240
-MARGIN_LEFT = 56
+WIDTH = 520
+PLOT_HEIGHT = 220
+MARGIN_LEFT = 60
 MARGIN_RIGHT = 16
 MARGIN_TOP = 28
 AXIS_SPACE = 26
-LEGEND_ROW = 18
+LEGEND_ROW = 20
 LEGEND_COLUMNS = 2
-FONT_SIZE = 12
+FONT_SIZE = 14
 # Ten colours that stay apart for the common kinds of colour blindness (Tableau 10).
 PALETTE = (
     "#4e79a7",
@@ -136,7 +136,7 @@ def race_chart(race: PointsRace, title: str) -> Chart:
     legend_top = bottom + AXIS_SPACE + LEGEND_ROW - 4
     legend = tuple(
         (
-            f"{i + 1}. {s.name} ({s.final_rp:,})",
+            f"{i + 1}. {_clip(s.name, 18)} ({s.final_rp:,})",
             s.color,
             left + (i % LEGEND_COLUMNS) * column,
             legend_top + (i // LEGEND_COLUMNS) * LEGEND_ROW,
@@ -158,7 +158,7 @@ def race_chart(race: PointsRace, title: str) -> Chart:
     )
 
 
-def _clip(text: str, limit: int = 34) -> str:
+def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -169,8 +169,8 @@ def to_svg(chart: Chart) -> Markup:
         f'<svg class="race" viewBox="0 0 {chart.width} {chart.height}" '
         f'xmlns="http://www.w3.org/2000/svg" role="img" aria-labelledby="race-title">',
         f'<title id="race-title">{e(chart.title)}</title>',
-        f'<text x="{chart.left}" y="{chart.top - 10}" class="race-title" font-size="14" '
-        f'fill="{INK}">{e(_clip(chart.title, 70))}</text>',
+        f'<text x="{chart.left}" y="{chart.top - 10}" class="race-title" font-size="15" '
+        f'fill="{INK}">{e(_clip(chart.title, 60))}</text>',
     ]
     for label, y in chart.y_ticks:
         out.append(
@@ -196,9 +196,9 @@ def to_svg(chart: Chart) -> Markup:
         )
     for text, color, x, y in chart.legend:
         out.append(
-            f'<rect x="{x}" y="{y - 9}" width="10" height="10" fill="{color}"/>'
-            f'<text x="{x + 14}" y="{y}" font-size="{FONT_SIZE}" fill="{INK}">'
-            f"{e(_clip(text))}</text>"
+            f'<rect x="{x}" y="{y - 11}" width="12" height="12" fill="{color}"/>'
+            f'<text x="{x + 16}" y="{y}" font-size="{FONT_SIZE}" fill="{INK}">'
+            f"{e(text)}</text>"
         )
     if chart.is_empty:
         out.append(
@@ -219,8 +219,14 @@ def to_png(chart: Chart, *, scale: int = 2) -> bytes:
     image = Image.new("RGB", (chart.width * scale, chart.height * scale), "white")
     draw = ImageDraw.Draw(image)
     font = ImageFont.load_default(size=FONT_SIZE * scale)
-    title_font = ImageFont.load_default(size=14 * scale)
-    draw.text(xy(chart.left, chart.top - 22), _clip(chart.title, 70), fill=INK, font=title_font)
+    title_font = ImageFont.load_default(size=15 * scale)
+    draw.text(
+        xy(chart.left, chart.top - 10),
+        _clip(chart.title, 60),
+        fill=INK,
+        font=title_font,
+        anchor="ls",
+    )
     for label, y in chart.y_ticks:
         draw.line([xy(chart.left, y), xy(chart.right, y)], fill=GRID, width=scale)
         draw.text(xy(chart.left - 6, y), label, fill=INK, font=font, anchor="rm")
@@ -232,8 +238,8 @@ def to_png(chart: Chart, *, scale: int = 2) -> bytes:
         if len(s.points) > 1:
             draw.line([xy(x, y) for x, y in s.points], fill=s.color, width=2 * scale, joint="curve")
     for text, color, x, y in chart.legend:
-        draw.rectangle([xy(x, y - 9), xy(x + 10, y + 1)], fill=color)
-        draw.text(xy(x + 14, y - 4), _clip(text), fill=INK, font=font, anchor="lm")
+        draw.rectangle([xy(x, y - 11), xy(x + 12, y + 1)], fill=color)
+        draw.text(xy(x + 16, y), text, fill=INK, font=font, anchor="ls")
     if chart.is_empty:
         middle = xy((chart.left + chart.right) / 2, (chart.top + chart.bottom) / 2)
         draw.text(middle, "No events yet", fill=INK, font=title_font, anchor="mm")
