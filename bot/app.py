@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import aiohttp
 import discord
 import yarl
+from aiohttp import web
 from discord.ext import commands
 from sqlalchemy.engine import Engine
 
@@ -138,6 +139,7 @@ class LeagueBot(commands.Bot):
         # home), and each such server's choice; servers without one use ``rules``.
         self._home_rules: dict[str, asyncio.Task[rulings.RuleIndex]] = {}
         self._guild_homes: dict[int, str] = {}
+        self._web: web.AppRunner | None = None
 
     # -- start-up and shutdown -------------------------------------------------------------
 
@@ -157,14 +159,32 @@ class LeagueBot(commands.Bot):
         for name in self.extension_names:
             await self.load_extension(name)
         self.last_sync = await self.sync_commands()
+        await self.start_web()
         # Everything loaded so far (modules, hand tables, rulebook index) lives for the whole
         # run; moving it out of the collector's sight keeps full collections (which stop the
         # event loop) short.
         gc.collect()
         gc.freeze()
 
+    async def start_web(self) -> None:
+        """Serve the public league pages on ``WEB_PORT`` when it is set (``bot.web``)."""
+        if self.settings.web_port is None or self._web is not None:
+            return
+        from bot.web.site import WEB_HOST, Site, start_site
+
+        site = Site(
+            self.engine,
+            guild_id=self.settings.discord_guild_id,
+            rules=lambda: self._rules,
+            public_url=self.settings.public_url,
+        )
+        self._web = await start_site(site, WEB_HOST, self.settings.web_port)
+
     async def close(self) -> None:
-        """Disconnect, then stop the compute workers."""
+        """Disconnect, then stop the web pages and the compute workers."""
+        if self._web is not None:
+            await self._web.cleanup()
+            self._web = None
         await super().close()
         if self._compute is not None:
             self._compute.shutdown(wait=False, cancel_futures=True)

@@ -23,7 +23,14 @@ from rulings.league.strikes import Strike as RulingStrike
 from rulings.league.strikes import Suspension, is_strike_active, suspension
 from rulings.league.toc import TocStatus
 from storage.league_models import AuditEntry, Event, League, Location, Player, Result, Season
-from storage.leagues import LeagueInfo, LocationInfo, get_league, get_league_rules, list_locations
+from storage.leagues import (
+    LeagueInfo,
+    LocationInfo,
+    get_league,
+    get_league_rules,
+    list_locations,
+    name_key,
+)
 from storage.players import PlayerInfo, StrikeInfo, get_player, list_strikes
 from storage.seasons import SeasonInfo, get_season, list_seasons
 from storage.standings import StandingsTable, TocTable, season_standings, season_toc
@@ -208,19 +215,26 @@ def points_race(
         return PointsRace(events=events, lines=tuple((p, ()) for p in players))
     position = {e.id: i for i, e in enumerate(events)}
     gains: dict[str, list[int]] = {p: [0] * len(events) for p in players}
+    # By id, so the covering standings index (season, player, ...) serves the lookup.
+    ids = dict(
+        session.execute(
+            sa_select(col(Player.id), col(Player.display_name))
+            .where(col(Player.league_id) == league_id)
+            .where(col(Player.name_key).in_([name_key(p) for p in players]))
+        ).all()
+    )
     results_q = (
-        sa_select(col(Result.event_id), col(Player.display_name), col(Result.rp))
-        .join(Player, col(Player.id) == col(Result.player_id))
+        sa_select(col(Result.event_id), col(Result.player_id), col(Result.rp))
         .where(col(Result.season_id) == season_id)
+        .where(col(Result.player_id).in_(list(ids)))
         .where(col(Result.is_counted))
-        .where(col(Player.league_id) == league_id)
-        .where(col(Player.display_name).in_(list(players)))
     )
     if location_id is not None:
         results_q = results_q.where(col(Result.location_id) == location_id)
-    for event_id, name, rp in session.execute(results_q):
+    for event_id, player_id, rp in session.execute(results_q):
+        name = ids[player_id]
         at = position.get(event_id)
-        if at is not None and name not in forfeited:
+        if at is not None and name in gains and name not in forfeited:
             gains[name][at] += int(rp or 0)
     lines = []
     for name in players:

@@ -18,7 +18,6 @@ from pydantic import ValidationError
 log = logging.getLogger(__name__)
 
 EXIT_USAGE = 2
-DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8080
 
 
@@ -29,7 +28,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="serve the public league pages (standings, TOC, events, players, rules)",
         description="Serve the read-only league pages until interrupted.",
     )
-    p.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on ({DEFAULT_HOST})")
+    from bot.web.site import WEB_HOST
+
+    p.add_argument("--host", default=WEB_HOST, help=f"address to listen on ({WEB_HOST})")
     p.add_argument("--port", type=int, help=f"port (default WEB_PORT, else {DEFAULT_PORT})")
     p.add_argument("--guild", type=int, metavar="ID", help="the league of this Discord server")
     p.add_argument("--database-url", help="override DATABASE_URL")

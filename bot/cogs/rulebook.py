@@ -43,7 +43,8 @@ class RulebookCog(commands.Cog):
         # A search takes well under 10 ms (200-character queries at most): answer from the loop.
         # The server's home index was built when its home book was chosen (or at start-up).
         index = await self.bot.rules_for(interaction.guild_id)
-        await respond(interaction, rule_reply(index, query, book=book))
+        public_url = self.bot.settings.public_url
+        await respond(interaction, rule_reply(index, query, book=book, public_url=public_url))
 
     @rule.autocomplete("query")
     async def query_autocomplete(

@@ -94,6 +94,20 @@ def _nice_step(top: int, ticks: int = 4) -> int:
     return power * 10
 
 
+def _corners(points: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """Drop the points in the middle of a flat run: the same line with far fewer points.
+
+    >>> _corners(((0, 5), (1, 5), (2, 5), (3, 2), (4, 2)))
+    ((0, 5), (2, 5), (3, 2), (4, 2))
+    """
+    keep = [
+        p
+        for i, p in enumerate(points)
+        if i in (0, len(points) - 1) or not (points[i - 1][1] == p[1] == points[i + 1][1])
+    ]
+    return tuple(keep)
+
+
 def race_chart(race: PointsRace, title: str) -> Chart:
     """Lay out the points race: one line per player over the season's events."""
     n = len(race.events)
@@ -127,7 +141,7 @@ def race_chart(race: PointsRace, title: str) -> Chart:
         Series(
             name=name,
             color=PALETTE[i % len(PALETTE)],
-            points=tuple((x_of(j), y_of(v)) for j, v in enumerate((0, *values))),
+            points=tuple((x_of(j), y_of(v)) for j, v in _corners(tuple(enumerate((0, *values))))),
             final_rp=values[-1] if values else 0,
         )
         for i, (name, values) in enumerate(race.lines)

@@ -15,6 +15,8 @@ import asyncio
 import datetime as dt
 import hashlib
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import format_datetime
@@ -29,6 +31,7 @@ from sqlmodel import Session
 
 import rulings
 from bot.web.chart import race_chart, to_svg
+from bot.web.links import anchor
 from storage.db import session_scope
 from storage.errors import NotFound
 from storage.events import get_event
@@ -46,6 +49,7 @@ log = logging.getLogger(__name__)
 TEMPLATE_VERSION = "1"
 """Bumped when the pages' markup changes, so browsers do not keep an old page's ETag."""
 RANKINGS = ("rp", "bp", "total")
+WEB_HOST = "0.0.0.0"  # public pages: reachable from phones by default
 _STATUS_LABEL = {
     "qualified": "Qualified",
     "conversion": "By conversion",
@@ -57,24 +61,6 @@ RulesSource = Callable[[], "rulings.RuleIndex | None"]
 
 class BadRequest(rulings.RulingsError):
     """A page asked for with a value it cannot take (``?by=xyz``)."""
-
-
-def anchor(section: str) -> str:
-    """The ``id`` of a passage on its rulebook page (and the link's ``#fragment``).
-
-    >>> anchor("2.G.d.6"), anchor("Bar rules 12")
-    ('2.G.d.6', 'Bar-rules-12')
-    """
-    return "-".join(section.split())
-
-
-def rule_url(public_url: str, book: str, section: str) -> str:
-    """The public address of a passage: ``PUBLIC_URL/rules/<book>#<section>``.
-
-    >>> rule_url("https://poker.example.org", "btown-poker-league", "2.G.d.6")
-    'https://poker.example.org/rules/btown-poker-league#2.G.d.6'
-    """
-    return f"{public_url.rstrip('/')}/rules/{quote(book, safe='')}#{quote(anchor(section))}"
 
 
 def _place(position: int | None, tie_size: int) -> str:
@@ -143,6 +129,8 @@ class Site:
         guild_id: whose league (``--guild``); None: the only league, else ``default``.
         rules: returns the loaded rulebooks (None while they load).
         public_url: where the site is reached (``PUBLIC_URL``), for absolute links.
+        cached_pages: how many rendered pages to keep (by ETag) for browsers without a copy;
+            0 renders every request.
     """
 
     def __init__(
@@ -152,12 +140,16 @@ class Site:
         guild_id: int | None = None,
         rules: RulesSource | None = None,
         public_url: str | None = None,
+        cached_pages: int = 64,
     ) -> None:
         self.engine = engine
         self.guild_id = guild_id
         self.rules = rules or (lambda: None)
         self.public_url = public_url
         self.env = _environment()
+        self.cached_pages = cached_pages
+        self._cache: OrderedDict[str, str] = OrderedDict()
+        self._cache_lock = threading.Lock()
         self.css = resources.files("bot.web").joinpath("static/style.css").read_bytes()
         self.css_etag = _etag("css", hashlib.sha256(self.css).hexdigest())
 
@@ -233,12 +225,27 @@ class Site:
                 etag = _etag(TEMPLATE_VERSION, league.id, stamp.version, key)
                 if _is_fresh(headers, etag, stamp.changed):
                     return Page(304, None, etag, stamp.changed)
+                with self._cache_lock:
+                    kept = self._cache.get(etag)
+                if kept is not None:
+                    return Page(200, kept, etag, stamp.changed)
                 template, values = build(session, league.id)
             html = self.env.get_template(template).render(**values)
+            self._keep(etag, html)
             return Page(200, html, etag, stamp.changed)
 
         page = await asyncio.to_thread(work)
         return self._respond(page)
+
+    def _keep(self, etag: str, html: str) -> None:
+        """Remember a rendered page; its ETag changes with any write, so it is never stale."""
+        if self.cached_pages <= 0:
+            return
+        with self._cache_lock:
+            self._cache[etag] = html
+            self._cache.move_to_end(etag)
+            while len(self._cache) > self.cached_pages:
+                self._cache.popitem(last=False)
 
     def _respond(self, page: Page) -> web.StreamResponse:
         headers = {"ETag": page.etag, "Cache-Control": "no-cache"}

@@ -19,7 +19,8 @@ from sqlalchemy import inspect, text
 import rulings
 from bot.web import chart as web_chart
 from bot.web import site as web_site
-from bot.web.site import Site, anchor, rule_url
+from bot.web.links import anchor, rule_url
+from bot.web.site import Site
 from storage.db import make_engine, session_scope
 from storage.web import season_view, web_league
 from tests.bot.web._data import OLD_SEASON, QUOTE, SCRIPT, SEASON, build_league, cli, cli_json
@@ -311,3 +312,27 @@ async def test_stylesheet_is_served_and_cached(client):
         "/static/style.css", headers={"If-None-Match": response.headers["ETag"]}
     )
     assert again.status == 304
+
+
+def test_rule_answers_link_to_the_passage_when_public_url_is_set():
+    from bot.views.rule import rule_reply
+
+    linked = rule_reply(rule_index(), "oversized chip", public_url="https://poker.example.org")
+    assert linked.citation == "btown-poker-league 2.G.d.6"
+    assert linked.text.endswith(
+        "[Read 2.G.d.6 in the rulebook](https://poker.example.org/rules/btown-poker-league#2.G.d.6)"
+    )
+    plain = rule_reply(rule_index(), "oversized chip")
+    assert "https://" not in plain.text
+    assert linked.text.startswith(plain.text)
+
+
+async def test_the_linked_anchor_exists_on_the_rules_page(client):
+    from bot.views.rule import rule_reply
+
+    reply = rule_reply(rule_index(), "who deals the second chance table", public_url="http://x")
+    link = reply.text.rsplit("(", 1)[1].rstrip(")")
+    path, fragment = link.removeprefix("http://x").split("#")
+    status, page = await get(client, path)
+    assert status == 200
+    assert f'id="{fragment}"' in page
