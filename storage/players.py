@@ -30,7 +30,6 @@ from storage.league_models import (
     Strike,
 )
 from storage.leagues import SUGGEST_SCORE, clean_name, get_league_rules, name_key, similar_name
-from storage.link_models import PlayerLink
 
 log = logging.getLogger(__name__)
 
@@ -333,6 +332,8 @@ def merge_players(
         NotFound: either player is unknown.
         MergeError: the same player twice, or both played the same event.
     """
+    from storage.link_models import PlayerLink
+
     kept = _player_row(session, league_id, keep)
     gone = _player_row(session, league_id, merge)
     if kept.id == gone.id:
