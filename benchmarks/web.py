@@ -9,7 +9,8 @@ generator of ``benchmarks/league.py``) is imported into an SQLite file. Then, on
   * the same request from another browser once the page was rendered (kept by its ETag);
   The first figure renders every request (the page cache off): that is the target's figure.
   * the peer: ``pokerfloor standings --json`` for the same season, called in-process (parser,
-    engine, migration check, query, JSON), and a few runs as a fresh process.
+    engine, migration check, query, JSON) after every fifth page, so both see the same load;
+    and a few runs as a fresh process.
 Figures are milliseconds, p50 / p99 (and the best); the machine is shared.
 
 Run: ``.venv/bin/python -m benchmarks.web [--requests 200]``.
@@ -81,8 +82,9 @@ def cli_once(url: str, season: str) -> float:
 
 
 async def pages(
-    url: str, season: str, n: int, *, cached_pages: int = 0
+    url: str, season: str, n: int, *, cached_pages: int = 0, peer: list[float] | None = None
 ) -> tuple[list[float], list[float], int]:
+    """Time the page (and its 304); with ``peer``, the CLI every 5th round, interleaved."""
     engine = make_engine(url)
     site = Site(engine, cached_pages=cached_pages)
     path = f"/season/{season.replace(' ', '%20')}"
@@ -104,6 +106,8 @@ async def pages(
             await response.read()
             fresh.append((time.perf_counter() - t0) * 1000)
             assert response.status == 304
+            if peer is not None and len(full) % 5 == 0:
+                peer.append(cli_once(url, season))  # same moment, same load
     engine.dispose()
     return full, fresh, size
 
@@ -122,9 +126,9 @@ def main() -> None:
             f"season '{season}': {players:,} players, {results:,} results "
             f"(imported in {time.perf_counter() - t0:.1f} s); SQLite file; shared machine"
         )
-        full, fresh, size = asyncio.run(pages(url, season, args.requests))
+        peer: list[float] = []
+        full, fresh, size = asyncio.run(pages(url, season, args.requests, peer=peer))
         warm, _, _ = asyncio.run(pages(url, season, args.requests // 2, cached_pages=64))
-        peer = [cli_once(url, season) for _ in range(max(10, args.requests // 5))]
         procs = []
         for _ in range(args.processes):
             t0 = time.perf_counter()
