@@ -53,6 +53,16 @@ async def _audits(bot: LeagueBot) -> int:
     return await bot.db.run(count)
 
 
+async def request_post(fake: FakeDiscord, player: str) -> dict[str, Any]:
+    """The link request for ``player`` in the results channel (other posts may come first)."""
+    seen = 0
+    while True:
+        seen += 1
+        post = await fake.wait_message(RESULTS_CHANNEL, seen)
+        if _text(post).startswith("Link request") and f"**{player}**" in _text(post):
+            return post
+
+
 async def director(fake: FakeDiscord, sub: list[str], options: dict[str, Any], **kw: Any) -> Any:
     member = options.get("member")
     extra: dict[str, Any] = {}
@@ -133,12 +143,11 @@ async def test_me_before_linking_says_how_to_link(fake: FakeDiscord, bot: League
 async def test_me_link_asks_the_directors_and_a_director_approves(
     fake: FakeDiscord, bot: LeagueBot
 ):
-    posted = len(fake.messages.get(RESULTS_CHANNEL, []))
     audits = await _audits(bot)
     reply = await me(fake, {"action": "link", "player": "alice"})
     assert int(reply.get("flags") or 0) & EPHEMERAL
     assert "The directors were asked to link you to **Alice**" in _text(reply)
-    request = await fake.wait_message(RESULTS_CHANNEL, posted + 1)
+    request = await request_post(fake, "Alice")
     assert request["allowed_mentions"] == {"parse": []}
     assert f"<@{PLAYER_ID}>" in _text(request)
     approve, refuse = _buttons(request)
@@ -201,9 +210,8 @@ async def test_one_member_per_player_and_one_player_per_member(fake: FakeDiscord
 
 
 async def test_a_refused_request_links_nothing(fake: FakeDiscord, bot: LeagueBot):
-    posted = len(fake.messages.get(RESULTS_CHANNEL, []))
     await me(fake, {"action": "link", "player": "Carol"}, user_id=THIRD_ID)
-    request = await fake.wait_message(RESULTS_CHANNEL, posted + 1)
+    request = await request_post(fake, "Carol")
     refuse = _buttons(request)[1]
     before = await _links(bot)
     press = await fake.press(
