@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+import pytest_asyncio
+from sqlalchemy import delete, func, select, update
 from sqlmodel import Session, col
 
 from bot.app import LeagueBot
-from storage.league_models import AuditEntry
+from storage.guild_settings import get_guild_league
+from storage.league_models import AuditEntry, Player
 from storage.link_models import PlayerLink
+from storage.player_links import link_player
 from tests.fakediscord import EPHEMERAL, GUILD_ID, MANAGE_GUILD, PLAYER_ID, FakeDiscord
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -58,7 +62,7 @@ async def request_post(fake: FakeDiscord, player: str) -> dict[str, Any]:
     seen = 0
     while True:
         seen += 1
-        post = await fake.wait_message(RESULTS_CHANNEL, seen)
+        post: dict[str, Any] = await fake.wait_message(RESULTS_CHANNEL, seen)
         if _text(post).startswith("Link request") and f"**{player}**" in _text(post):
             return post
 
@@ -88,7 +92,33 @@ async def me(fake: FakeDiscord, options: dict[str, Any] | None = None, **kw: Any
     return await it.settled()
 
 
-async def test_setup_league(fake: FakeDiscord, bot: LeagueBot):
+async def _reset(bot: LeagueBot, *, alice: bool) -> None:
+    """No links (or only the player's own, to Alice), whatever ran before."""
+
+    def run(*, session: Session) -> None:
+        session.execute(delete(PlayerLink))
+        session.execute(update(Player).values(discord_id=None))
+        if alice:
+            league = get_guild_league(session=session, guild_id=GUILD_ID)
+            link_player(
+                session=session, league_id=league.id, discord_id=PLAYER_ID, name="Alice", actor="t"
+            )
+
+    await bot.db.run(run)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def unlinked(league: None, bot: LeagueBot) -> None:
+    await _reset(bot, alice=False)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def alice(league: None, bot: LeagueBot) -> None:
+    await _reset(bot, alice=True)
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def league(fake: FakeDiscord, bot: LeagueBot) -> AsyncIterator[None]:
     it = await fake.interact(
         "td",
         {"director_role": str(DIRECTOR_ROLE), "results_channel": str(RESULTS_CHANNEL)},
@@ -132,16 +162,19 @@ async def test_setup_league(fake: FakeDiscord, bot: LeagueBot):
             {"finish": finish, "location": "Brewpub", "date": date, "season": "2026 Fall"},
         )
         assert "Imported" in _text(await it.settled())
+    yield
 
 
-async def test_me_before_linking_says_how_to_link(fake: FakeDiscord, bot: LeagueBot):
+async def test_me_before_linking_says_how_to_link(
+    fake: FakeDiscord, bot: LeagueBot, unlinked: None
+):
     reply = await me(fake)
     assert int(reply.get("flags") or 0) & EPHEMERAL
     assert "/me link player:" in _text(reply)
 
 
 async def test_me_link_asks_the_directors_and_a_director_approves(
-    fake: FakeDiscord, bot: LeagueBot
+    fake: FakeDiscord, bot: LeagueBot, unlinked: None
 ):
     audits = await _audits(bot)
     reply = await me(fake, {"action": "link", "player": "alice"})
@@ -178,7 +211,9 @@ async def test_me_link_asks_the_directors_and_a_director_approves(
     assert await _audits(bot) == audits + 1
 
 
-async def test_me_shows_rank_points_toc_and_last_results(fake: FakeDiscord, bot: LeagueBot):
+async def test_me_shows_rank_points_toc_and_last_results(
+    fake: FakeDiscord, bot: LeagueBot, alice: None
+):
     reply = await me(fake)
     text = _text(reply)
     assert int(reply.get("flags") or 0) & EPHEMERAL
@@ -192,7 +227,9 @@ async def test_me_shows_rank_points_toc_and_last_results(fake: FakeDiscord, bot:
     assert "2026-11-06 Brewpub: 1st, 1,200 RP, 250 BP" in text
 
 
-async def test_one_member_per_player_and_one_player_per_member(fake: FakeDiscord, bot: LeagueBot):
+async def test_one_member_per_player_and_one_player_per_member(
+    fake: FakeDiscord, bot: LeagueBot, alice: None
+):
     before = await _links(bot)
     audits = await _audits(bot)
     taken = await me(fake, {"action": "link", "player": "Alice"}, user_id=OTHER_ID)
@@ -209,7 +246,7 @@ async def test_one_member_per_player_and_one_player_per_member(fake: FakeDiscord
     assert await _audits(bot) == audits
 
 
-async def test_a_refused_request_links_nothing(fake: FakeDiscord, bot: LeagueBot):
+async def test_a_refused_request_links_nothing(fake: FakeDiscord, bot: LeagueBot, alice: None):
     await me(fake, {"action": "link", "player": "Carol"}, user_id=THIRD_ID)
     request = await request_post(fake, "Carol")
     refuse = _buttons(request)[1]
@@ -227,7 +264,7 @@ async def test_a_refused_request_links_nothing(fake: FakeDiscord, bot: LeagueBot
     assert await _links(bot) == before
 
 
-async def test_td_link_and_unlink(fake: FakeDiscord, bot: LeagueBot):
+async def test_td_link_and_unlink(fake: FakeDiscord, bot: LeagueBot, alice: None):
     it = await director(fake, ["link"], {"player": "Bob", "member": str(OTHER_ID)})
     assert f"<@{OTHER_ID}> is linked to **Bob**" in _text(await it.settled())
     mine = await me(fake, user_id=OTHER_ID)
@@ -242,7 +279,9 @@ async def test_td_link_and_unlink(fake: FakeDiscord, bot: LeagueBot):
     assert len(await _links(bot)) == 1  # Alice's link is still there
 
 
-async def test_standings_and_toc_mark_the_callers_own_row(fake: FakeDiscord, bot: LeagueBot):
+async def test_standings_and_toc_mark_the_callers_own_row(
+    fake: FakeDiscord, bot: LeagueBot, alice: None
+):
     it = await fake.interact("standings", {})
     text = _text(await it.settled())
     mine = [line for line in text.splitlines() if line.startswith("» ") and "you:" not in line]
@@ -257,7 +296,9 @@ async def test_standings_and_toc_mark_the_callers_own_row(fake: FakeDiscord, bot
     assert rows[0].startswith("» Alice")
 
 
-async def test_standings_chart_attaches_the_points_race_png(fake: FakeDiscord, bot: LeagueBot):
+async def test_standings_chart_attaches_the_points_race_png(
+    fake: FakeDiscord, bot: LeagueBot, alice: None
+):
     it = await fake.interact("standings", {"chart": True})
     body = await it.settled()
     assert [a["filename"] for a in body.get("attachments") or []] == ["points-race.png"]
