@@ -18,18 +18,16 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col
 
 import rulings
-from rulings.league.standings import RankBy, RankedRow
-from rulings.league.strikes import Strike as RulingStrike
-from rulings.league.strikes import Suspension, is_strike_active, suspension
-from rulings.league.toc import TocStatus
-from storage.league_models import AuditEntry, Event, League, Location, Player, Result, Season
+from rulings import RankBy, RankedRow, Suspension, TocStatus, is_strike_active, name_key, suspension
+from rulings import Strike as RulingStrike
+from storage.league_models import AuditEntry, Event, Location, Player, Result, Season
 from storage.leagues import (
     LeagueInfo,
     LocationInfo,
     get_league,
     get_league_rules,
     list_locations,
-    name_key,
+    only_league_guild,
 )
 from storage.players import PlayerInfo, StrikeInfo, get_player, list_strikes
 from storage.seasons import SeasonInfo, get_season, list_seasons
@@ -159,18 +157,18 @@ class PlayerView:
 
 
 def web_league(*, session: Session, guild_id: int | None = None) -> LeagueInfo:
-    """Return the league the pages show: a server's, else the only one, else ``default``.
+    """Return the league the pages show: a server's, else the database's only league.
+
+    Picked as the command line picks it (``only_league_guild``): without ``--guild``, the
+    only league, else the command line's own.
 
     Raises:
-        NotFound: no such league (yet).
+        NotFound: no such league (yet), or several servers' leagues and no ``--guild``.
     """
+    if guild_id is None:
+        guild_id = only_league_guild(session=session)
     if guild_id is not None:
         return get_league(session=session, guild_id=guild_id)
-    ids = list(session.execute(sa_select(col(League.id)).limit(2)).scalars())
-    if len(ids) == 1:
-        only = session.get(League, ids[0])
-        assert only is not None
-        return get_league(session=session, name=only.name)
     return get_league(session=session)
 
 
