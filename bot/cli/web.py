@@ -1,6 +1,6 @@
 """``pokerfloor web [--host H] [--port P] [--guild ID]``: the public league pages alone.
 
-Serves ``bot.web`` over the database in ``DATABASE_URL`` (or ``--database-url``) until
+Serves ``bot.web`` over the database in ``DATABASE_URL`` (or ``--db``) until
 interrupted; it only reads, so it runs beside the bot on the same database. ``pokerfloor run``
 serves the same pages itself when ``WEB_PORT`` is set.
 """
@@ -33,7 +33,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--host", default=WEB_HOST, help=f"address to listen on ({WEB_HOST})")
     p.add_argument("--port", type=int, help=f"port (default WEB_PORT, else {DEFAULT_PORT})")
     p.add_argument("--guild", type=int, metavar="ID", help="the league of this Discord server")
-    p.add_argument("--database-url", help="override DATABASE_URL")
+    p.add_argument(
+        "--db",
+        "--database-url",
+        dest="db",
+        metavar="URL",
+        help="database URL (default: DATABASE_URL)",
+    )
     p.set_defaults(handler=run_web)
 
 
@@ -62,6 +68,10 @@ def run_web(args: argparse.Namespace) -> int:
     from bot.web.site import Site
     from storage.db import make_engine
 
+    missing = _missing_sqlite_file(settings.database_url)
+    if missing is not None:  # opening it would create an empty file: the pages write nothing
+        _say(f"pokerfloor: there is no database at {missing} (run the bot or import an event)")
+        return EXIT_USAGE
     engine = make_engine(settings.database_url)
     try:
         try:
@@ -90,6 +100,23 @@ def run_web(args: argparse.Namespace) -> int:
     finally:
         engine.dispose()
     return 0
+
+
+def _missing_sqlite_file(url: str) -> str | None:
+    """The path of an SQLite file URL whose file does not exist (None otherwise)."""
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None  # make_engine reports it
+    database = parsed.database
+    if not parsed.drivername.startswith("sqlite") or database in (None, "", ":memory:"):
+        return None
+    return None if Path(database).exists() else database
 
 
 async def _serve(site: Any, host: str, port: int) -> None:

@@ -104,7 +104,7 @@ async def browser_tab(*, width: int = 390, height: int = 844) -> AsyncIterator[T
     """Start headless Chromium (a fresh profile) and yield one tab at a phone's size."""
     path = chromium_path()
     assert path is not None, "chromium is not installed (apt-get install -y chromium)"
-    with tempfile.TemporaryDirectory(prefix="pf-chromium-") as profile:
+    with tempfile.TemporaryDirectory(prefix="pf-chromium-", ignore_cleanup_errors=True) as profile:
         proc = await asyncio.to_thread(
             subprocess.Popen,
             [path, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
