@@ -31,7 +31,13 @@ from storage.leagues import (
 )
 from storage.players import PlayerInfo, StrikeInfo, get_player, list_strikes
 from storage.seasons import SeasonInfo, get_season, list_seasons
-from storage.standings import StandingsTable, TocTable, season_standings, season_toc
+from storage.standings import (
+    StandingsTable,
+    TocTable,
+    forfeited_players,
+    season_standings,
+    season_toc,
+)
 
 log = logging.getLogger(__name__)
 
@@ -284,14 +290,31 @@ def season_view(
     return SeasonView(table=table, seasons=seasons, locations=locations, race=race)
 
 
-def toc_view(*, session: Session, league_id: int, season: str | None = None) -> TocTable:
-    """Return a season's TOC table (as ``pokerfloor toc``).
+@dataclass(frozen=True)
+class TocView:
+    """A season's TOC table, and who forfeited it (strike 3, 3.B.a)."""
+
+    table: TocTable
+    forfeited: frozenset[str]
+
+
+def toc_view(*, session: Session, league_id: int, season: str | None = None) -> TocView:
+    """Return a season's TOC table (as ``pokerfloor toc``) and its forfeited players.
 
     Raises:
         NotFound: an unknown season.
         LeagueConfigError: the league has no TOC.
     """
-    return season_toc(session=session, league_id=league_id, season=season)
+    table = season_toc(session=session, league_id=league_id, season=season)
+    found = get_season(session=session, league_id=league_id, name=table.season)
+    rules = get_league_rules(session=session, league_id=league_id)
+    forfeited = forfeited_players(
+        session=session,
+        league_id=league_id,
+        season_id=found.id,
+        forfeit_level=rules.strike_forfeit_level,
+    )
+    return TocView(table=table, forfeited=frozenset(forfeited))
 
 
 def _player_results(session: Session, player_id: int) -> tuple[PlayerResult, ...]:

@@ -308,8 +308,8 @@ class Site:
         name = request.match_info.get("season")
 
         def build(session: Session, league_id: int) -> tuple[str, dict[str, Any]]:
-            table = toc_view(session=session, league_id=league_id, season=name)
-            return "toc.html", {"table": table}
+            view = toc_view(session=session, league_id=league_id, season=name)
+            return "toc.html", {"table": view.table, "forfeited": view.forfeited}
 
         return await self._serve(request, build)
 

@@ -63,6 +63,7 @@ def build_league(tmp_path: Path) -> str:
     assert cli("event", "import", str(path), "--allow-new", "--db", url) == 0
     assert cli("event", "void", "6", "--reason", "wrong night", "--db", url) == 0
     assert cli("strike", "add", "Eve", "--level", "1", "--reason", "slow roll", "--db", url) == 0
+    assert cli("strike", "add", "Frank", "--level", "3", "--reason", "collusion", "--db", url) == 0
     return url
 
 

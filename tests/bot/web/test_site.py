@@ -104,7 +104,12 @@ async def test_toc_page_equals_the_cli_json(client, league_url, capsys):
     expected = cli_json(capsys, "toc", "--json", "--db", league_url, "--season", SEASON)
     status, page = await get(client, "/toc/2026%20Fall")
     assert status == 200
-    labels = {"Qualified": "qualified", "By conversion": "conversion", "Not yet": "not_qualified"}
+    labels = {
+        "Qualified": "qualified",
+        "By conversion": "conversion",
+        "Not yet": "not_qualified",
+        "Forfeited (strike 3)": "not_qualified",
+    }
     got = [
         {
             "player": r[0],
@@ -116,6 +121,8 @@ async def test_toc_page_equals_the_cli_json(client, league_url, capsys):
         for r in table_rows(page, "toc")
     ]
     assert got == expected
+    frank = next(r for r in table_rows(page, "toc") if r[0] == "Frank")
+    assert frank[1] == "Forfeited (strike 3)"
 
 
 async def test_points_race_ends_at_each_leaders_rp(league_url, capsys):
@@ -179,6 +186,11 @@ async def test_player_page_history_totals_toc_and_strike(client, league_url, cap
     results = table_rows(page, "results")
     assert len(results) == 5  # four events this season (one void) and one in the spring
     assert any("void" in r[1] for r in results)
+    _, page = await get(client, "/player/Frank")  # strike 3: the season is forfeited (3.B.a)
+    totals = table_rows(page, "totals")
+    assert totals[0][0] == f"{SEASON} (forfeited)"
+    assert [number(c) for c in totals[0][1:3]] == [0, 0]
+    assert "Season points and TOC forfeited (3.B)" in page
 
 
 async def test_names_are_escaped_everywhere(client):
