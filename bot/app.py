@@ -175,7 +175,10 @@ class LeagueBot(commands.Bot):
             rules=lambda: self._rules,
             public_url=self.settings.public_url,
         )
-        self._web = await start_site(site, WEB_HOST, self.settings.web_port)
+        try:
+            self._web = await start_site(site, WEB_HOST, self.settings.web_port)
+        except OSError as exc:  # the bot still serves Discord; the log says why the pages don't
+            log.error("cannot serve the league pages on port %s: %s", self.settings.web_port, exc)
 
     async def close(self) -> None:
         """Disconnect, then stop the web pages and the compute workers."""

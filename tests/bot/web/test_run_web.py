@@ -53,3 +53,29 @@ async def test_web_port_serves_the_pages_while_the_bot_runs(tmp_path: Path):
     with pytest.raises(aiohttp.ClientConnectionError):
         async with aiohttp.ClientSession() as http:
             await http.get(f"http://127.0.0.1:{port}/")
+
+
+async def test_a_busy_web_port_is_logged_and_the_bot_still_runs(tmp_path: Path, caplog):
+    url = build_league(tmp_path)
+    with socket.socket() as busy:
+        busy.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 0)
+        busy.bind(("0.0.0.0", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        fake = FakeDiscord()
+        await fake.start()
+        bot = LeagueBot(
+            fake.settings(database_url=url, web_port=port),
+            make_engine(url),
+            extensions=EXTENSIONS,
+            guild_ready_timeout=0.01,
+        )
+        try:
+            await start_bot(fake, bot)
+            it = await fake.interact("rule", {"query": "oversized chip"})
+            assert (await it.response(wait_s=30))["type"] == 4
+        finally:
+            await stop_bot(bot)
+            bot.engine.dispose()
+            await fake.stop()
+    assert any("cannot serve the league pages" in r.getMessage() for r in caplog.records)
