@@ -86,7 +86,7 @@ def test_player_view_totals_rank_toc_and_strikes(session, league):
     forfeits = toc_view(session=session, league_id=league.id).forfeited
     assert forfeits == {"Dee"}
     with pytest.raises(NotFound, match="did you mean 'Ann'"):
-        player_view(session=session, league_id=league.id, name="Anm")
+        player_view(session=session, league_id=league.id, name="Anne")
 
 
 def test_the_pages_pick_the_league_as_the_command_line_does(session):
