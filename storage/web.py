@@ -179,15 +179,19 @@ def web_league(*, session: Session, guild_id: int | None = None) -> LeagueInfo:
 
 
 def site_stamp(*, session: Session, league_id: int) -> SiteStamp:
-    """Return the league's newest write (one indexed aggregate: cheap on every request)."""
-    version, changed = session.execute(
-        sa_select(func.max(col(AuditEntry.id)), func.max(col(AuditEntry.at))).where(
-            col(AuditEntry.league_id) == league_id
-        )
-    ).one()
+    """Return the league's newest write (the last audit entry: one indexed row, every request)."""
+    newest = session.execute(
+        sa_select(col(AuditEntry.id), col(AuditEntry.at))
+        .where(col(AuditEntry.league_id) == league_id)
+        .order_by(col(AuditEntry.id).desc())
+        .limit(1)
+    ).first()
+    if newest is None:
+        return SiteStamp(version=0, changed=None)
+    version, changed = newest
     if changed is not None and changed.tzinfo is None:
         changed = changed.replace(tzinfo=dt.UTC)
-    return SiteStamp(version=int(version or 0), changed=changed)
+    return SiteStamp(version=int(version), changed=changed)
 
 
 def points_race(
