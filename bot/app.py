@@ -167,7 +167,8 @@ class LeagueBot(commands.Bot):
         """Serve the public league pages on ``WEB_PORT`` when it is set (``bot.web``)."""
         if self.settings.web_port is None or self._web is not None:
             return
-        from bot.web.site import WEB_HOST, Site, start_site
+        from bot.web.links import WEB_HOST
+        from bot.web.site import Site, start_site
 
         site = Site(
             self.engine,

@@ -8,12 +8,9 @@ serves the same pages itself when ``WEB_PORT`` is set.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 from typing import Any
-
-from pydantic import ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +25,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="serve the public league pages (standings, TOC, events, players, rules)",
         description="Serve the read-only league pages until interrupted.",
     )
-    from bot.web.site import WEB_HOST
+    from bot.web.links import WEB_HOST
 
     p.add_argument("--host", default=WEB_HOST, help=f"address to listen on ({WEB_HOST})")
     p.add_argument("--port", type=int, help=f"port (default WEB_PORT, else {DEFAULT_PORT})")
@@ -49,7 +46,11 @@ def _say(line: str) -> None:
 
 def run_web(args: argparse.Namespace) -> int:
     """Serve the pages until interrupted."""
-    from bot.cli.console import _configure_logging, _first_error, load_settings
+    import asyncio
+
+    from pydantic import ValidationError
+
+    from bot.cli.run import _configure_logging, _first_error, load_settings
 
     _configure_logging(logging.INFO)
     try:
@@ -120,6 +121,8 @@ def _missing_sqlite_file(url: str) -> str | None:
 
 
 async def _serve(site: Any, host: str, port: int) -> None:
+    import asyncio
+
     from bot.web.site import start_site
 
     runner = await start_site(site, host, port)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
-from urllib.parse import quote
 
 log = logging.getLogger(__name__)
+
+WEB_HOST = "0.0.0.0"  # public pages: reachable from phones by default
+"""Where ``pokerfloor web`` (default) and ``pokerfloor run`` with ``WEB_PORT`` listen."""
 
 
 def anchor(section: str) -> str:
@@ -23,4 +25,6 @@ def rule_url(public_url: str, book: str, section: str) -> str:
     >>> rule_url("https://poker.example.org", "btown-poker-league", "2.G.d.6")
     'https://poker.example.org/rules/btown-poker-league#2.G.d.6'
     """
+    from urllib.parse import quote  # here: ``pokerfloor --help`` reads WEB_HOST from this module
+
     return f"{public_url.rstrip('/')}/rules/{quote(book, safe='')}#{quote(anchor(section))}"

@@ -50,7 +50,6 @@ log = logging.getLogger(__name__)
 TEMPLATE_VERSION = "1"
 """Bumped when the pages' markup changes, so browsers do not keep an old page's ETag."""
 RANKINGS = ("rp", "bp", "total")
-WEB_HOST = "0.0.0.0"  # public pages: reachable from phones by default
 _STATUS_LABEL = {
     "qualified": "Qualified",
     "conversion": "By conversion",
