@@ -27,6 +27,7 @@ AXIS_SPACE = 26
 LEGEND_ROW = 20
 LEGEND_COLUMNS = 2
 FONT_SIZE = 14
+LEGEND_NAME_CHARS = 14  # two legend columns fit a phone: "10. <14 characters> (12,345)"
 # Ten colours that stay apart for the common kinds of colour blindness (Tableau 10).
 PALETTE = (
     "#4e79a7",
@@ -150,7 +151,7 @@ def race_chart(race: PointsRace, title: str) -> Chart:
     legend_top = bottom + AXIS_SPACE + LEGEND_ROW - 4
     legend = tuple(
         (
-            f"{i + 1}. {_clip(s.name, 18)} ({s.final_rp:,})",
+            f"{i + 1}. {_clip(s.name, LEGEND_NAME_CHARS)} ({s.final_rp:,})",
             s.color,
             left + (i % LEGEND_COLUMNS) * column,
             legend_top + (i // LEGEND_COLUMNS) * LEGEND_ROW,
@@ -181,7 +182,8 @@ def to_svg(chart: Chart) -> Markup:
     e = escape
     out = [
         f'<svg class="race" viewBox="0 0 {chart.width} {chart.height}" '
-        f'xmlns="http://www.w3.org/2000/svg" role="img" aria-labelledby="race-title">',
+        f'xmlns="http://www.w3.org/2000/svg" role="img" aria-labelledby="race-title" '
+        f'font-family="sans-serif">',
         f'<title id="race-title">{e(chart.title)}</title>',
         f'<text x="{chart.left}" y="{chart.top - 10}" class="race-title" font-size="15" '
         f'fill="{INK}">{e(_clip(chart.title, 60))}</text>',
