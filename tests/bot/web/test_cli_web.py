@@ -29,3 +29,37 @@ def test_a_bad_port_is_refused(tmp_path: Path, capsys):
     engine.dispose()
     assert main(["web", "--db", url, "--port", "70000"]) == 2
     assert "use a port from 1 to 65535" in capsys.readouterr().err
+
+
+async def test_pokerfloor_web_serves_until_interrupted(tmp_path: Path):
+    import asyncio
+    import signal
+    import socket
+    import sys
+
+    import aiohttp
+
+    from tests.bot.web._data import build_league
+
+    url = build_league(tmp_path)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "web", "--host", "127.0.0.1", "--port", str(port),
+        "--db", url, stderr=asyncio.subprocess.PIPE, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        async with asyncio.timeout(60):
+            while b"league pages on" not in await proc.stderr.readline():
+                pass
+        async with aiohttp.ClientSession() as http, http.get(f"http://127.0.0.1:{port}/") as r:
+            assert r.status == 200
+            assert "<h1>Standings, 2026 Fall</h1>" in await r.text()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = await asyncio.wait_for(proc.wait(), 20)
+    assert code == 0
+    names = await asyncio.to_thread(lambda: sorted(p.name for p in tmp_path.iterdir()))
+    assert [n for n in names if not n.startswith("league.db-")] == ["events.json", "league.db"]
