@@ -67,6 +67,16 @@ async def request_post(fake: FakeDiscord, player: str) -> dict[str, Any]:
             return post
 
 
+async def edited(press: Any) -> dict[str, Any]:
+    """The message a button press left: edited in the callback, or after a deferred update."""
+    body = await press.response(wait_s=30)
+    if body["type"] == 7:
+        return dict(body["data"])
+    assert body["type"] == 6  # deferred under load; the edit follows
+    await press._until(lambda: bool(press.edits), 30)
+    return dict(press.edits[0])
+
+
 async def director(fake: FakeDiscord, sub: list[str], options: dict[str, Any], **kw: Any) -> Any:
     member = options.get("member")
     extra: dict[str, Any] = {}
@@ -203,10 +213,9 @@ async def test_me_link_asks_the_directors_and_a_director_approves(
         roles=[DIRECTOR_ROLE],
         username="tdmike",
     )
-    body = await press.response()
-    assert body["type"] == 7  # the request message, edited
-    assert "is linked to **Alice** by tdmike" in _text(body["data"])
-    assert not _buttons(body["data"])
+    shown = await edited(press)  # the request message, edited in place
+    assert "is linked to **Alice** by tdmike" in _text(shown)
+    assert not _buttons(shown)
     assert len(await _links(bot)) == 1
     assert await _audits(bot) == audits + 1
 
@@ -259,8 +268,7 @@ async def test_a_refused_request_links_nothing(fake: FakeDiscord, bot: LeagueBot
         roles=[DIRECTOR_ROLE],
         username="tdmike",
     )
-    body = await press.response()
-    assert "tdmike refused linking" in _text(body["data"])
+    assert "tdmike refused linking" in _text(await edited(press))
     assert await _links(bot) == before
 
 

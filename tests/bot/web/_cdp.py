@@ -88,6 +88,14 @@ class Tab:
                 break
         await asyncio.sleep(0.1)  # let a fragment navigation scroll
 
+    async def wait_for(self, expression: str, wait_s: float = 10.0) -> None:
+        """Poll until ``expression`` is true in the page (a fragment scroll may lag the load)."""
+        for _ in range(round(wait_s / 0.05)):
+            if await self.evaluate(expression):
+                return
+            await asyncio.sleep(0.05)
+        raise TimeoutError(f"never true: {expression}")
+
     async def evaluate(self, expression: str) -> Any:
         result = await self.send("Runtime.evaluate", expression=expression, returnByValue=True)
         if "exceptionDetails" in result:

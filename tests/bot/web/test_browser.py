@@ -103,6 +103,7 @@ async def test_pages_in_a_phone_browser(tmp_path: Path, capsys: Any) -> None:
 
             # A rules link scrolls to its passage: it sits at the top of the screen.
             await tab.open(f"{base}/rules/btown-poker-league#2.G.d.6")
+            await tab.wait_for("window.scrollY > 0")
             place = await tab.evaluate(
                 "(() => { const e = document.getElementById('2.G.d.6');"
                 " return {y: window.scrollY, top: e.getBoundingClientRect().top,"
