@@ -16,9 +16,9 @@ import rulings
 from bot.answers.td import announced
 from bot.commands.model import Context
 from bot.errors import BadOption
+from bot.replies import me as views
+from bot.replies.league_commands import league_of
 from bot.reply import Effect, Reply
-from bot.views import me as views
-from bot.views.league_commands import league_of
 from storage.errors import AlreadyExists, NotFound
 from storage.guild_settings import get_guild_settings
 from storage.player_links import link_player, linked_player, member_of, unlink_player

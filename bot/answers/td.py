@@ -14,8 +14,8 @@ from typing import Any
 import rulings
 from bot.commands.model import Context, Upload
 from bot.errors import BadOption, NotDirectorError
+from bot.replies import td as views
 from bot.reply import Effect, Field, Reply, escape
-from bot.views import td as views
 from storage.event_changes import EventEdit, RecordBuilder
 
 log = logging.getLogger(__name__)
@@ -169,7 +169,7 @@ def void(ctx: Context, event: int, reason: str) -> Reply:
 
 def events(ctx: Context, season: str | None = None) -> Reply:
     """``/td events [season]``: a season's events with their numbers."""
-    from bot.views import league as league_views
+    from bot.replies import league as league_views
 
     with ctx.transaction() as session:
         found = views.events_for(session=session, guild_id=ctx.guild_id, season=season)
@@ -242,7 +242,7 @@ def _known_book(ctx: Context, name: str) -> str:
     books = ctx.rules().book_names
     found = next((b for b in books if b.lower() == name.strip().lower()), None)
     if found is None:
-        shown = escape(name.strip()[:100])
+        shown = name.strip()[:100]  # the Discord adapter escapes what it echoes
         raise BadOption(f"There is no rulebook called '{shown}'; try: {', '.join(books)}.")
     return found
 

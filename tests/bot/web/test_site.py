@@ -327,7 +327,7 @@ async def test_stylesheet_is_served_and_cached(client):
 
 
 def test_rule_answers_link_to_the_passage_when_public_url_is_set():
-    from bot.views.rule import rule_reply
+    from bot.replies.rule import rule_reply
 
     linked = rule_reply(rule_index(), "oversized chip", public_url="https://poker.example.org")
     assert linked.citation == "btown-poker-league 2.G.d.6"
@@ -340,7 +340,7 @@ def test_rule_answers_link_to_the_passage_when_public_url_is_set():
 
 
 async def test_the_linked_anchor_exists_on_the_rules_page(client):
-    from bot.views.rule import rule_reply
+    from bot.replies.rule import rule_reply
 
     reply = rule_reply(rule_index(), "who deals the second chance table", public_url="http://x")
     link = reply.text.rsplit("(", 1)[1].rstrip(")")

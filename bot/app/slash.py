@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import discord
 from discord import app_commands
 
-from bot import render
+from bot.app import render
 from bot.commands import ACTIONS, COMMANDS, group_description
 from bot.commands.model import Action, Command, Context, Opt, Upload, Who
 from bot.commands.options import MAX_FILE_BYTES, bind
 from bot.errors import REFUSAL, BadOption, NotDirectorError, describe
-from bot.reply import Effect, Reply, error_reply
+from bot.reply import Effect, Reply, error_reply, escape
 
 if TYPE_CHECKING:
     from bot.app import LeagueBot
@@ -336,7 +336,8 @@ class SlashRunner:
         else:
             log.debug("%s rejected: %s", what, exc)
         try:
-            await self.send(interaction, error_reply(text))
+            # The message may echo what the user typed; on Discord it must not render.
+            await self.send(interaction, error_reply(escape(text)))
         except discord.HTTPException:
             log.warning("could not send the error reply for interaction %s", interaction.id)
 
@@ -531,7 +532,7 @@ async def choices_for(
         wanted = current.strip().lower()
         books = [n for n in index.book_names if wanted in n.lower()]
         return choice_list([(index.books[n].title + f" ({n})", n) for n in books])
-    from bot.views.league_commands import choices
+    from bot.replies.league_commands import choices
 
     names: list[str] = await bot.db.run(
         choices, guild_id=interaction.guild_id, what=source, typed=current[:100]

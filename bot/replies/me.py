@@ -11,7 +11,7 @@ import logging
 from urllib.parse import quote
 
 from bot.reply import Button, Field, Reply
-from bot.views.rule import escape_markdown
+from bot.reply import escape as escape_markdown
 from storage.players import PlayerInfo
 from storage.web import PlayerResult, PlayerView
 
