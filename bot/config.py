@@ -39,6 +39,10 @@ class Settings(BaseSettings):
             split the shards across processes.
         clock_lease_seconds: ``CLOCK_LEASE_SECONDS``; how long a clock stays with a bot
             instance that stopped renewing its lease (another one takes over after that).
+        web_port: ``WEB_PORT``; when set, ``pokerfloor run`` also serves the public league
+            pages (``bot.web``) on this port.
+        public_url: ``PUBLIC_URL``; where those pages are reached from outside (e.g.
+            ``https://poker.example.org``); when set, ``/rule`` answers link to the passage.
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
@@ -53,6 +57,8 @@ class Settings(BaseSettings):
     shard_count: int | None = Field(default=None, ge=1)
     shard_ids: str | None = None
     clock_lease_seconds: float = Field(default=10.0, ge=1.0, le=300.0)
+    web_port: int | None = None
+    public_url: str | None = None
 
     @field_validator(
         "discord_token",
@@ -60,6 +66,8 @@ class Settings(BaseSettings):
         "rulebook_dir",
         "shard_count",
         "shard_ids",
+        "web_port",
+        "public_url",
         mode="before",
     )
     @classmethod
@@ -68,6 +76,24 @@ class Settings(BaseSettings):
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @field_validator("web_port")
+    @classmethod
+    def _port_range(cls, value: int | None) -> int | None:
+        """A TCP port: 1 to 65535."""
+        if value is not None and not 1 <= value <= 65535:
+            raise ValueError("must be a port number from 1 to 65535")
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_base(cls, value: str | None) -> str | None:
+        """An http(s) base; links append ``/rules/...`` to it."""
+        if value is None:
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
 
     @field_validator("discord_api_base")
     @classmethod

@@ -322,29 +322,11 @@ def link_discord(
         NotFound: no player ``name``.
         AlreadyExists: that Discord user is linked to another player.
     """
-    row = _player_row(session, league_id, name)
-    other = session.exec(
-        select(Player).where(
-            Player.league_id == league_id, Player.discord_id == discord_id, Player.id != row.id
-        )
-    ).first()
-    if other is not None:
-        raise AlreadyExists(f"that Discord user is already linked to '{other.display_name}'")
-    before = {"discord_id": row.discord_id}
-    row.discord_id = discord_id
-    session.add(row)
-    session.flush()
-    add_audit_entry(
-        session=session,
-        league_id=league_id,
-        actor=actor,
-        action="player.link",
-        target=f"player:{row.display_name}",
-        before=before,
-        after={"discord_id": discord_id},
-        now=now,
+    from storage.player_links import link_player
+
+    return link_player(
+        session=session, league_id=league_id, name=name, discord_id=discord_id, actor=actor, now=now
     )
-    return _info(session, row)
 
 
 def merge_players(
@@ -364,6 +346,8 @@ def merge_players(
         NotFound: either player is unknown.
         MergeError: the same player twice, or both played the same event.
     """
+    from storage.link_models import PlayerLink
+
     kept = _player_row(session, league_id, keep)
     gone = _player_row(session, league_id, merge)
     if kept.id == gone.id:
@@ -395,6 +379,7 @@ def merge_players(
         ReceiptAward,
         Strike,
         PlayerAlias,
+        PlayerLink,
     ):
         session.execute(
             update(table).where(col(table.player_id) == gone.id).values(player_id=kept.id)

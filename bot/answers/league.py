@@ -17,13 +17,14 @@ from bot.replies import league as views
 from bot.replies.league_commands import (
     TERMINAL_PAGE,
     Paged,
+    league_of,
     league_rules_for,
     names_by_id,
     stack_reply_for,
     standings_for,
     toc_for,
 )
-from bot.reply import Button, Reply
+from bot.reply import Button, File, Reply
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,33 @@ def _size(ctx: Context) -> dict[str, int] | None:
     return None if ctx.surface == "discord" else TERMINAL_PAGE
 
 
+def _mine(ctx: Context, session: Any) -> str | None:
+    """The caller's own player (linked with ``/me link``), to mark in the tables."""
+    if ctx.user_id is None:
+        return None
+    from storage.player_links import linked_player
+
+    try:
+        league = league_of(session=session, guild_id=ctx.guild_id)
+    except rulings.RulingsError:
+        return None
+    mine = linked_player(session=session, league_id=league.id, discord_id=ctx.user_id)
+    return mine.name if mine is not None else None
+
+
+def _chart(ctx: Context, season: str | None, location: str | None) -> File:
+    """The points race of the season (top ten by RP) as a PNG: the web page's chart."""
+    from bot.web.chart import race_chart, to_png
+    from storage.web import season_view
+
+    with ctx.transaction() as session:
+        league = league_of(session=session, guild_id=ctx.guild_id)
+        view = season_view(session=session, league_id=league.id, season=season, location=location)
+    where = f" at {view.table.location}" if view.table.location else ""
+    chart = race_chart(view.race, f"Points race (RP), {view.table.season}{where}")
+    return File("points-race.png", to_png(chart))
+
+
 def standings(
     ctx: Context,
     season: str | None = None,
@@ -57,8 +85,9 @@ def standings(
     player: str | None = None,
     by: str = "rp",
     json: bool = False,
+    chart: bool = False,
 ) -> Reply:
-    """``/standings [season] [location] [player]``: the season's standings."""
+    """``/standings [season] [location] [player] [chart]``: the season's standings."""
     if json or by != "rp":
         return _standings_table(ctx, season, location, by, json=json)
     with ctx.transaction() as session:
@@ -69,8 +98,12 @@ def standings(
             location=location,
             player=player,
             page_size=_size(ctx),
+            mark=_mine(ctx, session),
         )
-    return _page(ctx, "st", paged, 1)
+    reply = _page(ctx, "st", paged, 1)
+    if chart:
+        reply = replace(reply, files=(*reply.files, _chart(ctx, season, location)))
+    return reply
 
 
 def _standings_table(
@@ -96,7 +129,7 @@ def _standings_table(
         {"player": r.row.player, "rp": r.row.rp, "bp": r.row.bp, "events": r.row.events}
         for r in table.rows
     ]
-    page = views.standings_pages(table, **TERMINAL_PAGE)[0]
+    page = views.standings_pages(table, mark=None, **TERMINAL_PAGE)[0]
     return replace(page, data=rows) if json else page
 
 
@@ -127,7 +160,7 @@ def toc(
             }
             for s in table.rows
         ]
-        return replace(views.toc_pages(table, **TERMINAL_PAGE)[0], data=rows)
+        return replace(views.toc_pages(table, mark=None, **TERMINAL_PAGE)[0], data=rows)
     with ctx.transaction() as session:
         paged = toc_for(
             session=session,
@@ -135,6 +168,7 @@ def toc(
             season=season,
             player=player,
             page_size=_size(ctx),
+            mark=_mine(ctx, session),
         )
     return _page(ctx, "toc", paged, 1)
 
@@ -148,11 +182,16 @@ def _by_id(ctx: Context, kind: str, season_id: str, location_id: str, page: str)
             location_id=int(location_id),
         )
         paged: Paged
+        mine = _mine(ctx, session)
         if kind == "toc":
-            paged = toc_for(session=session, guild_id=ctx.guild_id, season=season)
+            paged = toc_for(session=session, guild_id=ctx.guild_id, season=season, mark=mine)
         else:
             paged = standings_for(
-                session=session, guild_id=ctx.guild_id, season=season, location=location
+                session=session,
+                guild_id=ctx.guild_id,
+                season=season,
+                location=location,
+                mark=mine,
             )
     return _page(ctx, kind, paged, int(page))
 

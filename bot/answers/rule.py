@@ -61,4 +61,6 @@ def rule(
             names = ", ".join(index.book_names)
             raise rulings.UnknownRuleError(f"There is no rulebook called {book!r}; try: {names}.")
         return _json_reply(index, query or "", book, limit)
-    return rule_reply(index, query or "", book=book, limit=limit)
+    return rule_reply(
+        index, query or "", book=book, limit=limit, public_url=ctx.settings.public_url
+    )

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import aiohttp
 import discord
 import yarl
+from aiohttp import web
 from discord.ext import commands
 from sqlalchemy.engine import Engine
 
@@ -149,6 +150,7 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         self._guild_homes: dict[int, str] = {}
         self.slash: Any = None  # bot.app.slash.SlashRunner, set by setup_hook
         self.clock_door: Any = None  # bot.answers.clock.ClockDoor, set by the clock cog
+        self._web: web.AppRunner | None = None
 
     # -- start-up and shutdown -------------------------------------------------------------
 
@@ -175,6 +177,7 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
 
         install(self)  # every definition in bot.commands becomes an app command
         self.last_sync = await self.sync_commands()
+        await self.start_web()
         # Everything loaded so far (modules, hand tables, rulebook index) lives for the whole
         # run; moving it out of the collector's sight keeps full collections (which stop the
         # event loop) short.
@@ -186,8 +189,29 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         if self._closing is None:
             self._closing = asyncio.ensure_future(self.close())
 
+    async def start_web(self) -> None:
+        """Serve the public league pages on ``WEB_PORT`` when it is set (``bot.web``)."""
+        if self.settings.web_port is None or self._web is not None:
+            return
+        from bot.web.links import WEB_HOST
+        from bot.web.site import Site, start_site
+
+        site = Site(
+            self.engine,
+            guild_id=self.settings.discord_guild_id,
+            rules=lambda: self._rules,
+            public_url=self.settings.public_url,
+        )
+        try:
+            self._web = await start_site(site, WEB_HOST, self.settings.web_port)
+        except OSError as exc:  # the bot still serves Discord; the log says why the pages don't
+            log.error("cannot serve the league pages on port %s: %s", self.settings.web_port, exc)
+
     async def close(self) -> None:
-        """Disconnect, then stop the compute workers."""
+        """Disconnect, then stop the web pages and the compute workers."""
+        if self._web is not None:
+            await self._web.cleanup()
+            self._web = None
         await super().close()
         if self._compute is not None:
             self._compute.shutdown(wait=False, cancel_futures=True)

@@ -305,9 +305,12 @@ class SlashRunner:
             return
         try:
             channel = self.bot.get_partial_messageable(channel_id, guild_id=interaction.guild_id)
-            await channel.send(
-                embed=render.render(public).embed, allowed_mentions=render.NO_MENTIONS
-            )
+            embed = render.render(public).embed
+            view = buttons_view(public)  # a link request's Approve/Refuse for the directors
+            if view is None:
+                await channel.send(embed=embed, allowed_mentions=render.NO_MENTIONS)
+            else:
+                await channel.send(embed=embed, view=view, allowed_mentions=render.NO_MENTIONS)
         except discord.HTTPException as exc:
             log.warning("could not post to results channel %s: %s", channel_id, exc)
             await interaction.followup.send(

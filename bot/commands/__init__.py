@@ -19,6 +19,7 @@ MODULES: tuple[str, ...] = (
     "bot.commands.td",
     "bot.commands.clock",
     "bot.commands.admin",
+    "bot.commands.me",
 )
 
 _topics = [importlib.import_module(name) for name in MODULES]

@@ -23,6 +23,13 @@ STANDINGS = Command(
             surfaces=CLI_ONLY,
         ),
         Opt("json", "Print the rows as JSON", kind="yes", default=False, surfaces=CLI_ONLY),
+        Opt(
+            "chart",
+            "Attach the points race of the top ten as a picture",
+            kind="yes",
+            default=False,
+            surfaces=frozenset({"discord"}),
+        ),
     ),
 )
 

@@ -77,11 +77,16 @@ def _pages(
 
 
 def standings_pages(
-    table: StandingsTable, *, per_page: int = ROWS_PER_PAGE, char_limit: int = DESCRIPTION_LIMIT
+    table: StandingsTable,
+    *,
+    per_page: int = ROWS_PER_PAGE,
+    char_limit: int = DESCRIPTION_LIMIT,
+    mark: str | None = None,
 ) -> list[Reply]:
     """Render a season's (or a location's) standings as pages of at most ``per_page`` rows.
 
-    A terminal passes a large ``per_page`` and ``char_limit`` to get one page.
+    A terminal passes a large ``per_page`` and ``char_limit`` to get one page. ``mark`` (the
+    caller's own player, when linked) gets ``»`` before his row and his rank in the footer.
     """
     where = f" at {escape(table.location)}" if table.location else ""
     title = f"Standings{where}, {escape(table.season)}"
@@ -94,7 +99,21 @@ def standings_pages(
     footer = f"Ranked by {table.by.upper()}; ties broken by " + ", ".join(
         rulings.TIE_BREAK_ORDER[1:]
     )
+    if mark is not None:
+        header, lines, own = _marked(header, lines, [r.row.player for r in table.rows], mark)
+        if own is not None:
+            page = own // max(1, per_page) + 1
+            footer = f"» you: #{table.rows[own].rank} (page {page}) · {footer}"
     return _pages(title, header, lines, footer=footer, per_page=per_page, char_limit=char_limit)
+
+
+def _marked(
+    header: str, lines: list[str], names: Sequence[str], mark: str
+) -> tuple[str, list[str], int | None]:
+    """Put ``»`` before the marked player's line (a space before the others)."""
+    own = next((i for i, n in enumerate(names) if n == mark), None)
+    marked = [("» " if i == own else "  ") + line for i, line in enumerate(lines)]
+    return "  " + header, marked, own
 
 
 def standings_reply(table: StandingsTable, *, page: int = 1) -> Reply:
@@ -104,9 +123,16 @@ def standings_reply(table: StandingsTable, *, page: int = 1) -> Reply:
 
 
 def toc_pages(
-    table: TocTable, *, per_page: int = ROWS_PER_PAGE, char_limit: int = DESCRIPTION_LIMIT
+    table: TocTable,
+    *,
+    per_page: int = ROWS_PER_PAGE,
+    char_limit: int = DESCRIPTION_LIMIT,
+    mark: str | None = None,
 ) -> list[Reply]:
-    """Render the TOC table: status, extra chips and what each player is short."""
+    """Render the TOC table: status, extra chips and what each player is short.
+
+    ``mark`` (the caller's own player, when linked) gets ``»`` before his row.
+    """
     title = f"Tournament of Champions, {escape(table.season)}"
     header = (
         f"{'Player':<{_NAME_WIDTH}} {'Status':<13} {'Extra':>7} {'RP short':>8} {'BP short':>8}"
@@ -117,6 +143,11 @@ def toc_pages(
         for s in table.rows
     ]
     footer = f"Qualifying: {table.rp_required:,} RP and {table.bp_required:,} BP (4.B)"
+    if mark is not None:
+        header, lines, own = _marked(header, lines, [s.player for s in table.rows], mark)
+        if own is not None:
+            page = own // max(1, per_page) + 1
+            footer = f"» you (page {page}) · {footer}"
     return _pages(title, header, lines, footer=footer, per_page=per_page, char_limit=char_limit)
 
 

@@ -130,8 +130,11 @@ def standings_for(
     location: str | None = None,
     player: str | None = None,
     page_size: dict[str, int] | None = None,
+    mark: str | None = None,
 ) -> Paged:
     """A season's standings (the current one by default), at one location or for one player.
+
+    ``mark``: the caller's own player (``/me``'s link), marked in the table.
 
     Raises:
         NotFound: no league, season, location or player by that name (with a suggestion).
@@ -149,7 +152,7 @@ def standings_for(
         name = _player_name(session, league.id, player)
         pages: tuple[Reply, ...] = (standings_player_reply(table, name),)
     else:
-        pages = tuple(views.standings_pages(table, **(page_size or {})))
+        pages = tuple(views.standings_pages(table, mark=mark, **(page_size or {})))
     return Paged(pages=pages, season_id=found.id, location_id=loc.id if loc else 0)
 
 
@@ -160,8 +163,11 @@ def toc_for(
     season: str | None = None,
     player: str | None = None,
     page_size: dict[str, int] | None = None,
+    mark: str | None = None,
 ) -> Paged:
     """The Tournament of Champions table of a season, or one player's status in it.
+
+    ``mark``: the caller's own player (``/me``'s link), marked in the table.
 
     Raises:
         NotFound: no league, season or player by that name.
@@ -175,7 +181,7 @@ def toc_for(
         rules = get_league_rules(session=session, league_id=league.id)
         pages: tuple[Reply, ...] = (toc_player_reply(table, name, rules),)
     else:
-        pages = tuple(views.toc_pages(table, **(page_size or {})))
+        pages = tuple(views.toc_pages(table, mark=mark, **(page_size or {})))
     return Paged(pages=pages, season_id=found.id)
 
 

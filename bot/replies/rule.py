@@ -13,6 +13,7 @@ import logging
 
 import rulings
 from bot.reply import Field, Reply, escape
+from bot.web.links import rule_url
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,14 @@ def _more(index: rulings.RuleIndex, matches: tuple[rulings.Match, ...]) -> Field
     return Field("Also close", _clip("\n".join(lines), FIELD_LIMIT))
 
 
+def _read_online(match: rulings.Match, public_url: str | None) -> str:
+    """A link to the passage on the league's pages, when they have a public address."""
+    if not public_url:
+        return ""
+    url = rule_url(public_url, match.book, match.section)
+    return f"\n\n[Read {match.section} in the rulebook]({url})"
+
+
 def guide_reply(index: rulings.RuleIndex) -> Reply:
     """The answer to an empty `/rule`: how to ask, and every book with its top-level sections.
 
@@ -140,6 +149,7 @@ def rule_reply(
     *,
     book: str | None = None,
     limit: int = 3,
+    public_url: str | None = None,
 ) -> Reply:
     """Answer a rule question: the passage that rules on it, cited, with related rules.
 
@@ -148,6 +158,8 @@ def rule_reply(
         query: what the player typed (cut to 200 characters).
         book: search only this book (its name, e.g. ``poker-pub``).
         limit: how many passages to consider from the book that answers (1 to 25).
+        public_url: the league pages' address (``PUBLIC_URL``); the answer then links to the
+            passage on its rulebook page.
 
     Returns:
         The reply: the best passage, "see also", more matches and "Other leagues say"; the
@@ -210,7 +222,7 @@ def rule_reply(
     ]
     return Reply(
         title=_clip(title, 256),
-        text=_body(index, best),
+        text=_body(index, best) + _read_online(best, public_url),
         fields=tuple(fields),
         citation=best.key,
         footer=_clip(f"You asked: “{echo}”", 300),

@@ -1,0 +1,177 @@
+"""Links between Discord members and players: ``/me link``, ``/td link``, ``/td unlink``.
+
+A member is linked to at most one player per league and a player to at most one member (the
+``player_link`` table's unique constraints enforce both); a second link is refused with the
+name it would clash with, and nothing is written. Every link and unlink is audited.
+``player.discord_id`` is kept equal to the link for the readers that predate it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from sqlalchemy import delete
+from sqlmodel import Session, select
+
+from storage.audit import add_audit_entry, utc_now
+from storage.errors import AlreadyExists, NotFound, StorageError
+from storage.league_models import Player
+from storage.link_models import PlayerLink
+from storage.players import PlayerInfo, get_player
+
+log = logging.getLogger(__name__)
+
+
+def _player(
+    session: Session, league_id: int, name: str | None, player_id: int | None
+) -> PlayerInfo:
+    if player_id is not None:
+        row = session.get(Player, player_id)
+        if row is None or row.league_id != league_id:
+            raise NotFound("that player no longer exists (merged or removed)")
+        return get_player(session=session, league_id=league_id, name=row.display_name)
+    if name is None:
+        raise StorageError("name a player")
+    return get_player(session=session, league_id=league_id, name=name)
+
+
+def _mirror(session: Session, player_id: int, discord_id: int | None) -> None:
+    row = session.get(Player, player_id)
+    if row is not None:
+        row.discord_id = discord_id
+        session.add(row)
+
+
+def linked_player(*, session: Session, league_id: int, discord_id: int) -> PlayerInfo | None:
+    """Return the player a member is linked to in a league, or None."""
+    link = session.exec(
+        select(PlayerLink).where(
+            PlayerLink.league_id == league_id, PlayerLink.discord_id == discord_id
+        )
+    ).first()
+    if link is None:
+        return None
+    row = session.get(Player, link.player_id)
+    if row is None:
+        return None
+    return get_player(session=session, league_id=league_id, name=row.display_name)
+
+
+def member_of(*, session: Session, league_id: int, player_id: int) -> int | None:
+    """Return the Discord member linked to a player, or None."""
+    link = session.exec(select(PlayerLink).where(PlayerLink.player_id == player_id)).first()
+    return link.discord_id if link is not None and link.league_id == league_id else None
+
+
+def link_player(
+    *,
+    session: Session,
+    league_id: int,
+    discord_id: int,
+    actor: str,
+    name: str | None = None,
+    player_id: int | None = None,
+    now: dt.datetime | None = None,
+) -> PlayerInfo:
+    """Link a member to a player (by name, alias, or id from an approval button).
+
+    Linking the same pair again changes nothing.
+
+    Raises:
+        NotFound: no such player.
+        AlreadyExists: the member is linked to another player, or the player to another member.
+    """
+    player = _player(session, league_id, name, player_id)
+    mine = session.exec(
+        select(PlayerLink).where(
+            PlayerLink.league_id == league_id, PlayerLink.discord_id == discord_id
+        )
+    ).first()
+    if mine is not None:
+        if mine.player_id == player.id:
+            return player
+        other = session.get(Player, mine.player_id)
+        other_name = other.display_name if other is not None else "another player"
+        raise AlreadyExists(
+            f"that member is linked to '{other_name}' already; a director unlinks first "
+            "(/td unlink)"
+        )
+    taken = session.exec(select(PlayerLink).where(PlayerLink.player_id == player.id)).first()
+    if taken is not None:
+        raise AlreadyExists(
+            f"'{player.name}' is linked to another member already; a director unlinks first "
+            "(/td unlink)"
+        )
+    at = utc_now(now)
+    session.add(
+        PlayerLink(
+            league_id=league_id,
+            player_id=player.id,
+            discord_id=discord_id,
+            linked_by=actor[:100],
+            linked_at=at,
+        )
+    )
+    _mirror(session, player.id, discord_id)
+    session.flush()
+    add_audit_entry(
+        session=session,
+        league_id=league_id,
+        actor=actor,
+        action="player.link",
+        target=f"player:{player.name}",
+        before={"discord_id": player.discord_id},
+        after={"discord_id": discord_id},
+        now=at,
+    )
+    return get_player(session=session, league_id=league_id, name=player.name)
+
+
+def unlink_player(
+    *,
+    session: Session,
+    league_id: int,
+    actor: str,
+    name: str | None = None,
+    discord_id: int | None = None,
+    now: dt.datetime | None = None,
+) -> PlayerInfo:
+    """Remove the link of a player (by name) or of a member.
+
+    Raises:
+        StorageError: neither a player nor a member given.
+        NotFound: no such player, or no link to remove.
+    """
+    if name is None and discord_id is None:
+        raise StorageError("name the player or the member to unlink")
+    if name is not None:
+        player = get_player(session=session, league_id=league_id, name=name)
+        link = session.exec(select(PlayerLink).where(PlayerLink.player_id == player.id)).first()
+        if discord_id is not None and link is not None and link.discord_id != discord_id:
+            raise StorageError(f"'{player.name}' is linked to another member, not that one")
+    else:
+        link = session.exec(
+            select(PlayerLink).where(
+                PlayerLink.league_id == league_id, PlayerLink.discord_id == discord_id
+            )
+        ).first()
+        if link is None:
+            raise NotFound("that member is not linked to a player")
+        player = _player(session, league_id, None, link.player_id)
+    if link is None:
+        raise NotFound(f"'{player.name}' is not linked to a member")
+    session.execute(delete(PlayerLink).where(PlayerLink.id == link.id))  # type: ignore[arg-type]
+    _mirror(session, player.id, None)
+    session.flush()
+    add_audit_entry(
+        session=session,
+        league_id=league_id,
+        actor=actor,
+        action="player.unlink",
+        target=f"player:{player.name}",
+        before={"discord_id": link.discord_id},
+        after={"discord_id": None},
+        now=now,
+    )
+    return get_player(session=session, league_id=league_id, name=player.name)
