@@ -101,7 +101,7 @@ def test_merging_a_linked_duplicate_keeps_the_link(session, league):
 
 def test_migration_turns_old_discord_ids_into_links(tmp_path):
     engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
-    upgrade_schema(engine, "0006")
+    upgrade_schema(engine, "0008")
     with engine.begin() as conn:
         conn.execute(
             text(
