@@ -108,7 +108,7 @@ async def test_toc_page_equals_the_cli_json(client, league_url, capsys):
         "Qualified": "qualified",
         "By conversion": "conversion",
         "Not yet": "not_qualified",
-        "Forfeited": "not_qualified",
+        "Forfeited": "forfeited",
     }
     got = [
         {
