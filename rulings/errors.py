@@ -49,3 +49,7 @@ class UnknownRuleError(RulingsError):
 
 class RulebookError(RulingsError):
     """A rulebook folder or file that cannot be read, or a book with no rules in it."""
+
+
+class TournamentError(RulingsError):
+    """A tournament-night request that cannot apply (a seat taken, a player already out, ...)."""
