@@ -6,6 +6,8 @@ from hypothesis import strategies as st
 
 from rulings import (
     Arrival,
+    BustedOut,
+    Night,
     Room,
     Seat,
     StackError,
@@ -36,7 +38,14 @@ from rulings.tournament import LateEntry
 RULES = load_league_rules()
 
 
-def night_of(names, *, seats=8, tables=None, seed=1, started=True):
+def night_of(
+    names: list[str],
+    *,
+    seats: int = 8,
+    tables: int | None = None,
+    seed: int = 1,
+    started: bool = True,
+) -> tuple[Night, random.Random]:
     rng = random.Random(seed)
     night = open_night(Room("Brewpub", "2026 Fall", seats, tables))
     for name in names:
@@ -46,7 +55,7 @@ def night_of(names, *, seats=8, tables=None, seed=1, started=True):
     return night, rng
 
 
-def names(n):
+def names(n: int) -> list[str]:
     return [f"P{i:03d}" for i in range(n)]
 
 
@@ -291,6 +300,7 @@ def test_undo_takes_back_the_last_action_and_is_repeatable():
     night, _ = balance_tables(night, rng)
     night, _ = undo_last(night)
     night, undone = undo_last(night)
+    assert isinstance(undone, BustedOut)
     assert undone.players == (("dee", 4),)
     assert night == before
     with pytest.raises(TournamentError, match="start"):
@@ -317,7 +327,7 @@ ACTIONS = st.lists(
 )
 
 
-def _check_chart(night):
+def _check_chart(night: Night) -> None:
     chart = night.chart
     seats = list(chart.seated.values())
     assert len(seats) == len(set(seats))  # one player per seat
