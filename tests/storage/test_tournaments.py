@@ -90,8 +90,8 @@ def test_undo_marks_the_entry_and_restores_the_chart(engine):
     league_id = opened(engine, players=3)
     with session_scope(engine) as s:
         before = get_open_tournament(session=s, channel_id=CHANNEL, with_log=True)
-        night, entry = start_play(before.night)
-        rec = add_entry(session=s, record=before, night=night, entry=entry, actor="td")
+        night, started = start_play(before.night)
+        rec = add_entry(session=s, record=before, night=night, entry=started, actor="td")
         night, entry = bust_players(rec.night, ["P1"], None)
         add_entry(session=s, record=rec, night=night, entry=entry, actor="td")
     with session_scope(engine) as s:
