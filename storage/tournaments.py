@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from rulings import (
     Entry,
+    LateEntry,
     Night,
     Room,
     TournamentError,
@@ -28,14 +29,18 @@ from rulings import (
     chart_to_data,
     entry_from_data,
     entry_to_data,
+    format_seconds,
     open_night,
+    position_at,
     room_from_data,
     room_to_data,
     undo_last,
 )
 from storage.audit import add_audit_entry, utc_now
-from storage.clocks import utc
-from storage.errors import AlreadyExists, NotFound
+from storage.clocks import find_running_clock, utc
+from storage.errors import AlreadyExists, DuplicatePlayerError, NotFound
+from storage.leagues import clean_name, name_key, similar_name
+from storage.players import PlayerDirectory
 from storage.tournament_models import Tournament, TournamentEntryRow
 
 log = logging.getLogger(__name__)
@@ -353,3 +358,67 @@ def list_entries(*, session: Session, tournament_id: int) -> list[LoggedEntry]:
         )
         for r in rows
     ]
+
+
+# -- what a sign-in and a late sign-in need to know ------------------------------------------
+
+
+def signin_name(*, session: Session, league_id: int, name: str, confirmed: bool = False) -> str:
+    """The league's spelling of a player signing in (an alias gives its player's name).
+
+    Args:
+        session: the unit of work.
+        league_id: the league.
+        name: as typed.
+        confirmed: the director says he is a new player (a name close to a known one is
+            then taken as it is).
+
+    Returns:
+        The known player's display name, or the new name with spaces collapsed.
+
+    Raises:
+        DuplicatePlayerError: a new name resembles a known player's (nothing written).
+        StorageError: an empty or over-long name.
+    """
+    display = clean_name(name, "player name")
+    directory = PlayerDirectory(session, league_id)
+    key = name_key(display)
+    if key in directory.display:
+        return directory.display[key]
+    if not confirmed:
+        hint = similar_name(key, directory.display)
+        if hint is not None:
+            raise DuplicatePlayerError(display, hint)
+    return display
+
+
+def late_entry_for(
+    *, session: Session, channel_id: int, now: dt.datetime, big_blind: int | None = None
+) -> LateEntry:
+    """What the channel's running clock says about a late sign-in (1.E.d).
+
+    The big blind is the one of the level being played (during a break, of the level that
+    follows it); the director's ``big_blind`` wins when given (no clock, or a correction).
+    Late registration is closed once the clock is past its structure's late-registration
+    step (the end of the first break at BTown).
+    """
+    clock = find_running_clock(session=session, channel_id=channel_id)
+    if clock is None:
+        return LateEntry(big_blind=big_blind)
+    position = position_at(clock.state, now)
+    level = position.level or position.next_level
+    clock_blind = level.big_blind if level is not None else None
+    closed = position.is_late_registration_open is False
+    return LateEntry(big_blind=big_blind or clock_blind, is_closed=closed)
+
+
+def clock_summary(*, session: Session, channel_id: int, now: dt.datetime) -> str | None:
+    """The channel's running clock in one line (level and next break), None without one."""
+    clock = find_running_clock(session=session, channel_id=channel_id)
+    if clock is None:
+        return None
+    position = position_at(clock.state, now)
+    text = position.summary
+    if position.next_break is not None and position.seconds_to_break is not None:
+        text += f"; next break in {format_seconds(position.seconds_to_break)}"
+    return text
