@@ -138,7 +138,7 @@ def chart_to_data(chart: Chart) -> dict[str, Any]:
     """The seating chart as JSON-ready data (a snapshot; the log stays the truth)."""
     return {
         "status": chart.status,
-        "players": [_player(p) for p in chart.players.values()],
+        "players": {k: [p.name, p.stack, p.late] for k, p in chart.players.items()},
         "seated": {k: _seat(s) for k, s in chart.seated.items()},
         "reserve": list(chart.reserve),
         "busted": [list(g) for g in chart.busted],
@@ -150,12 +150,12 @@ def chart_to_data(chart: Chart) -> dict[str, Any]:
 
 def chart_from_data(data: Any) -> Chart:
     """The seating chart from ``chart_to_data``'s data."""
-    players = [_unplayer(p) for p in data["players"]]
-    seated = {k: _unseat(s) for k, s in data["seated"].items()}
+    players = {k: Entrant(name, stack, late) for k, (name, stack, late) in data["players"].items()}
+    seated = {k: Seat(t, s) for k, (t, s) in data["seated"].items()}
     return Chart(
         status=data["status"],
-        players=MappingProxyType({p.key: p for p in players}),
-        seated=MappingProxyType({k: s for k, s in seated.items() if s is not None}),
+        players=MappingProxyType(players),
+        seated=MappingProxyType(seated),
         reserve=tuple(data["reserve"]),
         busted=tuple(tuple(g) for g in data["busted"]),
         tables=tuple(int(t) for t in data["tables"]),
