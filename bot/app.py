@@ -40,11 +40,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 EXTENSIONS: tuple[str, ...] = (
-    "bot.cogs.help",
-    "bot.cogs.rulebook",
-    "bot.cogs.hands",
     "bot.cogs.admin",
-    "bot.cogs.league",
     "bot.cogs.td",
     "bot.cogs.clock",
 )
@@ -138,6 +134,7 @@ class LeagueBot(commands.Bot):
         # home), and each such server's choice; servers without one use ``rules``.
         self._home_rules: dict[str, asyncio.Task[rulings.RuleIndex]] = {}
         self._guild_homes: dict[int, str] = {}
+        self.slash: Any = None  # bot.slash.SlashRunner, set by setup_hook
 
     # -- start-up and shutdown -------------------------------------------------------------
 
@@ -156,6 +153,9 @@ class LeagueBot(commands.Bot):
         await self.load_rule_homes()
         for name in self.extension_names:
             await self.load_extension(name)
+        from bot.slash import install
+
+        install(self)  # every definition in bot.commands becomes an app command
         self.last_sync = await self.sync_commands()
         # Everything loaded so far (modules, hand tables, rulebook index) lives for the whole
         # run; moving it out of the collector's sight keeps full collections (which stop the

@@ -1,61 +1,56 @@
-"""The console: the bot's commands typed in a terminal, answered with the same replies.
+"""The console: the bot's commands typed in a terminal, read from the same definitions.
 
-A line such as ``/rule oversized chip`` or ``/hand As Ks vs Qh Qd`` is routed to the command's
-handler, which returns a ``Reply``; the console prints ``Reply.to_text()``. Nothing here knows
-about Discord, so the console works on a fresh machine with no token: embedded SQLite and the
-bundled rulebooks.
-
-Adding a console command (one line): append a ``ConsoleCommand`` to ``COMMANDS``::
-
-    ConsoleCommand("topic", "bot.views.topic:topic_console", "<args> [opt:VALUE]", "Does X"),
-
-The target ``"module:function"`` is imported on first use; the function takes
-``(ctx: ConsoleContext, args: str)`` and returns a ``Reply``. ``args`` is the rest of the line;
-``parse_options(args, ("season", "player"))`` splits Discord-style ``name:value`` options.
-Raise ``RulingsError`` (or a subclass) for a user mistake; the console prints its message on
-one line. Keep the handler's logic in ``bot.views`` so the Discord cog calls the same code.
+A line such as ``/td season add name:2026 Fall`` is matched against ``bot.commands.COMMANDS``
+(the longest run of words that is a command), its options are split as Discord splits them
+(``bot.commands.options.parse_line``: only the command's own option names count, a value runs
+to the next one or sits in quotes) and checked (``bind``), then the command's handler runs and
+the console prints ``Reply.to_plain()``. A mistake prints one line on stderr and writes
+nothing; a bug prints the apology (``bot.errors.describe`` decides which). Nothing here knows
+Discord, so the console works on a fresh machine with no token: embedded SQLite and the bundled
+rulebooks. The person at the terminal is the local director.
 """
 
 from __future__ import annotations
 
 import contextlib
+import getpass
 import importlib
 import logging
-import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 from sqlalchemy.engine import Engine
 
 import rulings
+from bot.commands.model import Command, Context
+from bot.commands.options import bind, parse_line, usage
 from bot.config import Settings
 from bot.database import Database
+from bot.errors import UnknownCommandError, describe, one_line
 from bot.reply import Reply
-from bot.transformers import BadOption, tidy_text
-from rulings import RulingsError
 
 log = logging.getLogger(__name__)
-
-Handler = Callable[["ConsoleContext", str], Reply]
 
 EXIT_OK = 0
 EXIT_BUG = 1
 EXIT_MISTAKE = 2
 
-APOLOGY = "Something went wrong on our side; it has been logged."
 PROMPT = "pokerfloor> "
+QUIT = ("quit", "exit", "/quit", "/exit")
+
+Legacy = Callable[["ConsoleContext", str], Reply]
 
 
 @dataclass(frozen=True)
 class ConsoleCommand:
-    """One console command.
+    """A console command not yet defined in ``bot.commands`` (its handler parses the line).
 
     Attributes:
-        name: typed after the slash, e.g. ``rule``.
-        target: ``"module:function"`` of its handler, imported on first use.
-        usage: the arguments, shown in help (``<words or rule number>``).
+        name: typed after the slash, e.g. ``td``.
+        target: ``"module:function"``, ``fn(ctx: ConsoleContext, args: str) -> Reply``.
+        usage: the arguments, shown in help.
         summary: one line saying what it does.
     """
 
@@ -64,73 +59,51 @@ class ConsoleCommand:
     usage: str
     summary: str
 
-    def handler(self) -> Handler:
+    def handler(self) -> Legacy:
         """Import and return the handler function."""
         module_name, _, attr = self.target.partition(":")
-        fn: Handler = getattr(importlib.import_module(module_name), attr)
+        fn: Legacy = getattr(importlib.import_module(module_name), attr)
         return fn
 
 
-COMMANDS: tuple[ConsoleCommand, ...] = (
-    ConsoleCommand(
-        "rule",
-        "bot.console:rule_command",
-        "<words or rule number> [book:NAME]",
-        "Look up a rule, with its citation",
-    ),
-    ConsoleCommand(
-        "hand",
-        "bot.console:hand_command",
-        "<cards> [vs <cards> ...] [board:<cards>]",
-        "Evaluate a hand, or who wins and how often",
-    ),
-    ConsoleCommand(
-        "standings",
-        "bot.views.league_commands:standings_console",
-        "[season] [location:NAME] [player:NAME]",
-        "Show the season's standings",
-    ),
-    ConsoleCommand(
-        "toc",
-        "bot.views.league_commands:toc_console",
-        "[player] [season:NAME]",
-        "Who is qualified for the Tournament of Champions",
-    ),
-    ConsoleCommand(
-        "stack",
-        "bot.views.league_commands:stack_console",
-        "[player] [early:yes] [on_time:yes] [birthday:yes] [new_player:yes]"
-        " [brought:N] [late_bb:N]",
-        "Work out a starting stack",
-    ),
+LEGACY: tuple[ConsoleCommand, ...] = (
     ConsoleCommand(
         "td",
         "bot.views.td:td_console",
-        "<result|correct|void|bounty|premium|second_chance|receipt|strike|season|location|events>",
+        "<result|correct|void|bounty|premium|second_chance|receipt|strike|events>",
         "Director tools with name:value options (the console is the local director)",
     ),
     ConsoleCommand("clock", "bot.views.clock:clock_console", "status", "Show the running clocks"),
-    ConsoleCommand("help", "bot.console:help_command", "", "List the commands"),
 )
+
+
+def _definitions() -> tuple[Command, ...]:
+    from bot.commands import COMMANDS
+
+    return tuple(c for c in COMMANDS if "console" in c.surfaces)
 
 
 @dataclass
 class ConsoleContext:
-    """What a console handler may use: settings, the database and the rulebook index.
+    """The console's session: settings, the database, the league it speaks for.
 
     Attributes:
         settings: the configuration.
         engine: the database engine (embedded SQLite by default).
+        guild_id: the league's Discord server (``--guild``); None is the database's own league.
+        commands: the definitions the console answers (default: every console command).
         db: runs a storage function in one transaction (``db.run_sync(fn, **kw)``).
-        guild_id: the league's Discord server; None is the console's own league.
-        commands: the console's command table (for help).
+        actor: the audit log's name for the person at the terminal.
     """
 
     settings: Settings
     engine: Engine
     guild_id: int | None = None
-    commands: Sequence[ConsoleCommand] = COMMANDS
+    commands: Sequence[Command] = field(default_factory=_definitions)
+    legacy: Sequence[ConsoleCommand] = LEGACY
     db: Database = field(init=False)
+    actor: str = field(default_factory=lambda: f"console:{getpass.getuser()}")
+    clock: Any = None
     _rules: rulings.RuleIndex | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -140,123 +113,104 @@ class ConsoleContext:
     def rules(self) -> rulings.RuleIndex:
         """The rulebook index, loaded on first use."""
         if self._rules is None:
-            from bot.app import load_rule_index
-
-            self._rules = load_rule_index(self.settings)
+            self._rules = rulings.load_rulebooks(self.settings.rulebook_dir)
         return self._rules
 
-
-_OPTION = re.compile(r"(?:^|\s)([a-z_]+):\s*")
-
-
-def parse_options(args: str, names: Sequence[str]) -> dict[str, str]:
-    """Split Discord-style options out of a console line.
-
-    The text before the first ``name:`` belongs to the first name; ``name:value`` pairs follow.
-    Only the given names count as options, so ``a:b`` inside free text stays text.
-
-    Args:
-        args: the rest of the line after the command.
-        names: the option names, the first being the main one.
-
-    Returns:
-        The options present, with their values stripped.
-
-    Raises:
-        BadOption: the same option is given twice.
-
-    >>> parse_options("As Ks vs Qh Qd board: 2c 7d 9h", ("cards", "board"))
-    {'cards': 'As Ks vs Qh Qd', 'board': '2c 7d 9h'}
-    """
-    found: dict[str, str] = {}
-    current, start = names[0], 0
-    for match in _OPTION.finditer(args):
-        if match.group(1) not in names:
-            continue
-        _put(found, current, args[start : match.start()])
-        current, start = match.group(1), match.end()
-    _put(found, current, args[start:])
-    return found
+    def context(self) -> Context:
+        """A handler's context for one console line."""
+        return Context(
+            surface="console",
+            settings=self.settings,
+            db=self.db,
+            guild_id=self.guild_id,
+            actor=self.actor,
+            is_director=True,
+            rule_index=lambda: self.rules,
+            clock=self.clock,
+            extras={"help_extra": [(f"/{c.name} {c.usage}", c.summary) for c in self.legacy]},
+        )
 
 
-def _put(found: dict[str, str], name: str, value: str) -> None:
-    value = value.strip()
-    if not value:
-        return
-    if name in found:
-        raise BadOption(f"{name}: is given twice.")
-    found[name] = value
-
-
-def help_reply(entries: Iterable[tuple[str, str]], *, title: str = "Commands") -> Reply:
-    """A list of commands as a reply: one ``usage — summary`` line each."""
-    lines = [f"**{usage}**: {summary}" for usage, summary in entries]
-    return Reply(
-        title=title,
-        text="\n".join(lines),
-        footer="Ask the floor: pokerfloor answers from the league's own rulebook.",
-    )
-
-
-# -- the built-in handlers -------------------------------------------------------------------
-
-
-def rule_command(ctx: ConsoleContext, args: str) -> Reply:
-    """``/rule <words> [book:NAME]``."""
-    opts = parse_options(args, ("query", "book"))
-    from bot.views.rule import rule_reply
-
-    return rule_reply(ctx.rules, opts.get("query", ""), book=opts.get("book"))
-
-
-def hand_command(ctx: ConsoleContext, args: str) -> Reply:
-    """``/hand <cards> [board:<cards>]``."""
-    opts = parse_options(args, ("cards", "board"))
-    cards = tidy_text(opts.get("cards", ""), what="some cards")
-    board = opts.get("board")
-    from bot.views.hand import hand_reply
-
-    return hand_reply(cards, tidy_text(board, what="the board") if board else None)
-
-
-def help_command(ctx: ConsoleContext, args: str) -> Reply:
-    """``/help``: every console command."""
-    return help_reply(
-        ((f"/{c.name} {c.usage}".rstrip(), c.summary) for c in ctx.commands),
-        title="pokerfloor console",
-    )
-
-
-# -- the router ------------------------------------------------------------------------------
-
-
-class UnknownCommandError(RulingsError):
-    """A line that names no console command."""
+def match(commands: Sequence[Command], words: Sequence[str]) -> tuple[Command | None, int]:
+    """The command named by the longest run of leading ``words``, and how many it took."""
+    lowered = [w.lower().replace("-", "_") for w in words]
+    best: Command | None = None
+    taken = 0
+    for command in commands:
+        path = [p.replace("-", "_") for p in command.path]
+        n = len(path)
+        if n > taken and lowered[:n] == path:
+            best, taken = command, n
+    return best, taken
 
 
 class Console:
-    """Routes console lines to handlers and prints their replies."""
+    """Routes console lines to the commands' handlers and prints their replies."""
 
     def __init__(self, ctx: ConsoleContext) -> None:
         self.ctx = ctx
-        self.commands = {c.name: c for c in ctx.commands}
+        self.legacy = {c.name: c for c in ctx.legacy}
+
+    def names(self) -> list[str]:
+        """The first words of every command, in help order."""
+        seen: dict[str, None] = {}
+        for c in self.ctx.commands:
+            seen.setdefault(f"/{c.path[0]}", None)
+        for name in self.legacy:
+            seen.setdefault(f"/{name}", None)
+        names = [n for n in seen if n != "/help"]
+        return [*names, "/help"] if "/help" in seen else names
 
     def handle(self, line: str) -> Reply | None:
         """Answer one line; None for a blank line or a ``#`` comment.
 
         Raises:
-            RulingsError: a user mistake (including an unknown command); the message is
-                one short line for the user.
+            RulingsError: a user mistake (an unknown command or option, a bad value); the
+                message is one short line for the user.
         """
         text = line.strip()
         if not text or text.startswith("#"):
             return None
-        name, _, args = text.lstrip("/").partition(" ")
-        command = self.commands.get(name.lower())
+        text = text.removeprefix("/")
+        words = text.split()
+        command, taken = match(self.ctx.commands, words)
         if command is None:
-            known = ", ".join(f"/{c}" for c in self.commands)
-            raise UnknownCommandError(f"Unknown command {name!r}; try {known}.")
-        return command.handler()(self.ctx, args.strip())
+            legacy = self.legacy.get(words[0].lower())
+            if legacy is not None:
+                rest = text[len(words[0]) :].strip()
+                return legacy.handler()(self.ctx, rest)
+            raise self._unknown(words)
+        rest = text
+        for word in words[:taken]:
+            rest = rest[rest.index(word) + len(word) :]
+        raw = parse_line(command, rest.strip())
+        ctx = self.ctx.context()
+        kwargs = bind(command, raw, surface="console", today=ctx.today)
+        reply: Reply = command.resolve()(ctx, **kwargs)
+        return reply
+
+    def _unknown(self, words: Sequence[str]) -> UnknownCommandError:
+        under = [
+            c
+            for c in self.ctx.commands
+            if [p.lower() for p in c.path[:1]] == [words[0].lower()] and len(c.path) > 1
+        ]
+        if under:
+            depth = 1
+            while depth < len(words) and any(
+                len(c.path) > depth + 1 and c.path[depth] == words[depth].lower() for c in under
+            ):
+                depth += 1
+            prefix = tuple(w.lower() for w in words[:depth])
+            subs = sorted(
+                {c.path[depth] for c in under if c.path[:depth] == prefix and len(c.path) > depth}
+            )
+            shown = " ".join(words[: depth + 1]) if len(words) > depth else " ".join(prefix)
+            return UnknownCommandError(
+                f"Unknown command '/{shown}'; /{' '.join(prefix)} takes {', '.join(subs)}."
+            )
+        known = ", ".join(self.names())
+        return UnknownCommandError(f"Unknown command {words[0]!r}; try {known}.")
 
     def run(self, stdin: TextIO, stdout: TextIO, stderr: TextIO, *, interactive: bool) -> int:
         """Read lines until EOF (or ``quit``), printing each answer.
@@ -273,27 +227,24 @@ class Console:
                 import readline  # noqa: F401  (line editing and history for input())
         while True:
             line = _read(stdin, stdout, interactive=interactive)
-            if line is None or line.strip().lower() in ("quit", "exit", "/quit", "/exit"):
+            if line is None or line.strip().lower() in QUIT:
                 return code
             try:
                 reply = self.handle(line)
-            except (RulingsError, BadOption) as exc:
-                log.debug("console line %r rejected: %s", line, exc)
-                stderr.write(f"{_one_line(str(exc))}\n")
-                code = max(code, EXIT_MISTAKE) if code != EXIT_BUG else code
-                continue
-            except Exception:
-                log.exception("console line %r failed", line)
-                stderr.write(f"{APOLOGY}\n")
-                code = EXIT_BUG
+            except Exception as exc:  # the one error path
+                message, is_bug = describe(exc)
+                if is_bug:
+                    log.error("console line %r failed", line, exc_info=exc)
+                    code = EXIT_BUG
+                else:
+                    log.debug("console line %r rejected: %s", line, exc)
+                    code = code if code == EXIT_BUG else EXIT_MISTAKE
+                stderr.write(f"{one_line(message)}\n")
+                stderr.flush()
                 continue
             if reply is None:
                 continue
-            if reply.private and not reply.fields:
-                stderr.write(f"{_one_line(reply.text or reply.title)}\n")
-                code = max(code, EXIT_MISTAKE) if code != EXIT_BUG else code
-                continue
-            stdout.write(plain(reply.to_text()) + "\n\n")
+            stdout.write(reply.to_plain() + "\n\n")
             stdout.flush()
 
 
@@ -308,10 +259,33 @@ def _read(stdin: TextIO, stdout: TextIO, *, interactive: bool) -> str | None:
     return line if line else None
 
 
+def help_usage(command: Command) -> str:
+    """A command's console usage (for help and error messages)."""
+    return usage(command, "console")
+
+
+# -- what the legacy handlers still use -----------------------------------------------------
+
+
+def parse_options(args: str, names: Sequence[str]) -> dict[str, str]:
+    """Split ``name:value`` options for a legacy handler (the first name takes free text).
+
+    Raises:
+        BadOption: an unknown or empty option, or one given twice.
+
+    >>> parse_options("As Ks vs Qh Qd board: 2c 7d 9h", ("cards", "board"))
+    {'cards': 'As Ks vs Qh Qd', 'board': '2c 7d 9h'}
+    """
+    from bot.commands.model import Opt
+
+    opts = tuple(
+        Opt(n, n, positional=i == 0, lines=True, max_length=4000) for i, n in enumerate(names)
+    )
+    return parse_line(Command(("td",), "legacy", "m:f", options=opts), args)
+
+
 def plain(text: str) -> str:
-    """Drop bold markers, which a terminal would show literally."""
-    return text.replace("**", "")
+    """Drop markdown a terminal would show literally (see ``bot.reply.plain``)."""
+    from bot.reply import plain as _plain
 
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split()) or "That didn't work."
+    return _plain(text)

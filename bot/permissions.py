@@ -24,21 +24,16 @@ from typing import Any, TypeVar
 import discord
 from discord import app_commands
 
+from bot.errors import REFUSAL, NotDirectorError
 from storage.guild_settings import GuildSettings, get_guild_settings
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-REFUSAL = "Only the league's directors can use that command."
 _EXTRAS_KEY = "pokerfloor.guild_settings"
 
-
-class NotDirectorError(app_commands.CheckFailure):
-    """A member who is neither a director nor allowed to manage the server."""
-
-    def __init__(self, message: str = REFUSAL) -> None:
-        super().__init__(message)
+__all__ = ["REFUSAL", "NotDirectorError", "check_director", "director_only", "is_director"]
 
 
 def member_role_ids(member: discord.abc.User) -> frozenset[int]:
@@ -107,7 +102,8 @@ async def check_director(interaction: discord.Interaction) -> bool:
         interaction.user.id,
         interaction.guild_id,
     )
-    raise NotDirectorError()
+    # discord.py answers only its own errors from a check: wrap ours (bot.errors) here.
+    raise app_commands.CheckFailure(REFUSAL)
 
 
 def director_only() -> Callable[[T], T]:

@@ -6,7 +6,9 @@ Command logic (``bot.views.*``) returns a ``Reply``; the Discord adapter renders
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,23 @@ class File:
 
 
 @dataclass(frozen=True)
+class Effect:
+    """Something the surface does after sending a reply (the handler only describes it).
+
+    Kinds the Discord adapter carries out (the console and CLI do what applies to them):
+
+    * ``announce``: post the reply (``value``: the public ``Reply``) to the league's results
+      channel, without pings;
+    * ``rule_home``: the league's home rulebook changed (``value``: the book, or None): build
+      its index now so that no ``/rule`` waits;
+    * ``clock``: a clock changed (``value``: its id): reschedule its announcements.
+    """
+
+    kind: str
+    value: Any = None
+
+
+@dataclass(frozen=True)
 class Reply:
     """What a command answers.
 
@@ -56,6 +75,9 @@ class Reply:
         private: shown only to the person who asked (ephemeral on Discord).
         buttons: buttons under the reply (Discord only; the console lists nothing for them).
         files: attachments (Discord attaches them; the console and CLI save or name them).
+        effects: what the surface does after sending it (``Effect``).
+        data: the answer for machines (``--json`` on the command line prints it).
+        note: one line the command line prints on stderr beside ``--json`` output.
     """
 
     title: str
@@ -66,6 +88,13 @@ class Reply:
     private: bool = False
     buttons: tuple[Button, ...] = field(default_factory=tuple)
     files: tuple[File, ...] = field(default_factory=tuple)
+    effects: tuple[Effect, ...] = field(default_factory=tuple)
+    data: Any = None
+    note: str | None = None
+
+    def to_plain(self) -> str:
+        """Render for a terminal without markdown: no bold markers, fences or escapes."""
+        return plain(self.to_text())
 
     def to_text(self) -> str:
         """Render for a terminal: title, body, fields, citation and footer, one block each."""
@@ -78,6 +107,45 @@ class Reply:
         if self.footer:
             parts.append(self.footer)
         return "\n\n".join(parts)
+
+
+_MARKDOWN = re.compile(r"([\\*_~`|>#\[\]()<:])")
+_ESCAPED = re.compile(r"(\\[\\*_~`|>#\[\]()<:])")
+
+
+def escape(text: str) -> str:
+    r"""A name or text a user typed, made safe to show on Discord.
+
+    Markdown is escaped and mentions and links defused; ``plain`` undoes it for a terminal.
+
+    >>> escape("**bold** ||x|| `y` @everyone <@123>")
+    '\\*\\*bold\\*\\* \\|\\|x\\|\\| \\`y\\` @\u200beveryone \\<@\u200b123\\>'
+    >>> plain(escape("**Bold** Bob"))
+    '**Bold** Bob'
+    """
+    return _MARKDOWN.sub(r"\\\1", text).replace("@", "@\u200b")
+
+
+def plain(text: str) -> str:
+    r"""Markdown as a terminal should show it, as typed.
+
+    Bold, spoiler and fence markers are dropped and escapes undone (a name typed as
+    ``**Bold** Bob`` reads as typed).
+
+    >>> plain("**Alice** wins\n```\n1 Bob\n```\n\\*\\*Bold\\*\\* @\u200beveryone")
+    'Alice wins\n1 Bob\n**Bold** @everyone'
+    """
+    lines = [line for line in text.splitlines() if line.strip() != "```"]
+    text = "\n".join(lines)
+    # Escaped markers are kept as typed; the others are formatting and go.
+    parts = _ESCAPED.split(text)
+    out = []
+    for part in parts:
+        if len(part) == 2 and part[0] == "\\":
+            out.append(part[1])
+        else:
+            out.append(part.replace("**", "").replace("||", ""))
+    return "".join(out).replace("@\u200b", "@")
 
 
 def error_reply(message: str) -> Reply:

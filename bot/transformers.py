@@ -12,13 +12,13 @@ from typing import Annotated
 import discord
 from discord import app_commands
 
+from bot.errors import BadOption
+
 log = logging.getLogger(__name__)
 
+__all__ = ["BadOption", "CardsArg", "QueryArg", "tidy_text"]
+
 QUERY_MAX_CHARS = 200
-
-
-class BadOption(app_commands.AppCommandError):
-    """An option value the bot cannot use; the message is shown to the user."""
 
 
 def tidy_text(value: str, *, what: str, max_chars: int = QUERY_MAX_CHARS) -> str:

@@ -1,9 +1,9 @@
 """LeagueTree: the one place where errors become replies, and the helpers that send replies.
 
-Callbacks never catch errors. A user mistake (``RulingsError``, ``BadOption``, failed checks,
-cooldowns, a storage ``NotFound``/``AlreadyExists``) is answered privately with its message and
-logged at DEBUG; anything else is a bug: logged at ERROR with the command, user, guild and
-options, and answered with a private apology, never a traceback.
+Callbacks never catch errors. ``bot.errors.describe`` (the one error path) says what the user
+sees: a user mistake is answered privately with its message and logged at DEBUG; anything else
+is a bug: logged at ERROR with the command, user, guild and options, and answered with a
+private apology, never a traceback.
 """
 
 from __future__ import annotations
@@ -15,48 +15,17 @@ import discord
 from discord import app_commands
 
 from bot import render
+from bot.errors import APOLOGY, describe, unwrap
 from bot.reply import Reply, error_reply
-from bot.transformers import BadOption
-from rulings import RulingsError
 
 log = logging.getLogger(__name__)
 
-APOLOGY = "Something went wrong on our side; it has been logged. Please try again later."
-
-USER_ERRORS: tuple[type[BaseException], ...] = (
-    RulingsError,
-    BadOption,
-    app_commands.CheckFailure,
-    app_commands.CommandOnCooldown,
-)
+__all__ = ["APOLOGY", "LeagueTree", "is_user_error", "reply_privately", "respond", "unwrap"]
 
 
 def is_user_error(error: BaseException) -> bool:
     """Whether ``error`` is a user mistake (answered with its message) rather than a bug."""
-    return isinstance(error, USER_ERRORS)
-
-
-def unwrap(error: BaseException) -> BaseException:
-    """The error a command really raised, under discord.py's wrappers."""
-    if isinstance(error, app_commands.CommandInvokeError):
-        return error.original
-    if isinstance(error, app_commands.TransformerError) and error.__cause__ is not None:
-        return error.__cause__
-    return error
-
-
-def user_message(error: BaseException) -> str:
-    """The text shown for a user mistake."""
-    if isinstance(error, app_commands.MissingPermissions | app_commands.MissingRole):
-        return "Only the league's directors can use that command."
-    if isinstance(error, app_commands.NoPrivateMessage):
-        return "That command works only inside a league's server."
-    if isinstance(error, app_commands.CommandOnCooldown):
-        return f"Slow down a little: try again in {error.retry_after:.0f} s."
-    text = str(error).strip()
-    if isinstance(error, app_commands.CheckFailure) and not text:
-        return "You can't use that command here."
-    return text or "That didn't work; check the command and try again."
+    return not describe(error)[1]
 
 
 async def respond(interaction: discord.Interaction, reply: Reply) -> None:
@@ -114,9 +83,9 @@ class LeagueTree(app_commands.CommandTree[Any]):
     ) -> None:
         """Answer a failed command privately; log bugs with their context."""
         cause = unwrap(error)
-        if is_user_error(cause):
+        text, is_bug = describe(cause)
+        if not is_bug:
             log.debug("/%s rejected: %s", command_name(interaction), cause)
-            text = user_message(cause)
         else:
             log.error(
                 "/%s failed for user %s in guild %s with options %s",
@@ -126,7 +95,6 @@ class LeagueTree(app_commands.CommandTree[Any]):
                 _options(interaction),
                 exc_info=cause,
             )
-            text = APOLOGY
         if interaction.type is discord.InteractionType.autocomplete:
             return  # an autocomplete cannot show a message; an empty list was not sent either
         await reply_privately(interaction, text)

@@ -251,3 +251,26 @@ def add_location(
         now=now,
     )
     return LocationInfo(id=loc.id or 0, name=loc.name)
+
+
+def list_leagues(*, session: Session) -> list[LeagueInfo]:
+    """Every league in the database, by id (``pokerfloor league list``)."""
+    return [_info(league) for league in session.exec(select(League).order_by(col(League.id))).all()]
+
+
+def only_league_guild(*, session: Session) -> int | None:
+    """The league a command line without ``--guild`` speaks for: its Discord server's id.
+
+    The database's only league (a Discord server's, or the command line's own); with none yet,
+    or with the command line's own among several, the command line's own (None).
+
+    Raises:
+        NotFound: several Discord servers' leagues and no league of the command line's own.
+    """
+    leagues = list_leagues(session=session)
+    if len(leagues) == 1:
+        return leagues[0].guild_id
+    if not leagues or any(league.guild_id is None for league in leagues):
+        return None
+    ids = ", ".join(str(league.guild_id) for league in leagues)
+    raise NotFound(f"this database holds several leagues; pick one with --guild ({ids})")

@@ -7,7 +7,8 @@ from bot.cli import SUBCOMMANDS, build_parser
 def test_every_topic_registers_without_error():
     parser = build_parser()
     assert parser.prog == "pokerfloor"
-    assert "hand" in SUBCOMMANDS
+    assert "commands" in SUBCOMMANDS  # every defined command (bot.commands) is one
+    assert "hand" in parser.format_help()
 
 
 def test_help_exits_zero():

@@ -1,7 +1,9 @@
 """The `pokerfloor` command line: one sub-command module per topic.
 
 Each module in ``SUBCOMMANDS`` exposes ``register(subparsers)``, which adds its sub-commands
-and sets ``handler`` on them. A handler returns the process exit code. User mistakes exit 2
+and sets ``handler`` on them: ``bot.cli.commands`` every command of the one command model
+(``bot.commands``), the others the command line's own jobs (import, export, players). A
+handler returns the process exit code. User mistakes exit 2
 with one line on stderr; nothing else is printed for them.
 """
 
@@ -16,7 +18,7 @@ from typing import NoReturn
 
 log = logging.getLogger(__name__)
 
-SUBCOMMANDS = ("hand", "rule", "league", "console")
+SUBCOMMANDS = ("commands", "league", "console")
 
 EXIT_USAGE = 2
 

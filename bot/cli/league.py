@@ -35,7 +35,7 @@ from storage.db import make_engine, session_scope, upgrade_schema
 from storage.errors import AlreadyExists, DuplicatePlayerError
 from storage.leagues import LeagueInfo, ensure_league, get_league_rules
 from storage.seasons import list_seasons
-from storage.standings import RESULT_COLUMNS, iter_result_rows, season_standings, season_toc
+from storage.standings import RESULT_COLUMNS, iter_result_rows, season_standings
 
 log = logging.getLogger(__name__)
 
@@ -254,52 +254,6 @@ def _event_void(args: argparse.Namespace) -> int:
 
 
 # --- standings, toc, export --------------------------------------------------------------
-
-
-@_guard
-def _standings(args: argparse.Namespace) -> int:
-    with _database(args) as (session, league):
-        table = season_standings(
-            session=session,
-            league_id=league.id,
-            season=args.season,
-            location=args.location,
-            by=args.by,
-        )
-    if args.json:
-        _dump(
-            [
-                {"player": r.row.player, "rp": r.row.rp, "bp": r.row.bp, "events": r.row.events}
-                for r in table.rows
-            ]
-        )
-    else:
-        _print(views.standings_pages(table, **_TERMINAL))
-    return EXIT_OK
-
-
-@_guard
-def _toc(args: argparse.Namespace) -> int:
-    with _database(args) as (session, league):
-        table = season_toc(
-            session=session, league_id=league.id, season=args.season, staff=args.staff or ()
-        )
-    if args.json:
-        _dump(
-            [
-                {
-                    "player": s.player,
-                    "status": s.status,
-                    "extra_chips": s.extra_chips,
-                    "rp_short": s.rp_short,
-                    "bp_short": s.bp_short,
-                }
-                for s in table.rows
-            ]
-        )
-    else:
-        _print(views.toc_pages(table, **_TERMINAL))
-    return EXIT_OK
 
 
 def _write_csv(path: Path, header: tuple[str, ...], rows: Any) -> int:
@@ -566,19 +520,6 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("id", type=int)
     p.add_argument("--reason", required=True)
     p.set_defaults(handler=_event_void)
-
-    p = sub.add_parser("standings", parents=[common], help="a season's standings")
-    p.add_argument("--season", help="season name (default: the current season)")
-    p.add_argument("--location", help="only events at this location")
-    p.add_argument("--by", choices=("rp", "bp", "total"), default="rp", help="ranking")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=_standings)
-
-    p = sub.add_parser("toc", parents=[common], help="Tournament of Champions qualification")
-    p.add_argument("--season", help="season name (default: the current season)")
-    p.add_argument("--staff", action="append", metavar="NAME", help="a director/host/sponsor")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=_toc)
 
     p = sub.add_parser("export", parents=[common], help="export everything as CSV files")
     p.add_argument("--csv", required=True, metavar="DIR", help="folder to write into")

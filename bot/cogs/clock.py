@@ -23,10 +23,11 @@ from discord.ext import commands
 
 from bot import render
 from bot.clock_service import ClockService, ClockStatus
+from bot.errors import describe
 from bot.permissions import check_director, director_only, director_settings
 from bot.reply import Reply
 from bot.transformers import BadOption
-from bot.tree import is_user_error, reply_privately, respond, unwrap, user_message
+from bot.tree import reply_privately, respond
 from rulings import Announcement, ClockAction, position_at, preset_names
 from storage.clocks import ClockRecord
 
@@ -128,15 +129,12 @@ class ClockButton(
             )
             await respond(interaction, _done(record, cog.service))
         except Exception as exc:  # buttons do not go through LeagueTree: answer like it does
-            cause = unwrap(exc)
-            if is_user_error(cause):
-                log.debug("clock button %s refused: %s", self.action, cause)
-                await reply_privately(interaction, user_message(cause))
+            text, is_bug = describe(exc)
+            if is_bug:
+                log.error("clock button %s failed", self.action, exc_info=exc)
             else:
-                log.error("clock button %s failed", self.action, exc_info=cause)
-                await reply_privately(
-                    interaction, "Something went wrong on our side; it has been logged."
-                )
+                log.debug("clock button %s refused: %s", self.action, exc)
+            await reply_privately(interaction, text)
 
 
 def status_view(status: ClockStatus) -> discord.ui.View:

@@ -23,10 +23,9 @@ from discord.ext import commands
 
 import rulings
 from bot import render
-from bot.cogs.league import name_choices, send_reply
-from bot.cogs.rulebook import book_choices
 from bot.permissions import NotDirectorError, actor, check_director, director_settings
 from bot.reply import Reply
+from bot.slash import choices_for
 from bot.transformers import BadOption, tidy_text
 from bot.views import league as league_views
 from bot.views import td as views
@@ -38,6 +37,15 @@ if TYPE_CHECKING:
     from bot.app import LeagueBot
 
 log = logging.getLogger(__name__)
+
+
+async def send_reply(interaction: discord.Interaction, reply: Reply) -> None:
+    """Send one reply as the follow-up of a deferred interaction."""
+    rendered = render.render(reply)
+    await interaction.followup.send(
+        embed=rendered.embed, ephemeral=rendered.ephemeral, allowed_mentions=render.NO_MENTIONS
+    )
+
 
 FINISH_CHARS = 4000
 REASON_CHARS = 500
@@ -92,9 +100,6 @@ def _finish(value: str) -> str:
 @app_commands.default_permissions(manage_guild=True)
 class TdCog(commands.GroupCog, group_name="td", group_description="Tournament director tools"):
     """Record results and run the league (directors only)."""
-
-    season = app_commands.Group(name="season", description="Seasons of the league")
-    location = app_commands.Group(name="location", description="Host locations of the league")
 
     def __init__(self, bot: LeagueBot) -> None:
         self.bot = bot
@@ -412,54 +417,6 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
         )
         await self._confirm(interaction, views.strike_reply(strike, events, forfeits))
 
-    # -- seasons and locations ---------------------------------------------------------------
-
-    @season.command(name="add")
-    @app_commands.describe(name="The season's name, e.g. '2026 Fall'")
-    async def season_add(self, interaction: discord.Interaction, name: str) -> None:
-        """Start a new season."""
-        text = _text(name, "a season name")
-        await interaction.response.defer(thinking=True)
-        info = await self.bot.db.run(
-            views.season_add_for, guild_id=interaction.guild_id, name=text, actor=actor(interaction)
-        )
-        await self._confirm(interaction, views.season_added_reply(info))
-
-    @season.command(name="list")
-    async def season_list(self, interaction: discord.Interaction) -> None:
-        """List the league's seasons."""
-        await interaction.response.defer(thinking=True, ephemeral=True)
-        found = await self.bot.db.run(views.seasons_for, guild_id=interaction.guild_id)
-        reply = views.names_reply("Seasons", [s.name for s in found], empty="No seasons yet.")
-        await send_reply(interaction, replace(reply, private=True))
-
-    @location.command(name="add")
-    @app_commands.describe(
-        name="The location's name", confirm="Add it even if it resembles an existing one"
-    )
-    async def location_add(
-        self, interaction: discord.Interaction, name: str, confirm: bool = False
-    ) -> None:
-        """Add a host location."""
-        text = _text(name, "a location name")
-        await interaction.response.defer(thinking=True)
-        info = await self.bot.db.run(
-            views.location_add_for,
-            guild_id=interaction.guild_id,
-            name=text,
-            actor=actor(interaction),
-            confirm=confirm,
-        )
-        await self._confirm(interaction, views.location_added_reply(info))
-
-    @location.command(name="list")
-    async def location_list(self, interaction: discord.Interaction) -> None:
-        """List the league's host locations."""
-        await interaction.response.defer(thinking=True, ephemeral=True)
-        found = await self.bot.db.run(views.locations_for, guild_id=interaction.guild_id)
-        reply = views.names_reply("Locations", [x.name for x in found], empty="No locations yet.")
-        await send_reply(interaction, replace(reply, private=True))
-
     # -- settings ----------------------------------------------------------------------------
 
     @app_commands.command(name="settings")
@@ -545,7 +502,7 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
     async def _rulebook_choices(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        return book_choices(self.bot.rules, current)
+        return await choices_for(self.bot, interaction, "book", current)
 
     @result.autocomplete("season")
     @events.autocomplete("season")
@@ -553,13 +510,13 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
     async def _season_choices(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        return await name_choices(interaction, current, "season")
+        return await choices_for(self.bot, interaction, "season", current)
 
     @result.autocomplete("location")
     async def _location_choices(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        return await name_choices(interaction, current, "location")
+        return await choices_for(self.bot, interaction, "location", current)
 
     @bounty.autocomplete("player")
     @premium.autocomplete("player")
@@ -569,7 +526,7 @@ class TdCog(commands.GroupCog, group_name="td", group_description="Tournament di
     async def _player_choices(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        return await name_choices(interaction, current, "player")
+        return await choices_for(self.bot, interaction, "player", current)
 
 
 async def setup(bot: LeagueBot) -> None:

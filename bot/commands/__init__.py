@@ -1,1 +1,46 @@
-"""Every command, defined once (``bot.commands.model``); each topic module adds its tuple."""
+"""Every command, defined once (``bot.commands.model``); each topic module adds its tuple.
+
+A topic module (``bot.commands.rule``) exports ``COMMANDS`` (and, when it has them, ``GROUPS``
+and ``ACTIONS``) and imports nothing but the model: handlers are ``"module:function"`` names,
+imported when first run. Add a topic with one line in ``MODULES``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from bot.commands.model import Action, Command, Group
+
+MODULES: tuple[str, ...] = (
+    "bot.commands.help",
+    "bot.commands.rule",
+    "bot.commands.hand",
+    "bot.commands.league",
+    "bot.commands.td",
+)
+
+_topics = [importlib.import_module(name) for name in MODULES]
+
+COMMANDS: tuple[Command, ...] = tuple(c for m in _topics for c in m.COMMANDS)
+GROUPS: tuple[Group, ...] = tuple(g for m in _topics for g in getattr(m, "GROUPS", ()))
+ACTIONS: tuple[Action, ...] = tuple(a for m in _topics for a in getattr(m, "ACTIONS", ()))
+
+
+def find(path: tuple[str, ...]) -> Command:
+    """The command with these words.
+
+    Raises:
+        KeyError: no such command.
+    """
+    for command in COMMANDS:
+        if command.path == path:
+            return command
+    raise KeyError(" ".join(path))
+
+
+def group_description(path: tuple[str, ...]) -> str:
+    """A group's description (its words when no ``Group`` describes it)."""
+    for group in GROUPS:
+        if group.path == path:
+            return group.description
+    return f"The {' '.join(path)} commands"

@@ -58,6 +58,8 @@ OptionKind = Literal[
 
 Surface = Literal["discord", "console", "cli"]
 ALL_SURFACES: frozenset[Surface] = frozenset({"discord", "console", "cli"})
+CLI_ONLY: frozenset[Surface] = frozenset({"cli"})
+"""For options only a terminal script needs (``--json``, ``--limit``)."""
 
 
 class Who(StrEnum):
@@ -88,6 +90,13 @@ class Opt:
             ``rule``, ``event``), offered on Discord and in console help.
         positional: console and CLI take it without ``name:`` (the first positional option of a
             console line is what precedes the first ``name:``; on the CLI it is an argument).
+        raw: free text that may itself hold ``word:`` (``/hand alice: As Ks``): in the console,
+            a ``word:`` that is not one of the command's options stays part of this value
+            instead of being refused as an unknown option.
+        lines: keep line breaks (a pasted finish list); other text has its spaces collapsed.
+        repeat: several values (CLI: the flag repeated; elsewhere comma-separated); the
+            handler gets a tuple.
+        surfaces: where the option exists (most: everywhere; ``json`` only on the CLI).
     """
 
     name: str
@@ -101,6 +110,31 @@ class Opt:
     choices: tuple[str, ...] = ()
     complete: str | None = None
     positional: bool = False
+    raw: bool = False
+    lines: bool = False
+    repeat: bool = False
+    surfaces: frozenset[Surface] = ALL_SURFACES
+
+    @property
+    def flag(self) -> str:
+        """Its command-line flag: ``--late-big-blind``."""
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Group:
+    """A command group (``/td``, ``/td season``): its description and who sees it.
+
+    Attributes:
+        path: the group's words: ``("td",)``, ``("td", "season")``.
+        description: at most 100 characters.
+        who: on Discord, a group whose commands are all for directors is hidden from other
+            members by default permissions (each command still checks at run time).
+    """
+
+    path: tuple[str, ...]
+    description: str
+    who: Who = Who.EVERYONE
 
 
 @dataclass(frozen=True)
@@ -118,8 +152,9 @@ class Command:
         heavy: it may take seconds (pre-flop equity): queued fairly per user, run off the loop.
         private: the answer is shown only to the caller (ephemeral on Discord).
         surfaces: where it exists (most commands: all three).
-        cli: its words on the command line when they differ from ``path`` (``/td season add``
-            is ``pokerfloor season add``); None keeps ``path``.
+        cli: its words on the command line when they differ from ``path``; None keeps
+            ``path`` (``/td season add`` is ``pokerfloor td season add``).
+        guild_only: on Discord, only inside a server (league commands).
     """
 
     path: tuple[str, ...]
@@ -132,6 +167,7 @@ class Command:
     private: bool = False
     surfaces: frozenset[Surface] = ALL_SURFACES
     cli: tuple[str, ...] | None = None
+    guild_only: bool = False
 
     @property
     def name(self) -> str:
@@ -142,6 +178,10 @@ class Command:
     def cli_path(self) -> tuple[str, ...]:
         """Its words on the command line."""
         return self.cli if self.cli is not None else self.path
+
+    def options_on(self, surface: Surface) -> tuple[Opt, ...]:
+        """The options it has on ``surface``."""
+        return tuple(o for o in self.options if surface in o.surfaces)
 
     def option(self, name: str) -> Opt:
         """The option called ``name``.
@@ -173,11 +213,14 @@ class Action:
         name: the routing key (``me_link``, ``page``, ``clock``).
         handler: ``"module:function"``; ``handler(ctx, *args: str) -> Reply``.
         who: who may press it.
+        edit: the reply replaces the message the button is on (page buttons); otherwise it
+            is sent as a new answer (private when the reply says so).
     """
 
     name: str
     handler: str
     who: Who = Who.EVERYONE
+    edit: bool = False
 
     def resolve(self) -> Callable[..., Reply]:
         """Import and return the handler."""
@@ -192,6 +235,10 @@ class Upload:
 
     filename: str
     data: bytes
+
+
+def _call(fn: Callable[..., Any], /, *args: Any) -> Any:
+    return fn(*args)
 
 
 def _utcnow() -> dt.datetime:
@@ -214,6 +261,10 @@ class Context:
         is_director: whether the caller may run director commands.
         now: the clock (injected in tests); handlers never call ``datetime.now`` themselves.
         rule_index: the rulebook index with the league's home book first (loaded on demand).
+        compute: runs CPU-heavy ``fn(*args)`` (pre-flop equity): on Discord in a worker
+            process, elsewhere on the calling thread. ``fn`` and its arguments must pickle.
+        clock: the tournament clock of this surface (``bot.clock_service.ClockService`` seen
+            from the handler's thread); None where there is none.
     """
 
     surface: Surface
@@ -227,6 +278,8 @@ class Context:
     now: Callable[[], dt.datetime] = _utcnow
     rule_index: Callable[[], rulings.RuleIndex] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    compute: Callable[..., Any] = _call
+    clock: Any = None
 
     def today(self) -> dt.date:
         """Today in the league's time zone (``TIMEZONE``)."""
@@ -235,6 +288,19 @@ class Context:
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             zone = dt.UTC
         return self.now().astimezone(zone).date()
+
+    def rules(self) -> rulings.RuleIndex:
+        """The rulebook index for this league (its home book first).
+
+        Raises:
+            RulingsError: ``RULEBOOK_DIR`` cannot be read.
+        """
+        if self.rule_index is None:
+            import rulings
+
+            index = rulings.load_rulebooks(self.settings.rulebook_dir)
+            self.rule_index = lambda: index
+        return self.rule_index()
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:

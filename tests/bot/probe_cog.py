@@ -83,9 +83,11 @@ class ProbeCog(commands.Cog):
     async def pick_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        from bot.cogs.rulebook import choices
+        from bot.slash import choice_list
 
-        return choices([(f"{current} {i} " + "x" * 150, f"{i} " + "y" * 150) for i in range(40)])
+        return choice_list(
+            [(f"{current} {i} " + "x" * 150, f"{i} " + "y" * 150) for i in range(40)]
+        )
 
 
 async def setup(bot: commands.Bot) -> None:

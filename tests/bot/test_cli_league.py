@@ -210,7 +210,7 @@ def test_database_url_comes_from_the_environment(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "env.db").exists()
     code, _, err = run(capsys, "standings", "--season", "Nope", "--db", "nonsense://x")
     assert code == 2
-    assert err.startswith("pokerfloor: cannot use the database")
+    assert err.startswith("pokerfloor standings: cannot use the database")
 
 
 def test_unknown_season_suggests_the_closest(tmp_path, db, capsys):
@@ -218,7 +218,7 @@ def test_unknown_season_suggests_the_closest(tmp_path, db, capsys):
     code, _, err = run(capsys, "standings", "--season", "2026 Fal", *db)
     assert (code, err) == (
         2,
-        "pokerfloor: there is no season '2026 Fal'; did you mean '2026 Fall'?\n",
+        "pokerfloor standings: there is no season '2026 Fal'; did you mean '2026 Fall'?\n",
     )
 
 

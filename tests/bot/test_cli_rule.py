@@ -95,8 +95,8 @@ def test_empty_query_prints_the_guide(capsys):
     ("argv", "message"),
     [
         (["misdeal", "--book", "nope"], "no rulebook called 'nope'"),
-        (["misdeal", "--limit", "0"], "--limit must be between 1 and 25"),
-        (["misdeal", "--limit", "99", "--json"], "--limit must be between 1 and 25"),
+        (["misdeal", "--limit", "0"], "--limit: 0 is below the smallest allowed, 1"),
+        (["misdeal", "--limit", "99", "--json"], "--limit: 99 is above the largest allowed, 25"),
         (["misdeal", "--dir", "/no/such/folder"], "does not exist"),
     ],
 )

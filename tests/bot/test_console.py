@@ -10,40 +10,42 @@ from pathlib import Path
 
 import pytest
 
+from bot.commands import COMMANDS
+from bot.commands.model import Command, Context, Opt
 from bot.config import Settings
-from bot.console import (
-    COMMANDS,
-    Console,
-    ConsoleCommand,
-    ConsoleContext,
-    UnknownCommandError,
-    parse_options,
-)
+from bot.console import Console, ConsoleContext, parse_options
+from bot.errors import BadOption, UnknownCommandError
 from bot.reply import Reply
-from bot.transformers import BadOption
 from rulings import RulingsError
 from storage.db import make_engine
 
 
-def shout(ctx: ConsoleContext, args: str) -> Reply:
-    if not args:
+def shout(ctx: Context, words: str | None = None) -> Reply:
+    if not words:
         raise RulingsError("Say something to shout.")
-    return Reply(title="Shout", text=args.upper())
+    return Reply(title="Shout", text=words.upper())
 
 
-def crash(ctx: ConsoleContext, args: str) -> Reply:
+def crash(ctx: Context) -> Reply:
     raise RuntimeError("internal detail")
+
+
+EXTRA = (
+    Command(
+        ("shout",),
+        "Shout the words",
+        "tests.bot.test_console:shout",
+        options=(Opt("words", "What to shout", positional=True),),
+    ),
+    Command(("crash",), "Hit a bug", "tests.bot.test_console:crash"),
+)
 
 
 @pytest.fixture
 def console(tmp_path: Path) -> Console:
-    extra = (
-        ConsoleCommand("shout", "tests.bot.test_console:shout", "<words>", "Shout the words"),
-        ConsoleCommand("crash", "tests.bot.test_console:crash", "", "Hit a bug"),
-    )
     engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
     ctx = ConsoleContext(
-        settings=Settings(_env_file=None), engine=engine, commands=(*COMMANDS, *extra)
+        settings=Settings(_env_file=None), engine=engine, commands=(*COMMANDS, *EXTRA)
     )
     return Console(ctx)
 
@@ -75,7 +77,7 @@ def test_help_lists_every_registered_command(console: Console):
     code, out, err = _run(console, "/help\n")
     assert code == 0
     assert err == ""
-    for name in ("/rule", "/hand", "/help", "/shout"):
+    for name in ("/rule", "/hand", "/help"):
         assert name in out
     assert "**" not in out  # the terminal gets plain text
 
@@ -103,10 +105,12 @@ def test_quit_stops_reading(console: Console):
 def test_parse_options_discord_style():
     opts = parse_options("oversized chip book: btown", ("query", "book"))
     assert opts == {"query": "oversized chip", "book": "btown"}
-    # a colon inside free text that is not an option name stays text
+    # a colon after a number is not an option name
     assert parse_options("rule 2:30 break", ("query", "book")) == {"query": "rule 2:30 break"}
     with pytest.raises(BadOption):
         parse_options("x book:a book:b", ("query", "book"))
+    with pytest.raises(BadOption, match="no option 'bok'"):
+        parse_options("x bok:a", ("query", "book"))
 
 
 def _pokerfloor(args: list[str], stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:

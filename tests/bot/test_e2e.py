@@ -75,7 +75,7 @@ async def test_help_lists_commands_but_hides_director_ones(fake: FakeDiscord, bo
     it = await fake.interact("help")
     data = (await it.response())["data"]
     text = data["embeds"][0]["description"]
-    assert "/rule query" in text
+    assert "/rule [query] [book]" in text
     assert "/hand cards [board]" in text
     assert "/standings" in text
     assert "/admin" not in text

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 import pytest
 from sqlmodel import Session
 
+from bot.commands import COMMANDS
 from bot.config import Settings
-from bot.console import COMMANDS, Console, ConsoleContext
+from bot.console import Console, ConsoleContext
 from rulings import RulingsError
 from storage.audit import list_audit
 from storage.db import create_schema, make_engine
@@ -37,7 +38,7 @@ RESULT = (
 
 
 def test_league_commands_are_registered():
-    names = {c.name for c in COMMANDS}
+    names = {c.path[0] for c in COMMANDS}
     assert {"standings", "toc", "stack", "td"} <= names
 
 
@@ -80,7 +81,7 @@ def test_awards_void_and_strike_in_the_console(console: Console):
 
 
 def test_stack_in_the_console(console: Console):
-    code, out, _ = _run(console, "/stack Larry late_bb: 600")
+    code, out, _ = _run(console, "/stack Larry late_big_blind: 600")
     assert code == 0
     assert "Starting stack for Larry: 16,800" in out
 

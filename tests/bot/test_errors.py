@@ -1,4 +1,4 @@
-"""bot.tree: which errors are user mistakes, and what the user reads."""
+"""bot.errors.describe: the one error path; which errors are user mistakes, what users read."""
 
 from __future__ import annotations
 
@@ -7,10 +7,18 @@ from typing import Any
 import pytest
 from discord import app_commands
 
-from bot.transformers import BadOption, tidy_text
-from bot.tree import is_user_error, unwrap, user_message
+from bot.errors import APOLOGY, BadOption, NotDirectorError, describe, unwrap
+from bot.transformers import tidy_text
 from rulings import RulingsError
 from storage.errors import NotFound
+
+
+def is_user_error(error: BaseException) -> bool:
+    return not describe(error)[1]
+
+
+def user_message(error: BaseException) -> str:
+    return describe(error)[0]
 
 
 class _Cmd:
@@ -25,6 +33,18 @@ def test_domain_and_storage_errors_are_user_mistakes():
     assert is_user_error(app_commands.CheckFailure("nope"))
     assert not is_user_error(RuntimeError("bug"))
     assert not is_user_error(KeyError("bug"))
+    assert is_user_error(NotDirectorError())
+
+
+def test_the_bot_errors_join_the_rulings_tree_not_discords():
+    for cls in (BadOption, NotDirectorError):
+        assert issubclass(cls, RulingsError)
+        assert not issubclass(cls, app_commands.AppCommandError)
+
+
+def test_a_bug_gets_the_apology_never_its_text():
+    message, is_bug = describe(RuntimeError("secret internals"))
+    assert (message, is_bug) == (APOLOGY, True)
 
 
 def test_unwrap_finds_what_the_command_raised():

@@ -1,0 +1,24 @@
+"""/hand: best hands, winners and odds (``bot.views.hand`` builds the reply)."""
+
+from __future__ import annotations
+
+import logging
+
+import rulings
+from bot.commands.model import Context
+from bot.reply import Reply
+from bot.views.hand import hand_reply, hand_reply_needs_thread
+
+log = logging.getLogger(__name__)
+
+
+def hand(ctx: Context, cards: str, board: str | None = None, json: bool = False) -> Reply:
+    """``/hand cards [board]``: evaluate, compare, exact odds on an incomplete board."""
+    if json:
+        report = rulings.analyse(rulings.parse_hand_query(cards, board))
+        return Reply(title="Hand", data=report.to_json())
+    if hand_reply_needs_thread(cards, board):
+        # Pre-flop equity enumerates up to 1.7 M boards: a worker process on Discord.
+        reply: Reply = ctx.compute(hand_reply, cards, board)
+        return reply
+    return hand_reply(cards, board)

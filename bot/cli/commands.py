@@ -1,0 +1,221 @@
+"""The command line's share of the one command model: a sub-command per definition.
+
+``pokerfloor rule "oversized chip"``, ``pokerfloor td season add "2026 Fall"``: each command of
+``bot.commands.COMMANDS`` that exists on the command line gets a sub-command with its words, a
+positional argument for its positional option and a ``--flag`` for every other one
+(``--late-big-blind``; ``--late_big_blind`` works too). Values are checked by
+``bot.commands.options.bind``, as in Discord and the console. Every league command also takes
+``--db URL`` (else ``DATABASE_URL``), ``--guild ID`` (a Discord server's league; without it, the
+database's only league) and ``--actor NAME`` (the audit log's name). The database is opened only
+by commands that use it, so ``pokerfloor hand`` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import logging
+import sys
+from typing import Any
+
+from bot.commands.model import Command, Context, Opt
+
+log = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_BUG = 1
+EXIT_USAGE = 2
+
+NO_LEAGUE = frozenset({("rule",), ("hand",), ("help",)})
+"""Commands that never open the database (their start-up is measured)."""
+
+
+def common_options(parser: argparse.ArgumentParser) -> None:
+    """``--db``, ``--guild`` and ``--actor``: the same on every league command."""
+    parser.add_argument("--db", metavar="URL", help="database URL (default: DATABASE_URL)")
+    parser.add_argument(
+        "--guild", metavar="ID", help="the league of this Discord server (default: the only one)"
+    )
+    parser.add_argument("--actor", default=None, help="name recorded in the audit log")
+    parser.add_argument("--league", default=None, help=argparse.SUPPRESS)
+
+
+def _add_option(parser: argparse.ArgumentParser, opt: Opt) -> None:
+    help_text = opt.description.replace("%", "%%")
+    if opt.positional:
+        # An argument (``pokerfloor rule oversized chip``), or the flag like any other option.
+        parser.add_argument("_" + opt.name, nargs="*", help=help_text, metavar=opt.name.upper())
+    flags = [opt.flag]
+    if "_" in opt.name:
+        flags.append("--" + opt.name)
+    if opt.kind == "yes":
+        parser.add_argument(
+            *flags, dest=opt.name, action="store_true", default=None, help=help_text
+        )
+    elif opt.repeat:
+        parser.add_argument(*flags, dest=opt.name, action="append", metavar="NAME", help=help_text)
+    else:
+        metavar = "PATH" if opt.kind == "file" else opt.name.upper()
+        parser.add_argument(*flags, dest=opt.name, metavar=metavar, help=help_text)
+
+
+def register(
+    sub: argparse._SubParsersAction[Any], commands: tuple[Command, ...] | None = None
+) -> None:
+    """Add a sub-command for every command defined for the command line."""
+    if commands is None:
+        from bot.commands import COMMANDS, group_description
+
+        commands = COMMANDS
+    else:
+        from bot.commands import group_description
+    groups: dict[tuple[str, ...], argparse._SubParsersAction[Any]] = {(): sub}
+
+    def group(path: tuple[str, ...]) -> argparse._SubParsersAction[Any]:
+        if path not in groups:
+            parent = group(path[:-1])
+            described = group_description(path)
+            parser = parent.add_parser(path[-1], help=described, description=described)
+            groups[path] = parser.add_subparsers(
+                dest="_".join(path) + "_command", metavar="ACTION", required=True
+            )
+        return groups[path]
+
+    for command in commands:
+        if "cli" not in command.surfaces:
+            continue
+        words = command.cli_path
+        parser = group(words[:-1]).add_parser(
+            words[-1], help=command.description, description=command.description
+        )
+        for opt in command.options_on("cli"):
+            _add_option(parser, opt)
+        if words not in NO_LEAGUE:
+            common_options(parser)
+        parser.set_defaults(handler=lambda args, c=command: run(c, args))
+
+
+class LazyDatabase:
+    """The database, opened (and migrated) on first use: ``rule`` and ``hand`` never pay it."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._db: Any = None
+
+    def _open(self) -> Any:
+        if self._db is None:
+            from bot.database import Database
+            from storage.db import make_engine, upgrade_schema
+
+            engine = make_engine(self.url)
+            upgrade_schema(engine)
+            self._db = Database(engine)
+        return self._db
+
+    @property
+    def engine(self) -> Any:
+        """The engine (opening the database)."""
+        return self._open().engine
+
+    def run_sync(self, fn: Any, /, **kwargs: Any) -> Any:
+        """``Database.run_sync`` on the opened database."""
+        return self._open().run_sync(fn, **kwargs)
+
+    def dispose(self) -> None:
+        """Close the connections, if the database was opened."""
+        if self._db is not None:
+            self._db.engine.dispose()
+
+
+def _values(command: Command, args: argparse.Namespace) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for opt in command.options_on("cli"):
+        value = getattr(args, opt.name, None)
+        if opt.positional:
+            words = getattr(args, "_" + opt.name, None) or []
+            if words and value is not None:
+                from bot.errors import BadOption
+
+                raise BadOption(f"give {opt.name} once: as an argument or as {opt.flag}.")
+            if words:
+                value = " ".join(words)
+        if opt.repeat and isinstance(value, list):
+            value = ",".join(value)
+        if value is not None:
+            values[opt.name] = value
+    return values
+
+
+def context(args: argparse.Namespace, *, league: bool) -> tuple[Context, LazyDatabase]:
+    """The handler's context for one command line (settings with ``--db``, the league)."""
+    from bot.config import Settings
+    from bot.errors import BadOption
+
+    settings = Settings()
+    url = getattr(args, "db", None)
+    if url:
+        settings = settings.model_copy(update={"database_url": str(url)})
+    db = LazyDatabase(settings.database_url)
+    guild_id: int | None = None
+    raw_guild = getattr(args, "guild", None)
+    if raw_guild is not None:
+        if not str(raw_guild).strip().isdigit():
+            raise BadOption(f"--guild: '{raw_guild}' is not a Discord server id.")
+        guild_id = int(raw_guild)
+    elif league:
+        from storage.leagues import only_league_guild
+
+        guild_id = db.run_sync(only_league_guild)
+    ctx = Context(
+        surface="cli",
+        settings=settings,
+        db=db,  # type: ignore[arg-type]  # the same interface, opened on first use
+        guild_id=guild_id,
+        actor=str(getattr(args, "actor", None) or f"cli:{getpass.getuser()}"),
+        is_director=True,
+    )
+    return ctx, db
+
+
+def _flagged(command: Command, message: str) -> str:
+    """A message naming an option (``limit: ...``) names its flag instead (``--limit: ...``)."""
+    head, sep, rest = message.partition(": ")
+    for opt in command.options_on("cli"):
+        if sep and head == opt.name and not opt.positional:
+            return f"{opt.flag}: {rest}"
+    return message
+
+
+def run(command: Command, args: argparse.Namespace) -> int:
+    """Run one command from the command line: plain text (or ``--json``) on stdout.
+
+    A user mistake exits 2 with one line on stderr (nothing is written); a bug exits 1.
+    """
+    from bot.commands.options import bind
+    from bot.errors import describe, one_line
+
+    db: LazyDatabase | None = None
+    name = " ".join(command.cli_path)
+    try:
+        ctx, db = context(args, league=command.cli_path not in NO_LEAGUE)
+        kwargs = bind(command, _values(command, args), surface="cli", today=ctx.today)
+        reply = command.resolve()(ctx, **kwargs)
+    except Exception as exc:  # the one error path
+        message, is_bug = describe(exc)
+        if is_bug:
+            log.error("pokerfloor %s failed", name, exc_info=exc)
+        else:
+            log.debug("pokerfloor %s rejected: %s", name, exc)
+        sys.stderr.write(f"pokerfloor {name}: {one_line(_flagged(command, message))}\n")
+        return EXIT_BUG if is_bug else EXIT_USAGE
+    finally:
+        if db is not None:
+            db.dispose()
+    if kwargs.get("json") and reply.data is not None:
+        sys.stdout.write(json.dumps(reply.data, indent=2, ensure_ascii=False) + "\n")
+        if reply.note:
+            sys.stderr.write(f"pokerfloor {name}: {reply.note}\n")
+    else:
+        sys.stdout.write(reply.to_plain() + "\n")
+    return EXIT_OK

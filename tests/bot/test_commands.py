@@ -1,0 +1,126 @@
+"""The one command model: every definition exists on every surface under the same names."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+from typing import Any
+
+import discord
+import pytest
+from discord import app_commands
+from discord.ext import commands as ext
+
+from bot.cli import build_parser
+from bot.commands import COMMANDS, GROUPS
+from bot.commands.model import Command
+from bot.commands.options import bind, parse_line
+from bot.errors import BadOption
+from bot.slash import install
+
+TODAY = dt.date(2026, 11, 21)
+
+
+class _Bot(ext.Bot):
+    def __init__(self) -> None:
+        super().__init__(command_prefix="!", intents=discord.Intents.none())
+        self.slash: Any = None
+
+
+@pytest.fixture(scope="module")
+def tree() -> dict[str, app_commands.Command[Any, ..., Any]]:
+    bot = _Bot()
+    install(bot)  # type: ignore[arg-type]
+    found: dict[str, app_commands.Command[Any, ..., Any]] = {}
+
+    def walk(items: list[Any]) -> None:
+        for item in items:
+            if isinstance(item, app_commands.Group):
+                walk(item.commands)
+            else:
+                found[item.qualified_name] = item
+
+    walk(bot.tree.get_commands())
+    return found
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _cli(path: tuple[str, ...]) -> argparse.ArgumentParser:
+    parser = build_parser()
+    for word in path:
+        parser = _subparsers(parser)[word]
+    return parser
+
+
+def test_definitions_are_unique_and_within_discords_limits():
+    paths = [c.path for c in COMMANDS]
+    assert len(paths) == len(set(paths))
+    for command in COMMANDS:
+        assert len(command.description) <= 100, command.name
+        assert all(o.name == o.name.lower() for o in command.options)
+        assert all(len(o.description) <= 100 for o in command.options), command.name
+        names = [o.name for o in command.options]
+        assert len(names) == len(set(names)), command.name
+    for group in GROUPS:
+        assert len(group.description) <= 100
+
+
+@pytest.mark.parametrize(
+    "command", [c for c in COMMANDS if "discord" in c.surfaces], ids=lambda c: c.name
+)
+def test_every_command_is_on_discord_with_its_options(command: Command, tree: dict[str, Any]):
+    app = tree[command.name]
+    assert app.description == command.description
+    assert [p.name for p in app.parameters] == sorted(
+        [o.name for o in command.options_on("discord")],
+        key=lambda n: (not command.option(n).required, [o.name for o in command.options].index(n)),
+    )
+    for param in app.parameters:
+        opt = command.option(param.name)
+        assert param.required == opt.required
+        if opt.choices:
+            assert [c.value for c in param.choices] == list(opt.choices)
+        if opt.kind == "int" and opt.max is not None:
+            assert param.max_value == opt.max
+
+
+@pytest.mark.parametrize(
+    "command", [c for c in COMMANDS if "console" in c.surfaces], ids=lambda c: c.name
+)
+def test_every_option_parses_in_the_console(command: Command):
+    for opt in command.options_on("console"):
+        assert parse_line(command, f"{opt.name}:x") == {opt.name: "x"}
+    if any(o.raw for o in command.options):
+        return  # free text such as "alice: As Ks" may hold words with colons
+    with pytest.raises(BadOption, match="takes"):
+        parse_line(command, "nosuchoption:1")
+
+
+@pytest.mark.parametrize(
+    "command", [c for c in COMMANDS if "cli" in c.surfaces], ids=lambda c: c.name
+)
+def test_every_command_is_on_the_command_line_with_its_options(command: Command):
+    parser = _cli(command.cli_path)
+    flags = {s for a in parser._actions for s in a.option_strings}
+    for opt in command.options_on("cli"):
+        assert opt.flag in flags, (command.name, opt.name)
+
+
+def test_an_option_out_of_range_is_refused_the_same_everywhere():
+    from bot.commands import find
+
+    stack = find(("stack",))
+    for surface in ("discord", "console", "cli"):
+        with pytest.raises(BadOption, match="brought: 25 is above the largest allowed, 20"):
+            bind(
+                stack,
+                {"brought": 25 if surface == "discord" else "25"},
+                surface=surface,
+                today=TODAY,
+            )
