@@ -27,7 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
-from bot.commands import tournament_handlers as t
+from bot.answers import tournament as t
 from bot.commands.model import Context
 from bot.config import Settings
 from bot.database import Database

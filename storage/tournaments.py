@@ -20,6 +20,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from rulings import (
+    ClockAction,
     Entry,
     LateEntry,
     Night,
@@ -37,7 +38,7 @@ from rulings import (
     undo_last,
 )
 from storage.audit import add_audit_entry, utc_now
-from storage.clocks import find_running_clock, utc
+from storage.clocks import add_clock_event, find_running_clock, utc
 from storage.errors import AlreadyExists, DuplicatePlayerError, NotFound
 from storage.leagues import clean_name, name_key, similar_name
 from storage.players import PlayerDirectory
@@ -422,3 +423,17 @@ def clock_summary(*, session: Session, channel_id: int, now: dt.datetime) -> str
     if position.next_break is not None and position.seconds_to_break is not None:
         text += f"; next break in {format_seconds(position.seconds_to_break)}"
     return text
+
+
+def pause_for_redraw(*, session: Session, channel_id: int, now: dt.datetime) -> int | None:
+    """Pause the channel's running clock for a button redraw (2.D.d), in the caller's unit.
+
+    Returns:
+        The clock's id when it was paused here; None without a running clock or when it is
+        paused already.
+    """
+    clock = find_running_clock(session=session, channel_id=channel_id)
+    if clock is None or position_at(clock.state, now).is_paused:
+        return None
+    add_clock_event(session=session, clock_id=clock.id, action=ClockAction.PAUSE, at=now)
+    return clock.id

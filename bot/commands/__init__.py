@@ -17,6 +17,7 @@ MODULES: tuple[str, ...] = (
     "bot.commands.hand",
     "bot.commands.league",
     "bot.commands.td",
+    "bot.commands.tournament",
 )
 
 _topics = [importlib.import_module(name) for name in MODULES]

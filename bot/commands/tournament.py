@@ -3,14 +3,18 @@
 Directors run it; ``seats`` and ``status`` are for everyone. The rules are in
 ``rulings.tournament``; the night lives in the database (``storage.tournaments``), so a
 restart or another instance carries on; the handlers are in
-``bot.commands.tournament_handlers``.
+``bot.answers.tournament``.
 """
 
 from __future__ import annotations
 
-from bot.commands.model import Command, Opt, Who
+from bot.commands.model import CLI_ONLY, Command, Group, Opt, Who
 
-_HANDLERS = "bot.commands.tournament_handlers"
+_HANDLERS = "bot.answers.tournament"
+
+GROUPS = (
+    Group(("tournament",), "Tonight's tournament: sign-in, seats, busts, balancing, results"),
+)
 
 
 def _t(
@@ -29,6 +33,7 @@ def _t(
         who=who,
         private=private,
         writes=writes,
+        guild_only=True,
     )
 
 
@@ -128,11 +133,10 @@ TOURNAMENT: tuple[Command, ...] = (
         path=("tournament", "show"),
         description="Print the open (or last) tournament",
         handler=f"{_HANDLERS}:show",
-        options=(
-            Opt("guild", "The Discord server's id (default: the console's league)", "int"),
-            Opt("json", "Print it as JSON", "yes", default=False),
-        ),
+        options=(Opt("json", "Print it as JSON", "yes", default=False, surfaces=CLI_ONLY),),
         who=Who.EVERYONE,
         surfaces=frozenset({"cli"}),
     ),
 )
+
+COMMANDS = TOURNAMENT

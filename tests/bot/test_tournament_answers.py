@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot.commands import tournament_handlers as t
+from bot.answers import tournament as t
 from bot.commands.model import Context
 from bot.commands.tournament import TOURNAMENT
 from bot.config import Settings
@@ -101,7 +101,7 @@ def test_a_whole_night_from_sign_in_to_stored_results(engine):
         table = season_standings(session=s, league_id=league.id, season="2026 Fall")
     order = [r.row.player for r in table.rows]
     assert order == ["Dee", "Bob", "Ivy", "Jo", "Ann", "Eve", "Hal", "Fay", "Gus", "Cy"]
-    shown = json.loads(t.show(ctx, json=True).text)
+    shown = t.show(ctx, json=True).data
     assert shown["status"] == "finished"
     assert shown["location"] == "Brewpub"
     assert [b["player"] for b in shown["busted"]][:2] == ["Ivy", "Jo"]
@@ -116,7 +116,7 @@ def test_show_json_has_the_documented_shape_while_running(engine):
     t.open(ctx, location="Brewpub", seats=8)
     for name in ("Ann", "Bob", "Cy"):
         t.register(ctx, player=name)
-    data = json.loads(t.show(ctx, json=True).text)
+    data = t.show(ctx, json=True).data
     assert data["status"] == "registering"
     assert data["season"] == "2026 Fall"
     seat = data["tables"][0]["seats"][0]
@@ -187,13 +187,13 @@ def test_undo_is_repeatable_and_audited_with_who(engine):
     for name in ("Ann", "Bob", "Cy"):
         t.register(ctx, player=name)
     t.start(ctx)
-    before = json.loads(t.show(ctx, json=True).text)
+    before = t.show(ctx, json=True).data
     t.bust(ctx, players="Cy")
     t.balance(ctx)
     undo_ctx = ctx_for(engine, actor="console:bob")
     assert "balance" in t.undo(undo_ctx).text
     assert "the bust of Cy" in t.undo(undo_ctx).text
-    assert json.loads(t.show(ctx, json=True).text) == before
+    assert t.show(ctx, json=True).data == before
     with pytest.raises(RulingsError, match="start"):
         t.undo(undo_ctx)
     with session_scope(engine) as s:

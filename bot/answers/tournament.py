@@ -16,8 +16,9 @@ from typing import Any
 from sqlmodel import Session
 
 import rulings
+from bot.answers.td import announced
 from bot.commands.model import Context
-from bot.reply import Field, Reply
+from bot.reply import Effect, Field, Reply
 from rulings import (
     Arrival,
     BustedOut,
@@ -51,6 +52,7 @@ from storage.tournaments import (
     late_entry_for,
     latest_tournament,
     open_tournament,
+    pause_for_redraw,
     signin_name,
     undo_entry,
 )
@@ -295,18 +297,26 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
 def balance(ctx: Context) -> Reply:
     """/tournament balance: decide and apply the moves, posted in the channel."""
     before: dict[str, int] = {}
+    paused: list[int] = []
 
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
         before["tables"] = len(record.night.chart.tables)
-        return rulings.balance_tables(record.night, _rng(ctx))
+        night, entry = rulings.balance_tables(record.night, _rng(ctx))
+        if entry.redraw:
+            clock_id = pause_for_redraw(session=session, channel_id=_channel(ctx), now=ctx.now())
+            if clock_id is not None:
+                paused.append(clock_id)
+        return night, entry
 
     _, night, entry = _write(ctx, decide)
     assert isinstance(entry, TablesBalanced)
     lines = [_move_line(m) for m in entry.moves] or ["The tables are balanced; nobody moves."]
     lines += [f"Table {t} breaks." for t in entry.broken]
+    clock_note = (
+        "the clock is paused until /clock resume" if paused else "pause the clock during the redraw"
+    )
     lines += [
-        f"Table {t} received three or more players: redraw for the button (2.D.d); "
-        "/clock pause during the redraw, /clock resume after."
+        f"Table {t} received three or more players: redraw for the button (2.D.d); {clock_note}."
         for t in entry.redraw
     ]
     lines += [
@@ -315,7 +325,12 @@ def balance(ctx: Context) -> Reply:
     ]
     if len(night.chart.tables) == 1 and before["tables"] > 1:
         lines.append(f"**Final table**: table {night.chart.tables[0]}.")
-    return Reply(title="Balance", text="\n".join(lines), footer=_head(night.chart))
+    return Reply(
+        title="Balance",
+        text="\n".join(lines),
+        footer=_head(night.chart),
+        effects=tuple(Effect("clock", clock_id) for clock_id in paused),
+    )
 
 
 def button(ctx: Context, table: int, seat: int) -> Reply:
@@ -467,9 +482,10 @@ def _finish_reply(title: str, outcome: ImportOutcome, how: str) -> Reply:
 def chop(ctx: Context, leader: str) -> Reply:
     """/tournament chop: heads-up chop offered by the chip leader (2.F.b)."""
     _, outcome, _ = _store_finish(ctx, lambda night: rulings.chop_heads_up(night, leader))
-    return _finish_reply(
+    reply = _finish_reply(
         "Chop", outcome, "Heads-up chop: the chip leader takes 1st, the other 2nd (2.F.b)."
     )
+    return announced(ctx, reply)
 
 
 def finish(ctx: Context, chips: str | None = None) -> Reply:
@@ -477,7 +493,7 @@ def finish(ctx: Context, chips: str | None = None) -> Reply:
     counts = _final_chips(chips) if chips is not None and chips.strip() else None
     _, outcome, _ = _store_finish(ctx, lambda night: rulings.finish_night(night, counts))
     how = "Most chips at the time limit first (2.F.a)." if counts else "One player left."
-    return _finish_reply("Tournament finished", outcome, how)
+    return announced(ctx, _finish_reply("Tournament finished", outcome, how))
 
 
 def show_data(record: TournamentRecord) -> dict[str, Any]:
@@ -510,14 +526,14 @@ def show_data(record: TournamentRecord) -> dict[str, Any]:
     }
 
 
-def show(ctx: Context, guild: int | None = None, json: bool = False) -> Reply:
-    """The CLI's ``tournament show``: the open (or last) tournament."""
+def show(ctx: Context, json: bool = False) -> Reply:
+    """The CLI's ``tournament show [--guild ID] [--json]``: the open (or last) tournament."""
     with ctx.transaction() as session:
-        league = get_league(session=session, guild_id=guild if guild is not None else ctx.guild_id)
+        league = get_league(session=session, guild_id=ctx.guild_id)
         record = latest_tournament(session=session, league_id=league.id)
     data = show_data(record)
     if json:
-        return Reply(title="Tournament", text=_dumps(data))
+        return Reply(title="Tournament", text=_dumps(data), data=data)
     lines = [f"Status: {data['status']}", f"Season: {data['season']}"]
     lines += [
         f"Table {t['table']}: "
