@@ -1,0 +1,111 @@
+"""End to end: a whole tournament night on Discord (the real client against the fake Discord)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+from sqlmodel import Session
+
+from bot.app import LeagueBot
+from storage.leagues import get_league
+from storage.standings import season_standings
+from storage.tournaments import get_open_tournament, latest_tournament
+from tests.fakediscord import CHANNEL_ID, EPHEMERAL, GUILD_ID, MANAGE_GUILD, FakeDiscord
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+DIRECTOR_ID = 900_000_000_000_000_411
+
+
+def _text(message: dict[str, Any]) -> str:
+    embed = message["embeds"][0]
+    fields = "\n".join(f"{f['name']}\n{f['value']}" for f in embed.get("fields") or [])
+    footer = (embed.get("footer") or {}).get("text") or ""
+    return "\n".join([embed.get("title") or "", embed.get("description") or "", fields, footer])
+
+
+async def director(
+    fake: FakeDiscord, command: str, sub: list[str], **options: Any
+) -> dict[str, Any]:
+    it = await fake.interact(
+        command, options, sub=sub, user_id=DIRECTOR_ID, permissions=MANAGE_GUILD, username="tdmike"
+    )
+    return await it.settled()
+
+
+async def _entries(bot: LeagueBot) -> list[tuple[Any, ...]]:
+    def rows(*, session: Session) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in session.execute(text("select * from tournament_entry"))]
+
+    return await bot.db.run(rows)
+
+
+async def test_tournament_is_one_slash_group(fake: FakeDiscord, bot: LeagueBot):
+    group = next(c for c in fake.commands["global"] if c["name"] == "tournament")
+    subs = {o["name"] for o in group["options"]}
+    assert {"open", "register", "start", "bust", "balance", "move", "undo", "seats"} <= subs
+    assert {"status", "chop", "finish", "button"} <= subs
+    assert "show" not in subs  # the CLI's own
+
+
+async def test_a_whole_night_on_discord(fake: FakeDiscord, bot: LeagueBot):
+    await director(fake, "td", ["season", "add"], name="2026 Fall")
+    await director(fake, "td", ["location", "add"], name="Brewpub")
+    opened = await director(fake, "tournament", ["open"], location="Brewpub", seats=4, tables=2)
+    assert "Tournament open: Brewpub" in _text(opened)
+    for name in ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus"):
+        signed = await director(fake, "tournament", ["register"], player=name, on_time=True)
+        assert "20,000 chips" in _text(signed)
+    await director(fake, "tournament", ["start"])
+
+    # A player sees the seats and the status, but cannot record a bust (nothing written).
+    seats = await (await fake.interact("tournament", {}, sub=["seats"])).settled()
+    assert "Table 1" in _text(seats)
+    before = await _entries(bot)
+    refused = await (await fake.interact("tournament", {"players": "Ann"}, sub=["bust"])).settled()
+    assert int(refused.get("flags") or 0) & EPHEMERAL
+    assert await _entries(bot) == before
+
+    # A bad bust is one private line and writes nothing.
+    bad = await director(fake, "tournament", ["bust"], players="Ann, Bob", chips="100")
+    assert int(bad.get("flags") or 0) & EPHEMERAL
+    assert "chip count" in _text(bad)
+    assert await _entries(bot) == before
+
+    busted = await director(fake, "tournament", ["bust"], players="Gus, Fay", chips="3000, 3000")
+    assert "6th" in _text(busted)
+    assert "share the position" in _text(busted)
+    balanced = await director(fake, "tournament", ["balance"])
+    assert "Balance" in _text(balanced)
+    await director(fake, "tournament", ["bust"], players="Eve")
+    undone = await director(fake, "tournament", ["undo"])
+    assert "the bust of Eve" in _text(undone)
+    for name in ("Eve", "Dee"):
+        await director(fake, "tournament", ["bust"], players=name)
+        await director(fake, "tournament", ["balance"])
+    status = await (await fake.interact("tournament", {}, sub=["status"])).settled()
+    assert "Players left: 3" in _text(status)
+    await director(fake, "tournament", ["bust"], players="Cy")
+    chopped = await director(fake, "tournament", ["chop"], leader="Bob")
+    assert "Stored as event" in _text(chopped)
+
+    def standings(*, session: Session) -> list[str]:
+        league = get_league(session=session, guild_id=GUILD_ID)
+        table = season_standings(session=session, league_id=league.id, season="2026 Fall")
+        return [r.row.player for r in table.rows]
+
+    assert await bot.db.run(standings) == ["Bob", "Ann", "Cy", "Dee", "Eve", "Fay", "Gus"]
+
+    def stored(*, session: Session) -> tuple[str, int | None]:
+        league = get_league(session=session, guild_id=GUILD_ID)
+        record = latest_tournament(session=session, league_id=league.id)
+        return record.night.chart.status, record.event_id
+
+    status_now, event_id = await bot.db.run(stored)
+    assert status_now == "finished"
+    assert event_id is not None
+    # The channel is free for the next night.
+    with pytest.raises(Exception, match="no tournament is open"):
+        await bot.db.run(get_open_tournament, channel_id=CHANNEL_ID)
