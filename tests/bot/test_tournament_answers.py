@@ -15,11 +15,12 @@ from bot.commands.model import Context
 from bot.commands.tournament import TOURNAMENT
 from bot.config import Settings
 from bot.database import Database
-from rulings import RulingsError
+from rulings import RulingsError, position_at
 from storage.audit import list_audit
-from storage.clocks import add_clock
+from storage.clocks import add_clock, get_clock
 from storage.db import create_schema, make_engine, session_scope
 from storage.leagues import add_location, ensure_league
+from storage.players import add_player
 from storage.seasons import add_season
 from storage.standings import season_standings
 
@@ -169,8 +170,6 @@ def test_a_sign_in_like_a_known_player_needs_new_player(engine):
     t.register(ctx, player="John Smith")
     ctx2 = ctx_for(engine)
     with session_scope(engine) as s:
-        from storage.players import add_player
-
         league = ensure_league(session=s, actor="test")
         add_player(session=s, league_id=league.id, name="Jonathan Smyth", actor="test")
     before = dump(engine)
@@ -230,3 +229,41 @@ def test_late_sign_in_reads_the_channels_clock_and_closes_after_the_first_break(
     with pytest.raises(RulingsError, match="end of the first break"):
         t.register(later, player="Too Late")
     assert dump(engine) == before
+
+
+def test_2_d_d_a_table_receiving_three_redraws_and_the_clock_pauses(engine):
+    ctx = ctx_for(engine)
+    t.open(ctx, location="Brewpub", tables=2, seats=8)
+    for i in range(16):
+        t.register(ctx, player=f"P{i:02d}")
+    t.start(ctx)
+    with session_scope(engine) as s:
+        clock = add_clock(
+            session=s,
+            guild_id=1,
+            channel_id=CHANNEL,
+            structure="btown",
+            started_at=NOW - dt.timedelta(minutes=5),
+            created_by=7,
+        )
+    table_two = [s["player"] for s in t.show(ctx, json=True).data["tables"][1]["seats"]]
+    t.bust(ctx, players=", ".join(table_two[:6]), chips=", ".join(str(n) for n in range(1, 7)))
+    reply = t.balance(ctx)
+    assert reply.text.count("-> table 2") == 3
+    assert "Table 2 received three or more players: redraw for the button (2.D.d)" in reply.text
+    assert "the clock is paused until /clock resume" in reply.text
+    assert [(e.kind, e.value) for e in reply.effects] == [("clock", clock.id)]
+    with session_scope(engine) as s:
+        assert position_at(get_clock(session=s, clock_id=clock.id).state, NOW).is_paused
+
+
+def test_button_then_seats_of_one_table(engine):
+    ctx = ctx_for(engine)
+    t.open(ctx, location="Brewpub", tables=2, seats=4)
+    for name in ("Ann", "Bob", "Cy", "Dee"):
+        t.register(ctx, player=name)
+    assert "button is at seat 2" in t.button(ctx, table=1, seat=2).text
+    one = t.seats(ctx, table=1)
+    assert [f.name for f in one.fields] == ["Table 1"]
+    with pytest.raises(RulingsError, match="no table 5"):
+        t.seats(ctx, table=5)
