@@ -41,7 +41,6 @@ T = TypeVar("T")
 
 EXTENSIONS: tuple[str, ...] = (
     "bot.cogs.admin",
-    "bot.cogs.td",
     "bot.cogs.clock",
 )
 

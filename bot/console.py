@@ -67,12 +67,6 @@ class ConsoleCommand:
 
 
 LEGACY: tuple[ConsoleCommand, ...] = (
-    ConsoleCommand(
-        "td",
-        "bot.views.td:td_console",
-        "<result|correct|void|bounty|premium|second_chance|receipt|strike|events>",
-        "Director tools with name:value options (the console is the local director)",
-    ),
     ConsoleCommand("clock", "bot.views.clock:clock_console", "status", "Show the running clocks"),
 )
 

@@ -25,7 +25,7 @@ from discord import app_commands
 from bot import render
 from bot.commands import ACTIONS, COMMANDS, group_description
 from bot.commands.model import Action, Command, Context, Opt, Upload, Who
-from bot.commands.options import bind
+from bot.commands.options import MAX_FILE_BYTES, bind
 from bot.errors import REFUSAL, BadOption, NotDirectorError, describe
 from bot.reply import Effect, Reply, error_reply
 
@@ -138,6 +138,7 @@ class SlashRunner:
             user_id=user.id,
             channel_id=interaction.channel_id,
             is_director=is_director,
+            is_manager=_can_manage(interaction),
             rule_index=rule_index,
             compute=compute,
             clock=getattr(bot, "clock_facade", None),
@@ -224,8 +225,7 @@ class SlashRunner:
                 if value is None:
                     continue
                 if isinstance(value, discord.Attachment):
-                    await self._defer(interaction, private=command.private)
-                    value = await download(value)
+                    value = await self._attachment(interaction, command, name, value)
                 elif isinstance(value, discord.Role | discord.abc.User):
                     value = value.id
                 given[name] = value
@@ -234,10 +234,24 @@ class SlashRunner:
             reply = await self._call(interaction, lambda: handler(ctx, **kwargs), command.private)
             if command.private and not reply.private:
                 reply = _private(reply)
+            await self.carry_out(interaction, reply, announce=False)  # e.g. the new home book
             await self.send(interaction, reply)
-            await self.carry_out(interaction, reply)
+            await self.carry_out(interaction, reply, announce=True)
         except Exception as exc:  # the one error path: describe() says what the user sees
             await self.fail(interaction, exc, f"/{command.name}", values)
+
+    async def _attachment(
+        self, interaction: discord.Interaction, command: Command, name: str, file: Any
+    ) -> Upload:
+        """A ``file`` option's attachment, downloaded (a ``link`` option keeps only its URL)."""
+        if command.option(name).kind == "link":
+            return Upload(filename=file.filename, data=b"", url=file.url)
+        if file.size > MAX_FILE_BYTES:  # refused before downloading anything
+            raise BadOption(
+                f"{file.filename} is {file.size:,} bytes; files are at most {MAX_FILE_BYTES:,}."
+            )
+        await self._defer(interaction, private=command.private)
+        return await download(file)
 
     async def _defer(self, interaction: discord.Interaction, *, private: bool) -> None:
         if not interaction.response.is_done():
@@ -271,9 +285,16 @@ class SlashRunner:
         else:
             await interaction.response.send_message(**kwargs)
 
-    async def carry_out(self, interaction: discord.Interaction, reply: Reply) -> None:
-        """Do what the reply asks of Discord (post to the results channel, rebuild an index)."""
+    async def carry_out(
+        self, interaction: discord.Interaction, reply: Reply, *, announce: bool | None = None
+    ) -> None:
+        """Do what the reply asks of Discord (post to the results channel, rebuild an index).
+
+        ``announce`` picks the posts (True), the others (False) or all (None).
+        """
         for effect in reply.effects:
+            if announce is not None and (effect.kind == "announce") != announce:
+                continue
             try:
                 await self._effect(interaction, effect)
             except Exception:

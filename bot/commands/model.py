@@ -51,6 +51,7 @@ OptionKind = Literal[
     "yes",  # yes/no (Discord boolean; console and CLI ``yes``/``no``; a CLI flag)
     "date",  # YYYY-MM-DD or a date word (``today``, ``yesterday``) in the league's TIMEZONE
     "file",  # Discord: an attachment; console and CLI: a path; the handler gets ``Upload``
+    "link",  # Discord: an attachment, kept as its URL; console and CLI: a URL (text)
     "channel",  # a Discord channel (console: an id)
     "role",  # a Discord role (console: an id)
     "member",  # a Discord member (console: an id)
@@ -235,6 +236,7 @@ class Upload:
 
     filename: str
     data: bytes
+    url: str | None = None
 
 
 def _call(fn: Callable[..., Any], /, *args: Any) -> Any:
@@ -259,6 +261,7 @@ class Context:
         user_id: the Discord user, when there is one.
         channel_id: the Discord channel the command came from (the console has a fixed one).
         is_director: whether the caller may run director commands.
+        is_manager: whether the caller may change the league's settings (Manage Server).
         now: the clock (injected in tests); handlers never call ``datetime.now`` themselves.
         rule_index: the rulebook index with the league's home book first (loaded on demand).
         compute: runs CPU-heavy ``fn(*args)`` (pre-flop equity): on Discord in a worker
@@ -275,6 +278,7 @@ class Context:
     user_id: int | None = None
     channel_id: int | None = None
     is_director: bool = True
+    is_manager: bool = True
     now: Callable[[], dt.datetime] = _utcnow
     rule_index: Callable[[], rulings.RuleIndex] | None = None
     extras: dict[str, Any] = field(default_factory=dict)

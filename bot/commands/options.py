@@ -116,7 +116,7 @@ def read_upload(path: str) -> Upload:
     file = Path(path).expanduser()
     size = file.stat().st_size
     if size > MAX_FILE_BYTES:
-        raise BadOption(f"{file.name} is {size:,} bytes; results files are at most 1,000,000.")
+        raise BadOption(f"{file.name} is {size:,} bytes; files are at most {MAX_FILE_BYTES:,}.")
     return Upload(filename=file.name, data=file.read_bytes())
 
 
@@ -172,6 +172,13 @@ def convert(opt: Opt, value: Any, *, today: dt.date) -> Any:
         if isinstance(value, dt.date):
             return value
         return parse_date(str(value), today)
+    if kind == "link":
+        if isinstance(value, Upload):
+            return value.url
+        text = " ".join(str(value).split())
+        if len(text) > (opt.max_length or 500):
+            raise BadOption(f"{opt.name}: too long (at most {opt.max_length or 500} characters).")
+        return text
     if kind == "file":
         if isinstance(value, Upload):
             return value

@@ -9,14 +9,12 @@ pages built by ``bot.views.league``. A server's league is found by its guild id;
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from sqlmodel import Session
 
 import rulings
-from bot.console import ConsoleContext, parse_options
 from bot.reply import Reply
-from bot.transformers import BadOption
 from bot.views import league as views
 from storage.errors import NotFound
 from storage.guild_settings import get_guild_league
@@ -245,83 +243,3 @@ def choices(*, session: Session, guild_id: int | None, what: str, typed: str) ->
     starts = [n for n in names if name_key(n).startswith(key)]
     inside = [n for n in names if key in name_key(n) and n not in starts]
     return (starts + inside)[:25]
-
-
-# -- console handlers ----------------------------------------------------------------------
-
-
-_YES = {"yes", "y", "true", "1", "on"}
-_NO = {"no", "n", "false", "0", "off"}
-
-
-def flag(value: str | None, what: str) -> bool:
-    """A yes/no console option (absent is no)."""
-    if value is None:
-        return False
-    text = value.strip().lower()
-    if text in _YES:
-        return True
-    if text in _NO:
-        return False
-    raise BadOption(f"{what}: answer yes or no, not '{value}'.")
-
-
-def whole(value: str | None, what: str) -> int | None:
-    """A whole-number console option."""
-    if value is None:
-        return None
-    text = value.strip().replace(",", "")
-    if not text.lstrip("-").isdigit():
-        raise BadOption(f"{what}: '{value}' is not a whole number.")
-    return int(text)
-
-
-def terminal(reply: Reply) -> Reply:
-    """Drop the code fences around a table (a terminal shows them literally)."""
-    text = "\n".join(line for line in reply.text.splitlines() if line != "```")
-    return replace(reply, text=text)
-
-
-def standings_console(ctx: ConsoleContext, args: str) -> Reply:
-    """``/standings [season:NAME] [location:NAME] [player:NAME]`` in the console."""
-    opts = parse_options(args, ("season", "location", "player"))
-    paged = ctx.db.run_sync(
-        standings_for,
-        guild_id=ctx.guild_id,
-        season=opts.get("season"),
-        location=opts.get("location"),
-        player=opts.get("player"),
-        page_size=TERMINAL_PAGE,
-    )
-    return terminal(paged.pages[0])
-
-
-def toc_console(ctx: ConsoleContext, args: str) -> Reply:
-    """``/toc [player] [season:NAME]`` in the console."""
-    opts = parse_options(args, ("player", "season"))
-    paged = ctx.db.run_sync(
-        toc_for,
-        guild_id=ctx.guild_id,
-        season=opts.get("season"),
-        player=opts.get("player"),
-        page_size=TERMINAL_PAGE,
-    )
-    return terminal(paged.pages[0])
-
-
-STACK_OPTIONS = ("player", "early", "on_time", "birthday", "new_player", "brought", "late_bb")
-
-
-def stack_console(ctx: ConsoleContext, args: str) -> Reply:
-    """``/stack [player] [early:yes] [on_time:yes] [birthday:yes] ...``: see ``STACK_OPTIONS``."""
-    opts = parse_options(args, STACK_OPTIONS)
-    arrival = rulings.Arrival(
-        early_signin=flag(opts.get("early"), "early"),
-        on_time=flag(opts.get("on_time"), "on_time"),
-        birthday=flag(opts.get("birthday"), "birthday"),
-        new_player=flag(opts.get("new_player"), "new_player"),
-        new_players_brought=whole(opts.get("brought"), "brought") or 0,
-        late_big_blind=whole(opts.get("late_bb"), "late_bb"),
-    )
-    rules = ctx.db.run_sync(league_rules_for, guild_id=ctx.guild_id)
-    return stack_reply_for(rules, arrival, opts.get("player"))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import getpass
 import json
 import logging
 from collections.abc import Collection, Sequence
@@ -19,11 +18,10 @@ from dataclasses import replace
 from sqlmodel import Session
 
 import rulings
-from bot.console import ConsoleContext, parse_options
 from bot.reply import Field, Reply
 from bot.transformers import BadOption
 from bot.views import league as views
-from bot.views.league_commands import flag, league_of, whole
+from bot.views.league_commands import league_of
 from rulings.errors import EventFormatError
 from rulings.league.events import EventRecord, parse_finish_csv
 from rulings.league.strikes import check_level, suspension_events
@@ -434,135 +432,3 @@ def announcement(reply: Reply, by: str) -> Reply:
     """The public copy of a confirmation for the results channel."""
     footer = " · ".join(p for p in (reply.footer, f"Recorded by {by}") if p)
     return replace(reply, private=False, footer=footer)
-
-
-# -- the console's /td (the person at the terminal is the local director) ------------------
-
-
-_SUBS: dict[str, tuple[str, ...]] = {
-    "result": ("finish", "location", "season", "date", "kind", "played", "new_players", "confirm"),
-    "correct": ("event", "finish", "reason", "played", "new_players", "confirm"),
-    "void": ("event", "reason"),
-    "bounty": ("event", "player", "chips", "confirm"),
-    "premium": ("event", "player", "hand", "confirm"),
-    "second_chance": ("event", "player", "confirm"),
-    "receipt": ("event", "player", "amount", "ref", "photo", "confirm"),
-    "strike": ("player", "level", "reason", "season"),
-    "season": ("name",),
-    "location": ("name", "confirm"),
-    "events": ("season",),
-}
-
-
-def _required(opts: dict[str, str], name: str) -> str:
-    value = opts.get(name)
-    if not value:
-        raise BadOption(f"{name}: is required.")
-    return value
-
-
-def _event_id(opts: dict[str, str]) -> int:
-    value = whole(_required(opts, "event"), "event")
-    assert value is not None
-    return value
-
-
-def console_edit(sub: str, opts: dict[str, str], rules: rulings.LeagueRules) -> EventEdit:
-    """The ``EventEdit`` of an award or correction typed in the console."""
-    if sub == "bounty":
-        chips = whole(_required(opts, "chips"), "chips")
-        return EventEdit(bounty=(_required(opts, "player"), chips or 0))
-    if sub == "premium":
-        return EventEdit(premium_hand=(_required(opts, "player"), _required(opts, "hand")))
-    if sub == "second_chance":
-        return EventEdit(second_chance_winner=_required(opts, "player"))
-    if sub == "receipt":
-        cents = rulings.parse_amount_cents(
-            _required(opts, "amount"), "amount", max_cents=rules.receipt_max_cents
-        )
-        return EventEdit(
-            receipt=rulings.Receipt(
-                _required(opts, "player"), cents, opts.get("ref"), opts.get("photo")
-            )
-        )
-    played = parse_names(opts.get("played"), "played") if "played" in opts else None
-    return EventEdit(finish=rulings.parse_finish_text(_required(opts, "finish")), played=played)
-
-
-def td_console(ctx: ConsoleContext, args: str) -> Reply:
-    """``/td <sub> ...``: the director commands in the console (the local director)."""
-    sub, _, rest = args.strip().partition(" ")
-    sub = sub.lower().replace("-", "_")
-    if sub not in _SUBS:
-        raise BadOption(f"/td {sub or '?'}: try one of {', '.join(sorted(_SUBS))}.")
-    opts = parse_options(rest, _SUBS[sub])
-    who = f"console:{getpass.getuser()}"
-    run = ctx.db.run_sync
-    gid = ctx.guild_id
-    confirm = flag(opts.get("confirm"), "confirm")
-    allow = allow_new_names(confirm, opts.get("new_players"))
-    if sub == "result":
-        build = text_event_builder(
-            finish=_required(opts, "finish"),
-            location=_required(opts, "location"),
-            day=parse_day(opts.get("date"), dt.date.today()),  # noqa: DTZ011 (the local day)
-            season=opts.get("season"),
-            kind=opts.get("kind") or "regular",
-            played=parse_names(opts.get("played"), "played"),
-        )
-        return recorded_reply(
-            run(record_for, guild_id=gid, build=build, actor=who, allow_new=allow)
-        )
-    if sub in ("correct", "bounty", "premium", "second_chance", "receipt"):
-        from bot.views.league_commands import league_rules_for
-
-        edit = console_edit(sub, opts, run(league_rules_for, guild_id=gid))
-        reason = _required(opts, "reason") if sub == "correct" else None
-        outcome = run(
-            amend_for,
-            guild_id=gid,
-            event_id=_event_id(opts),
-            edit=edit,
-            actor=who,
-            reason=reason,
-            allow_new=allow,
-        )
-        return recorded_reply([outcome], change=edit.describe(), reason=reason)
-    if sub == "void":
-        event = run(
-            void_for,
-            guild_id=gid,
-            event_id=_event_id(opts),
-            reason=_required(opts, "reason"),
-            actor=who,
-        )
-        return void_reply(event)
-    if sub == "strike":
-        level = whole(_required(opts, "level"), "level")
-        assert level is not None
-        strike, events, forfeits = run(
-            strike_for,
-            guild_id=gid,
-            player=_required(opts, "player"),
-            level=level,
-            reason=_required(opts, "reason"),
-            season=opts.get("season"),
-            actor=who,
-        )
-        return strike_reply(strike, events, forfeits)
-    if sub == "season":
-        if not opts.get("name"):
-            names = [s.name for s in run(seasons_for, guild_id=gid)]
-            return names_reply("Seasons", names, empty="No seasons yet.")
-        return season_added_reply(run(season_add_for, guild_id=gid, name=opts["name"], actor=who))
-    if sub == "location":
-        if not opts.get("name"):
-            names = [x.name for x in run(locations_for, guild_id=gid)]
-            return names_reply("Locations", names, empty="No locations yet.")
-        return location_added_reply(
-            run(location_add_for, guild_id=gid, name=opts["name"], actor=who, confirm=confirm)
-        )
-    found = run(events_for, guild_id=gid, season=opts.get("season"))
-    from bot.views.league_commands import terminal
-
-    return terminal(views.event_list_pages(found, per_page=1_000_000, char_limit=1 << 30)[0])

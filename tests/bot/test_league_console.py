@@ -101,4 +101,4 @@ def test_console_mistakes_are_one_line_and_write_nothing(console: Console):
         console.handle("/standings")
     code, _, err = _run(console, "/td frobnicate")
     assert code == 2
-    assert "try one of" in err
+    assert "/td takes bounty, correct" in err
