@@ -18,7 +18,7 @@ from sqlmodel import Session
 import rulings
 from bot.answers.td import announced
 from bot.commands.model import Context
-from bot.reply import Effect, Field, Reply
+from bot.reply import Effect, Field, Reply, escape
 from rulings import (
     Arrival,
     BustedOut,
@@ -128,7 +128,7 @@ def _final_chips(text: str) -> dict[str, int]:
 
 def _move_line(move: SeatMove) -> str:
     source = str(move.from_seat) if move.from_seat is not None else "the reserve list"
-    return f"{move.player}: {source} -> {move.to_seat}"
+    return f"{escape(move.player)}: {source} -> {move.to_seat}"
 
 
 def _head(chart: Chart) -> str:
@@ -253,7 +253,8 @@ def register(
         if entry.seat is not None
         else f"reserve list #{len(night.chart.reserve)} (the room is full, 1.E.e)"
     )
-    lines = [f"**{entry.player.name}**: {where}, {_n(stack.total)} chips ({' + '.join(parts)})"]
+    who = escape(entry.player.name)
+    lines = [f"**{who}**: {where}, {_n(stack.total)} chips ({' + '.join(parts)})"]
     lines += [f"Not given: {r}" for r in stack.not_awarded]
     return Reply(title="Signed in", text="\n".join(lines), footer=_head(night.chart))
 
@@ -286,7 +287,7 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
     _, night, entry = _write(ctx, decide)
     assert isinstance(entry, BustedOut)
     chart = night.chart
-    lines = [f"**{chart.name(k)}**: {_ordinal(p)}" for k, p in entry.players]
+    lines = [f"**{escape(chart.name(k))}**: {_ordinal(p)}" for k, p in entry.players]
     shared = {p for _, p in entry.players if sum(1 for _, q in entry.players if q == p) > 1}
     if shared:
         lines.append("Equal chips at the start of the hand share the position (2.G.e.2).")
@@ -360,9 +361,9 @@ def move(ctx: Context, player: str, table: int, seat: int | None = None) -> Repl
 
 def _undone_text(chart: Chart, entry: Entry) -> str:
     if isinstance(entry, SignedIn):
-        return f"the sign-in of {entry.player.name}"
+        return f"the sign-in of {escape(entry.player.name)}"
     if isinstance(entry, BustedOut):
-        return "the bust of " + ", ".join(chart.name(k) for k, _ in entry.players)
+        return "the bust of " + ", ".join(escape(chart.name(k)) for k, _ in entry.players)
     if isinstance(entry, TablesBalanced):
         return f"the balance ({len(entry.moves)} move(s) taken back)"
     if isinstance(entry, PlayerMoved):
@@ -390,7 +391,7 @@ def _table_lines(chart: Chart, table: int) -> list[str]:
     for seat, key in seated:
         mark = " (button)" if seat == button_seat else ""
         player = chart.players[key]
-        lines.append(f"{seat}. {player.name} {_n(player.stack)}{mark}")
+        lines.append(f"{seat}. {escape(player.name)} {_n(player.stack)}{mark}")
     return lines or ["(empty)"]
 
 
@@ -405,7 +406,7 @@ def seats(ctx: Context, table: int | None = None) -> Reply:
     shown = [table] if table is not None else list(chart.tables)
     fields = [Field(f"Table {t}", "\n".join(_table_lines(chart, t)), inline=True) for t in shown]
     if chart.reserve and table is None:
-        names = ", ".join(chart.name(k) for k in chart.reserve)
+        names = ", ".join(escape(chart.name(k)) for k in chart.reserve)
         fields.append(Field("Reserve list", names))
     return Reply(
         title=f"Seats: {record.night.setup.location}",
@@ -471,7 +472,7 @@ def _finish_reply(title: str, outcome: ImportOutcome, how: str) -> Reply:
     lines = []
     for p in outcome.points:
         place = _ordinal(p.position) if p.position is not None else "played"
-        lines.append(f"{place} {p.player}: {p.rp} RP / {p.bp} BP")
+        lines.append(f"{place} {escape(p.player)}: {p.rp} RP / {p.bp} BP")
     return Reply(
         title=title,
         text=f"{how} Stored as event {outcome.event.label}.",

@@ -267,3 +267,11 @@ def test_button_then_seats_of_one_table(engine):
     assert [f.name for f in one.fields] == ["Table 1"]
     with pytest.raises(RulingsError, match="no table 5"):
         t.seats(ctx, table=5)
+
+
+def test_names_are_escaped_for_discord_and_plain_in_the_console(engine):
+    ctx = ctx_for(engine)
+    t.open(ctx, location="Brewpub")
+    reply = t.register(ctx, player="**Big** Al")
+    assert "\\*\\*Big\\*\\* Al" in reply.text
+    assert "**Big** Al" in reply.to_plain()
