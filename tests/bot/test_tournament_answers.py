@@ -15,7 +15,7 @@ from bot.commands.model import Context
 from bot.commands.tournament import TOURNAMENT
 from bot.config import Settings
 from bot.database import Database
-from rulings import RulingsError, position_at
+from rulings import RulingsError, position_at, replay_night
 from storage.audit import list_audit
 from storage.clocks import add_clock, get_clock
 from storage.db import create_schema, make_engine, session_scope
@@ -23,6 +23,7 @@ from storage.leagues import add_location, ensure_league
 from storage.players import add_player
 from storage.seasons import add_season
 from storage.standings import season_standings
+from storage.tournaments import get_open_tournament
 
 NOW = dt.datetime(2026, 11, 20, 23, 0, tzinfo=dt.UTC)
 CHANNEL = 555
@@ -275,3 +276,28 @@ def test_names_are_escaped_for_discord_and_plain_in_the_console(engine):
     reply = t.register(ctx, player="**Big** Al")
     assert "\\*\\*Big\\*\\* Al" in reply.text
     assert "**Big** Al" in reply.to_plain()
+
+
+def test_a_restart_mid_night_carries_on_from_the_database(engine, tmp_path):
+    ctx = ctx_for(engine)
+    t.open(ctx, location="Brewpub", tables=3, seats=6)
+    for i in range(15):
+        t.register(ctx, player=f"P{i:02d}")
+    t.start(ctx)
+    t.bust(ctx, players="P03")
+    t.balance(ctx)
+    url = str(engine.url)
+    engine.dispose()
+    again = make_engine(url)  # a new process: nothing but the database
+    ctx2 = ctx_for(again, seed=9)
+    for name in ("P04", "P05", "P06"):
+        t.bust(ctx2, players=name)
+        t.balance(ctx2)
+    assert "balance" in t.undo(ctx2).text
+    assert "the bust of P06" in t.undo(ctx2).text
+    with session_scope(again) as s:
+        record = get_open_tournament(session=s, channel_id=CHANNEL, with_log=True)
+    # The stored chart is exactly the replay of the stored log.
+    assert replay_night(record.night.setup, record.night.log).chart == record.night.chart
+    assert t.show(ctx2, json=True).data["remaining"] == 12  # 15 signed in, 3 busts stand
+    again.dispose()

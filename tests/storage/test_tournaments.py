@@ -129,3 +129,15 @@ def test_no_open_tournament_is_a_clear_error(engine):
         league = ensure_league(session=s, actor="test", now=NOW)
     with pytest.raises(NotFound), session_scope(engine) as s:
         latest_tournament(session=s, league_id=league.id)
+
+
+def test_a_locked_read_then_write_commits_on_both_databases(engine):
+    opened(engine, players=2)
+    with session_scope(engine) as s:
+        rec = get_open_tournament(session=s, channel_id=CHANNEL, for_update=True)
+        night, entry = start_play(rec.night)
+        add_entry(session=s, record=rec, night=night, entry=entry, actor="td", now=NOW)
+    with session_scope(engine) as s:
+        again = get_open_tournament(session=s, channel_id=CHANNEL)
+        assert again.night.chart.status == "running"
+        assert again.seq == rec.seq + 1
