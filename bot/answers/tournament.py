@@ -282,7 +282,13 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
     counts = _chip_counts(chips)
 
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
-        return rulings.bust_players(record.night, names, counts, _rng(ctx))
+        chart = record.night.chart
+        if not any(chart.players[k].late for k in chart.reserve):
+            return rulings.bust_players(record.night, names, counts, _rng(ctx))
+        # A late reserve player seated now is chipped down at the level being played (1.E.d).
+        late = late_entry_for(session=session, channel_id=_channel(ctx), now=ctx.now())
+        rules = get_league_rules(session=session, league_id=record.league_id)
+        return rulings.bust_players(record.night, names, counts, _rng(ctx), late, rules)
 
     _, night, entry = _write(ctx, decide)
     assert isinstance(entry, BustedOut)
@@ -292,6 +298,10 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
     if shared:
         lines.append("Equal chips at the start of the hand share the position (2.G.e.2).")
     lines += [f"Seated from the reserve list: {_move_line(m)}" for m in entry.seated]
+    lines += [
+        f"{escape(chart.name(k))} starts with {_n(stack)} ({_n(off)} removed at this level, 1.E.d)"
+        for k, stack, off in entry.restacked
+    ]
     return Reply(title="Bust", text="\n".join(lines), footer=_imbalance(night) or _head(chart))
 
 

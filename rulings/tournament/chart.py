@@ -61,11 +61,13 @@ class Entrant:
         name: the name as signed in (the league's spelling).
         stack: the starting stack (2.C, 1.E.d).
         late: signed in after play began (1.E.d).
+        chips_off: the late chip-down in ``stack`` (twice the big blind he sits down in).
     """
 
     name: str
     stack: int
     late: bool = False
+    chips_off: int = 0
 
     @property
     def key(self) -> str:
@@ -132,10 +134,13 @@ class BustedOut:
     Attributes:
         players: (player key, position); players sharing a position tied.
         seated: reserve players seated in the seats the busts opened (1.E.e).
+        restacked: (key, stack, chips off) of late reserve players chipped down again at the
+            level they sit down in (1.E.d), replacing what their sign-in estimated.
     """
 
     players: tuple[tuple[str, int], ...]
     seated: tuple[SeatMove, ...] = ()
+    restacked: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -384,8 +389,12 @@ def step(setup: Room, chart: Chart, entry: Entry) -> Chart:
         tables = chart.tables
         for move in entry.seated:
             tables = _move(setup, chart, seated, reserve, move, tables)
+        stacks = dict(chart.players)
+        for key, stack, chips_off in entry.restacked:
+            stacks[key] = replace(stacks[key], stack=stack, chips_off=chips_off)
         return replace(
             chart,
+            players=MappingProxyType(stacks) if entry.restacked else chart.players,
             seated=MappingProxyType(seated),
             reserve=tuple(reserve),
             busted=(*chart.busted, *_groups(entry.players)),

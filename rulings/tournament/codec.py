@@ -51,11 +51,18 @@ def _unmove(data: Any) -> SeatMove:
 
 
 def _player(player: Entrant) -> dict[str, Any]:
-    return {"name": player.name, "stack": player.stack, "late": player.late}
+    return {
+        "name": player.name,
+        "stack": player.stack,
+        "late": player.late,
+        "chips_off": player.chips_off,
+    }
 
 
 def _unplayer(data: Any) -> Entrant:
-    return Entrant(data["name"], int(data["stack"]), bool(data["late"]))
+    return Entrant(
+        data["name"], int(data["stack"]), bool(data["late"]), int(data.get("chips_off", 0))
+    )
 
 
 def room_to_data(setup: Room) -> dict[str, Any]:
@@ -84,6 +91,7 @@ def entry_to_data(entry: Entry) -> dict[str, Any]:
             "kind": "bust",
             "players": [[k, p] for k, p in entry.players],
             "seated": [_move(m) for m in entry.seated],
+            "restacked": [list(r) for r in entry.restacked],
         }
     if isinstance(entry, TablesBalanced):
         return {
@@ -115,6 +123,7 @@ def entry_from_data(data: Any) -> Entry:
         return BustedOut(
             tuple((str(k), int(p)) for k, p in data["players"]),
             tuple(_unmove(m) for m in data["seated"]),
+            tuple((str(k), int(n), int(off)) for k, n, off in data.get("restacked", ())),
         )
     if kind == "balance":
         return TablesBalanced(
@@ -138,7 +147,7 @@ def chart_to_data(chart: Chart) -> dict[str, Any]:
     """The seating chart as JSON-ready data (a snapshot; the log stays the truth)."""
     return {
         "status": chart.status,
-        "players": {k: [p.name, p.stack, p.late] for k, p in chart.players.items()},
+        "players": {k: [p.name, p.stack, p.late, p.chips_off] for k, p in chart.players.items()},
         "seated": {k: _seat(s) for k, s in chart.seated.items()},
         "reserve": list(chart.reserve),
         "busted": [list(g) for g in chart.busted],
@@ -150,7 +159,7 @@ def chart_to_data(chart: Chart) -> dict[str, Any]:
 
 def chart_from_data(data: Any) -> Chart:
     """The seating chart from ``chart_to_data``'s data."""
-    players = {k: Entrant(name, stack, late) for k, (name, stack, late) in data["players"].items()}
+    players = {k: Entrant(*row) for k, row in data["players"].items()}
     seated = {k: Seat(t, s) for k, (t, s) in data["seated"].items()}
     return Chart(
         status=data["status"],

@@ -155,7 +155,8 @@ def sign_in(
         rules,
     )
     seat = _draw_seat(night, rng)
-    entry = SignedIn(Entrant(clean, stack.total, late=big_blind is not None), seat)
+    player = Entrant(clean, stack.total, big_blind is not None, stack.late_reduction)
+    entry = SignedIn(player, seat)
     return night.apply(entry), entry, stack
 
 
@@ -261,6 +262,8 @@ def bust_players(
     names: Sequence[str],
     chips: Sequence[int] | None,
     rng: random.Random | None = None,
+    late: LateEntry | None = None,
+    rules: LeagueRules | None = None,
 ) -> tuple[Night, BustedOut]:
     """Eliminate one player, or several on the same hand (2.G.e.2).
 
@@ -273,6 +276,9 @@ def bust_players(
         names: who busted.
         chips: each one's chips at the start of the hand (required for two or more).
         rng: draws the reserve player's seat (None: the first open seat).
+        late: the level being played, for a late reserve player seated now: he is chipped
+            down by twice its big blind (1.E.d) instead of the level of his sign-in.
+        rules: the league's late penalty (with ``late``).
 
     Returns:
         The night and the entry (with each position).
@@ -293,6 +299,7 @@ def bust_players(
     positions = _shared_positions(keys, chips, best)
     after = night.apply(BustedOut(positions))
     seated: list[SeatMove] = []
+    restacked: list[tuple[str, int, int]] = []
     draw = rng or random.Random(0)
     for key in after.chart.reserve:
         seat = _draw_seat(after, draw)
@@ -301,7 +308,13 @@ def bust_players(
         move = SeatMove(after.chart.name(key), None, seat)
         seated.append(move)
         after = after.apply(PlayerMoved(move))
-    entry = BustedOut(positions, tuple(seated))
+        player = after.chart.players[key]
+        if player.late and late is not None and late.big_blind and rules is not None:
+            chips_off = rules.late_penalty_big_blinds * late.big_blind
+            stack = player.stack + player.chips_off - chips_off
+            if chips_off != player.chips_off and stack > 0:
+                restacked.append((key, stack, chips_off))
+    entry = BustedOut(positions, tuple(seated), tuple(restacked))
     return night.apply(entry), entry
 
 

@@ -404,3 +404,16 @@ def test_property_any_night_keeps_one_seat_each_balanced_tables_exact_undo(
     for key, position_given in night.chart.positions().items():
         assert positions[key] == position_given
     assert covered == sorted(covered)
+
+
+def test_1_e_d_a_late_reserve_is_chipped_down_at_the_level_he_sits_down_in():
+    night, rng = night_of(names(4), seats=2, tables=2)
+    night, entry, stack = sign_in(night, "Late", Arrival(), RULES, rng, LateEntry(600))
+    assert entry.seat is None
+    assert stack.total == 16800
+    night, bust = bust_players(night, ["P000"], None, rng, LateEntry(1000), RULES)
+    assert bust.restacked == (("late", 16000, 2000),)
+    assert night.chart.players["late"].stack == 16000
+    assert undo_last(night)[0].chart.players["late"].stack == 16800
+    assert entry_from_data(entry_to_data(bust)) == bust
+    assert chart_from_data(chart_to_data(night.chart)) == night.chart
