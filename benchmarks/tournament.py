@@ -35,6 +35,7 @@ from bot.reply import Reply
 from rulings import Night, Seat, SeatMove, TablesBalanced, tables_needed
 from storage.db import create_schema, make_engine, session_scope
 from storage.leagues import add_location, ensure_league
+from storage.players import PlayerDirectory
 from storage.seasons import add_season
 from storage.tournaments import add_entry, get_open_tournament, list_entries
 
@@ -84,15 +85,26 @@ def naive_handler(ctx: Context) -> Reply:
 
 
 def run_night(
-    players: int, seed: int, balance: Callable[[Context], Reply], folder: Path
+    players: int,
+    seed: int,
+    balance: Callable[[Context], Reply],
+    folder: Path,
+    *,
+    regulars: bool = False,
 ) -> tuple[dict[str, list[float]], int, int]:
-    """One night; returns per-command latencies (ms), total moves and the fewest possible."""
-    engine = make_engine(f"sqlite:///{folder / f'night-{balance.__name__}.db'}")
+    """One night; returns per-command latencies (ms), total moves and the fewest possible.
+
+    With ``regulars`` every player is already known to the league (a mid-season night), so
+    the finish stores results without creating players.
+    """
+    engine = make_engine(f"sqlite:///{folder / f'night-{balance.__name__}-{regulars}.db'}")
     create_schema(engine)
     with session_scope(engine) as s:
         league = ensure_league(session=s, actor="bench", now=NOW)
         add_location(session=s, league_id=league.id, name="Brewpub", actor="bench")
         add_season(session=s, league_id=league.id, name="2026 Fall", actor="bench")
+        if regulars:
+            PlayerDirectory(s, league.id).resolve(_names(players), allow_new=True, now=NOW)
     rng = random.Random(seed)
     ctx = Context(
         surface="console",
@@ -113,7 +125,7 @@ def run_night(
 
     tables = math.ceil(players / 8)
     timed("open", t.open, location="Brewpub", tables=tables, seats=8)
-    names = [f"Player {i:03d}" for i in range(players)]
+    names = _names(players)
     for name in names:
         timed("register", t.register, player=name, on_time=True)
     timed("start", t.start)
@@ -135,6 +147,10 @@ def run_night(
     return timings, moves, fewest
 
 
+def _names(players: int) -> list[str]:
+    return [f"Player {i:03d}" for i in range(players)]
+
+
 def _p(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
@@ -149,6 +165,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ours, our_moves, fewest = run_night(args.players, args.seed, t.balance, Path(tmp))
         peer, peer_moves, _ = run_night(args.players, args.seed, naive_handler, Path(tmp))
+        known, _, _ = run_night(args.players, args.seed, t.balance, Path(tmp), regulars=True)
     tables = math.ceil(args.players / 8)
     print(f"{args.players}-player night, {tables} tables of 8, SQLite file (shared machine)")
     print(f"{'command':<10} {'n':>5} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
@@ -162,6 +179,7 @@ def main() -> None:
         f"{'peer bal.':<10} {len(naive):>5} {statistics.median(naive):>8.2f} "
         f"{_p(naive, 0.99):>8.2f} {max(naive):>8.2f}"
     )
+    print(f"finish with every player already in the league: {known['finish'][0]:.2f} ms")
     print(f"moves: pokerfloor {our_moves}, fewest possible {fewest}, naive redraw {peer_moves}")
 
 
