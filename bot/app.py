@@ -39,10 +39,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-EXTENSIONS: tuple[str, ...] = (
-    "bot.cogs.admin",
-    "bot.cogs.clock",
-)
+EXTENSIONS: tuple[str, ...] = ("bot.cogs.clock",)
 
 # A command that has not answered after this long defers ("is thinking…") so that the
 # interaction is acknowledged well inside Discord's 3 s, then answers with a follow-up.
@@ -134,6 +131,7 @@ class LeagueBot(commands.Bot):
         self._home_rules: dict[str, asyncio.Task[rulings.RuleIndex]] = {}
         self._guild_homes: dict[int, str] = {}
         self.slash: Any = None  # bot.slash.SlashRunner, set by setup_hook
+        self.clock_door: Any = None  # bot.answers.clock.ClockDoor, set by the clock cog
 
     # -- start-up and shutdown -------------------------------------------------------------
 

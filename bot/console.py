@@ -13,8 +13,8 @@ rulebooks. The person at the terminal is the local director.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import getpass
-import importlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -40,35 +40,74 @@ EXIT_MISTAKE = 2
 PROMPT = "pokerfloor> "
 QUIT = ("quit", "exit", "/quit", "/exit")
 
-Legacy = Callable[["ConsoleContext", str], Reply]
+
+class ConsolePoster:
+    """Where the console's clock posts: its announcements are printed as they fall due."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._ids = 0
+
+    async def announce(self, channel_id: int, announcement: Any, ping_role_id: int | None) -> None:
+        """Print an announcement on its own line (the prompt stays where it is)."""
+        self.out.write(f"\n[clock] {plain(announcement.text)}\n")
+        self.out.flush()
+
+    async def post_status(self, channel_id: int, status: Any) -> int:
+        """The console has no status message to keep: ``/clock status`` shows it."""
+        self._ids += 1
+        return self._ids
+
+    async def edit_status(self, channel_id: int, message_id: int, status: Any) -> bool:
+        """Nothing to edit (see ``post_status``)."""
+        return True
 
 
-@dataclass(frozen=True)
-class ConsoleCommand:
-    """A console command not yet defined in ``bot.commands`` (its handler parses the line).
+class ConsoleClock:
+    """The console's clock service, on an event loop of its own in a background thread.
 
-    Attributes:
-        name: typed after the slash, e.g. ``td``.
-        target: ``"module:function"``, ``fn(ctx: ConsoleContext, args: str) -> Reply``.
-        usage: the arguments, shown in help.
-        summary: one line saying what it does.
+    Started on first use (``door``), so a console that never touches the clock never starts a
+    scheduler; stopped by ``close``. Its clocks announce in the terminal while the console
+    waits for input, and resume (with one catch-up) when a later console starts one again.
     """
 
-    name: str
-    target: str
-    usage: str
-    summary: str
+    def __init__(self, engine: Engine, out: TextIO) -> None:
+        self.engine = engine
+        self.out = out
+        self._door: Any = None
+        self._thread: Any = None
 
-    def handler(self) -> Legacy:
-        """Import and return the handler function."""
-        module_name, _, attr = self.target.partition(":")
-        fn: Legacy = getattr(importlib.import_module(module_name), attr)
-        return fn
+    def door(self) -> Any:
+        """The ``ClockDoor`` handlers use (starting the service the first time)."""
+        if self._door is None:
+            import asyncio
+            import threading
 
+            from bot.answers.clock import ClockDoor
+            from bot.clock_service import ClockService
 
-LEGACY: tuple[ConsoleCommand, ...] = (
-    ConsoleCommand("clock", "bot.views.clock:clock_console", "status", "Show the running clocks"),
-)
+            loop = asyncio.new_event_loop()
+            self._thread = threading.Thread(
+                target=loop.run_forever, name="console-clock", daemon=True
+            )
+            self._thread.start()
+            service = ClockService(Database(self.engine), ConsolePoster(self.out))
+            door = ClockDoor(service, loop)
+            door.call(service.start())
+            self._door = door
+        return self._door
+
+    def close(self) -> None:
+        """Stop the service and its loop (the clocks stay in the database)."""
+        if self._door is None:
+            return
+        door, self._door = self._door, None
+        try:
+            door.call(door.service.stop())
+        finally:
+            door.loop.call_soon_threadsafe(door.loop.stop)
+            self._thread.join(timeout=5)
+            door.loop.close()
 
 
 def _definitions() -> tuple[Command, ...]:
@@ -88,20 +127,24 @@ class ConsoleContext:
         commands: the definitions the console answers (default: every console command).
         db: runs a storage function in one transaction (``db.run_sync(fn, **kw)``).
         actor: the audit log's name for the person at the terminal.
+        out: where the console's clock prints its announcements (the console's output).
+        now: the clock for handlers (tests inject one).
     """
 
     settings: Settings
     engine: Engine
     guild_id: int | None = None
     commands: Sequence[Command] = field(default_factory=_definitions)
-    legacy: Sequence[ConsoleCommand] = LEGACY
     db: Database = field(init=False)
     actor: str = field(default_factory=lambda: f"console:{getpass.getuser()}")
-    clock: Any = None
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    now: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now(dt.UTC))
+    clock: ConsoleClock = field(init=False)
     _rules: rulings.RuleIndex | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.db = Database(self.engine)
+        self.clock = ConsoleClock(self.engine, self.out)
 
     @property
     def rules(self) -> rulings.RuleIndex:
@@ -110,8 +153,8 @@ class ConsoleContext:
             self._rules = rulings.load_rulebooks(self.settings.rulebook_dir)
         return self._rules
 
-    def context(self) -> Context:
-        """A handler's context for one console line."""
+    def context(self, *, clock: bool = False) -> Context:
+        """A handler's context for one console line (``clock``: with the console's clock)."""
         return Context(
             surface="console",
             settings=self.settings,
@@ -120,8 +163,8 @@ class ConsoleContext:
             actor=self.actor,
             is_director=True,
             rule_index=lambda: self.rules,
-            clock=self.clock,
-            extras={"help_extra": [(f"/{c.name} {c.usage}", c.summary) for c in self.legacy]},
+            clock=self.clock.door() if clock else None,
+            now=self.now,
         )
 
 
@@ -143,15 +186,12 @@ class Console:
 
     def __init__(self, ctx: ConsoleContext) -> None:
         self.ctx = ctx
-        self.legacy = {c.name: c for c in ctx.legacy}
 
     def names(self) -> list[str]:
         """The first words of every command, in help order."""
         seen: dict[str, None] = {}
         for c in self.ctx.commands:
             seen.setdefault(f"/{c.path[0]}", None)
-        for name in self.legacy:
-            seen.setdefault(f"/{name}", None)
         names = [n for n in seen if n != "/help"]
         return [*names, "/help"] if "/help" in seen else names
 
@@ -169,16 +209,12 @@ class Console:
         words = text.split()
         command, taken = match(self.ctx.commands, words)
         if command is None:
-            legacy = self.legacy.get(words[0].lower())
-            if legacy is not None:
-                rest = text[len(words[0]) :].strip()
-                return legacy.handler()(self.ctx, rest)
             raise self._unknown(words)
         rest = text
         for word in words[:taken]:
             rest = rest[rest.index(word) + len(word) :]
         raw = parse_line(command, rest.strip())
-        ctx = self.ctx.context()
+        ctx = self.ctx.context(clock=command.path[0] == "clock" and command.path[-1] != "status")
         kwargs = bind(command, raw, surface="console", today=ctx.today)
         reply: Reply = command.resolve()(ctx, **kwargs)
         return reply
@@ -215,6 +251,14 @@ class Console:
         Returns:
             0 when every line was answered, 2 when a line was a user mistake, 1 after a bug.
         """
+        self.ctx.out = stdout
+        self.ctx.clock.out = stdout
+        try:
+            return self._loop(stdin, stdout, stderr, interactive=interactive)
+        finally:
+            self.ctx.clock.close()
+
+    def _loop(self, stdin: TextIO, stdout: TextIO, stderr: TextIO, *, interactive: bool) -> int:
         code = EXIT_OK
         if interactive:
             with contextlib.suppress(ImportError):
@@ -256,26 +300,6 @@ def _read(stdin: TextIO, stdout: TextIO, *, interactive: bool) -> str | None:
 def help_usage(command: Command) -> str:
     """A command's console usage (for help and error messages)."""
     return usage(command, "console")
-
-
-# -- what the legacy handlers still use -----------------------------------------------------
-
-
-def parse_options(args: str, names: Sequence[str]) -> dict[str, str]:
-    """Split ``name:value`` options for a legacy handler (the first name takes free text).
-
-    Raises:
-        BadOption: an unknown or empty option, or one given twice.
-
-    >>> parse_options("As Ks vs Qh Qd board: 2c 7d 9h", ("cards", "board"))
-    {'cards': 'As Ks vs Qh Qd', 'board': '2c 7d 9h'}
-    """
-    from bot.commands.model import Opt
-
-    opts = tuple(
-        Opt(n, n, positional=i == 0, lines=True, max_length=4000) for i, n in enumerate(names)
-    )
-    return parse_line(Command(("td",), "legacy", "m:f", options=opts), args)
 
 
 def plain(text: str) -> str:

@@ -6,6 +6,7 @@ Command logic (``bot.views.*``) returns a ``Reply``; the Discord adapter renders
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,8 +55,10 @@ class Effect:
     * ``announce``: post the reply (``value``: the public ``Reply``) to the league's results
       channel, without pings;
     * ``rule_home``: the league's home rulebook changed (``value``: the book, or None): build
-      its index now so that no ``/rule`` waits;
-    * ``clock``: a clock changed (``value``: its id): reschedule its announcements.
+      its index now so that no ``/rule`` waits.
+
+    A surface ignores (and logs) a kind it does not know; add the kind here and in
+    ``bot.slash.SlashRunner`` when a command needs a new one.
     """
 
     kind: str
@@ -145,7 +148,16 @@ def plain(text: str) -> str:
             out.append(part[1])
         else:
             out.append(part.replace("**", "").replace("||", ""))
-    return "".join(out).replace("@\u200b", "@")
+    return _TIMESTAMP.sub(_local_time, "".join(out).replace("@\u200b", "@"))
+
+
+_TIMESTAMP = re.compile(r"<t:(-?\d+)(?::[tTdDfFR])?>")
+
+
+def _local_time(match: re.Match[str]) -> str:
+    """Discord's ``<t:…>`` timestamp as the terminal's local time of day."""
+    moment = dt.datetime.fromtimestamp(int(match.group(1)), dt.UTC).astimezone()
+    return moment.strftime("%H:%M:%S")
 
 
 def error_reply(message: str) -> Reply:

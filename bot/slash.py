@@ -16,7 +16,7 @@ import inspect
 import io
 import logging
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -141,30 +141,13 @@ class SlashRunner:
             is_manager=_can_manage(interaction),
             rule_index=rule_index,
             compute=compute,
-            clock=getattr(bot, "clock_facade", None),
+            clock=bot.clock_door,
             extras={
+                "bot": bot,
+                "run": lambda coro: asyncio.run_coroutine_threadsafe(coro, loop).result(),
                 "display_name": user.display_name,
-                "help_extra": list(self.legacy_entries(interaction.permissions)),
             },
         )
-
-    def legacy_entries(self, permissions: discord.Permissions) -> Iterator[tuple[str, str]]:
-        """``(usage, description)`` of the cogs' commands that are not definitions yet."""
-        generated = {c.name for c in COMMANDS}
-
-        def walk(items: Sequence[Any], hidden: bool) -> Iterator[tuple[str, str]]:
-            for item in sorted(items, key=lambda c: c.qualified_name):
-                needed = getattr(item, "default_permissions", None)
-                if hidden or (needed is not None and not needed <= permissions):
-                    continue
-                if isinstance(item, app_commands.Group):
-                    yield from walk(item.commands, hidden)
-                elif item.qualified_name not in generated:
-                    parts = [f"/{item.qualified_name}"]
-                    parts += [p.name if p.required else f"[{p.name}]" for p in item.parameters]
-                    yield " ".join(parts), item.description
-
-        return walk(self.bot.tree.get_commands(), False)
 
     async def allowed(
         self, interaction: discord.Interaction, who: Who, *, guild_only: bool
@@ -305,10 +288,8 @@ class SlashRunner:
             await self.announce(interaction, effect.value)
         elif effect.kind == "rule_home" and interaction.guild_id is not None:
             await self.bot.set_rule_home(interaction.guild_id, effect.value)
-        elif effect.kind == "clock":
-            clock = getattr(self.bot, "clock_service", None)
-            if clock is not None:
-                await clock.refresh(int(effect.value))
+        else:
+            log.warning("a reply asked for an effect Discord does not know: %s", effect.kind)
 
     async def announce(self, interaction: discord.Interaction, public: Reply) -> None:
         """Post ``public`` to the league's results channel, if it has one (never pings)."""
@@ -530,7 +511,12 @@ def _complete(runner: SlashRunner, source: str) -> Callable[..., Any]:
 async def choices_for(
     bot: LeagueBot, interaction: discord.Interaction, source: str, current: str
 ) -> list[app_commands.Choice[str]]:
-    """Autocomplete choices from ``source`` (rule, book, season, location, player)."""
+    """Autocomplete choices from ``source`` (rule, book, structure, season, location, player)."""
+    if source == "structure":
+        from rulings import preset_names
+
+        wanted = current.strip().lower()
+        return choice_list([(n, n) for n in preset_names() if wanted in n.lower()])
     if source in ("rule", "book"):
         index = await bot.rules_for(interaction.guild_id)
         if index is None:

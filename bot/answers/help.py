@@ -26,6 +26,5 @@ def help_reply(ctx: Context) -> Reply:
         if command.who is Who.OWNER and ctx.surface != "discord":
             continue
         lines.append(f"**{usage(command, ctx.surface)}**: {command.description}")
-    lines.extend(f"**{u}**: {summary}" for u, summary in ctx.extras.get("help_extra", ()))
     title = "pokerfloor" if ctx.surface == "discord" else "pokerfloor console"
     return Reply(title=title, text="\n".join(lines), footer=FOOTER)

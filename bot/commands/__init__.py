@@ -17,6 +17,8 @@ MODULES: tuple[str, ...] = (
     "bot.commands.hand",
     "bot.commands.league",
     "bot.commands.td",
+    "bot.commands.clock",
+    "bot.commands.admin",
     "bot.commands.tournament",
 )
 

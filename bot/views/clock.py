@@ -11,23 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from bot.reply import Field, Reply
-from rulings import Break, RulingsError, format_seconds, position_at
-from storage import clocks
+from rulings import Break, format_seconds, position_at
 from storage.clocks import ClockRecord
-
-if TYPE_CHECKING:
-    from bot.console import ConsoleContext
 
 log = logging.getLogger(__name__)
 
 MAX_FIELDS = 25  # Discord's limit per embed
-
-
-class ClockConsoleError(RulingsError):
-    """A console ``/clock`` line other than ``status``."""
 
 
 def status_reply(record: ClockRecord, now: dt.datetime) -> Reply:
@@ -119,23 +110,3 @@ def running_clocks_reply(records: Sequence[ClockRecord], now: dt.datetime) -> Re
         fields=tuple(_brief(r, now) for r in shown),
         footer=f"And {hidden} more." if hidden else None,
     )
-
-
-def clock_console(ctx: ConsoleContext, args: str, *, now: dt.datetime | None = None) -> Reply:
-    """``/clock status``: the running clocks of the console's league.
-
-    The console has no channel, so it lists every running clock briefly: the server's
-    (``ctx.guild_id``) when the console speaks for one, else every clock in the database (the
-    console is the local director of the machine's own database).
-
-    Raises:
-        ClockConsoleError: anything but ``status`` (directors run the clock in Discord).
-    """
-    sub = args.strip().lower() or "status"
-    if sub != "status":
-        raise ClockConsoleError(
-            f"Unknown clock command {args.strip()!r}: the console shows the clocks with"
-            " /clock status; directors run them in Discord."
-        )
-    records = ctx.db.run_sync(clocks.list_running_clocks, guild_id=ctx.guild_id)
-    return running_clocks_reply(records, now or dt.datetime.now(dt.UTC))

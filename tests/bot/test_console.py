@@ -12,8 +12,9 @@ import pytest
 
 from bot.commands import COMMANDS
 from bot.commands.model import Command, Context, Opt
+from bot.commands.options import parse_line
 from bot.config import Settings
-from bot.console import Console, ConsoleContext, parse_options
+from bot.console import Console, ConsoleContext
 from bot.errors import BadOption, UnknownCommandError
 from bot.reply import Reply
 from rulings import RulingsError
@@ -102,15 +103,29 @@ def test_quit_stops_reading(console: Console):
     assert out == ""
 
 
-def test_parse_options_discord_style():
-    opts = parse_options("oversized chip book: btown", ("query", "book"))
-    assert opts == {"query": "oversized chip", "book": "btown"}
+RULE = Command(
+    ("rule",),
+    "Look up",
+    "m:f",
+    options=(Opt("query", "Q", positional=True), Opt("book", "B")),
+)
+
+
+def test_parse_line_discord_style():
+    assert parse_line(RULE, "oversized chip book: btown") == {
+        "query": "oversized chip",
+        "book": "btown",
+    }
     # a colon after a number is not an option name
-    assert parse_options("rule 2:30 break", ("query", "book")) == {"query": "rule 2:30 break"}
-    with pytest.raises(BadOption):
-        parse_options("x book:a book:b", ("query", "book"))
-    with pytest.raises(BadOption, match="no option 'bok'"):
-        parse_options("x bok:a", ("query", "book"))
+    assert parse_line(RULE, "rule 2:30 break") == {"query": "rule 2:30 break"}
+    assert parse_line(RULE, 'book:"poker pub" ') == {"book": "poker pub"}
+    assert parse_line(RULE, 'q book:"a book:b"') == {"query": "q", "book": "a book:b"}
+    with pytest.raises(BadOption, match="given twice"):
+        parse_line(RULE, "x book:a book:b")
+    with pytest.raises(BadOption, match="no option 'bok'; /rule takes query, book"):
+        parse_line(RULE, "x bok:a")
+    with pytest.raises(BadOption, match="book: is empty"):
+        parse_line(RULE, "x book: ")
 
 
 def _pokerfloor(args: list[str], stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -1,10 +1,10 @@
-"""Option parsing of the /clock cog (the cog itself runs in tests/bot/test_clock_e2e.py)."""
+"""Option parsing of /clock (the clock itself runs in tests/bot/test_clock_e2e.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.cogs.clock import parse_warning_minutes
+from bot.answers.clock import parse_warning_minutes
 from bot.transformers import BadOption
 
 
