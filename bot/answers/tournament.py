@@ -16,19 +16,22 @@ from typing import Any
 from sqlmodel import Session
 
 import rulings
+from bot.answers.clock import CONSOLE_CHANNEL, ClockDoor
 from bot.answers.td import announced
 from bot.commands.model import Context
-from bot.reply import Effect, Field, Reply, escape
+from bot.reply import Field, Reply, escape
 from rulings import (
     Arrival,
     BustedOut,
     ButtonSet,
     Chart,
+    ClockAction,
     Entry,
     Night,
     NightFinished,
     PlayerMoved,
     Room,
+    RulingsError,
     SeatMove,
     SignedIn,
     TablesBalanced,
@@ -58,9 +61,6 @@ from storage.tournaments import (
 )
 
 log = logging.getLogger(__name__)
-
-CONSOLE_CHANNEL = 0
-"""The console's one channel (it has no Discord channel)."""
 
 _SYSTEM_RANDOM = random.SystemRandom()
 
@@ -309,11 +309,12 @@ def balance(ctx: Context) -> Reply:
     """/tournament balance: decide and apply the moves, posted in the channel."""
     before: dict[str, int] = {}
     paused: list[int] = []
+    door = ctx.clock if isinstance(ctx.clock, ClockDoor) else None
 
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
         before["tables"] = len(record.night.chart.tables)
         night, entry = rulings.balance_tables(record.night, _rng(ctx))
-        if entry.redraw:
+        if entry.redraw and door is None:  # no live clock service here: pause it in storage
             clock_id = pause_for_redraw(session=session, channel_id=_channel(ctx), now=ctx.now())
             if clock_id is not None:
                 paused.append(clock_id)
@@ -321,6 +322,8 @@ def balance(ctx: Context) -> Reply:
 
     _, night, entry = _write(ctx, decide)
     assert isinstance(entry, TablesBalanced)
+    if entry.redraw and door is not None:
+        paused.extend(_pause_live(ctx, door))
     lines = [_move_line(m) for m in entry.moves] or ["The tables are balanced; nobody moves."]
     lines += [f"Table {t} breaks." for t in entry.broken]
     clock_note = (
@@ -336,12 +339,21 @@ def balance(ctx: Context) -> Reply:
     ]
     if len(night.chart.tables) == 1 and before["tables"] > 1:
         lines.append(f"**Final table**: table {night.chart.tables[0]}.")
-    return Reply(
-        title="Balance",
-        text="\n".join(lines),
-        footer=_head(night.chart),
-        effects=tuple(Effect("clock", clock_id) for clock_id in paused),
-    )
+    return Reply(title="Balance", text="\n".join(lines), footer=_head(night.chart))
+
+
+def _pause_live(ctx: Context, door: ClockDoor) -> list[int]:
+    """Pause the channel's clock through the live service (it reschedules and updates)."""
+    try:
+        record = door.call(
+            door.service.act(
+                _channel(ctx), ClockAction.PAUSE, user_id=ctx.user_id, guild_id=ctx.guild_id
+            )
+        )
+    except RulingsError as exc:  # no clock here, or paused already: the reply says so
+        log.debug("no clock paused for the redraw: %s", exc)
+        return []
+    return [record.id]
 
 
 def button(ctx: Context, table: int, seat: int) -> Reply:

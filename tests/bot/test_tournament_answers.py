@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import random
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -11,11 +13,12 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from bot.answers import tournament as t
+from bot.answers.clock import ClockDoor
 from bot.commands.model import Context
 from bot.commands.tournament import TOURNAMENT
 from bot.config import Settings
 from bot.database import Database
-from rulings import RulingsError, position_at, replay_night
+from rulings import ClockAction, RulingsError, position_at, replay_night
 from storage.audit import list_audit
 from storage.clocks import add_clock, get_clock
 from storage.db import create_schema, make_engine, session_scope
@@ -253,7 +256,6 @@ def test_2_d_d_a_table_receiving_three_redraws_and_the_clock_pauses(engine):
     assert reply.text.count("-> table 2") == 3
     assert "Table 2 received three or more players: redraw for the button (2.D.d)" in reply.text
     assert "the clock is paused until /clock resume" in reply.text
-    assert [(e.kind, e.value) for e in reply.effects] == [("clock", clock.id)]
     with session_scope(engine) as s:
         assert position_at(get_clock(session=s, clock_id=clock.id).state, NOW).is_paused
 
@@ -301,3 +303,35 @@ def test_a_restart_mid_night_carries_on_from_the_database(engine, tmp_path):
     assert replay_night(record.night.setup, record.night.log).chart == record.night.chart
     assert t.show(ctx2, json=True).data["remaining"] == 12  # 15 signed in, 3 busts stand
     again.dispose()
+
+
+def test_2_d_d_with_a_live_clock_service_the_redraw_pauses_it_through_the_service(engine):
+    calls: list[tuple[int, ClockAction]] = []
+
+    class Service:
+        def now(self) -> dt.datetime:
+            return NOW
+
+        async def act(self, channel_id: int, action: ClockAction, **_: object) -> object:
+            calls.append((channel_id, action))
+            return type("Record", (), {"id": 42})()
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        ctx = ctx_for(engine)
+        ctx.clock = ClockDoor(Service(), loop)  # type: ignore[arg-type]
+        t.open(ctx, location="Brewpub", tables=2, seats=8)
+        for i in range(16):
+            t.register(ctx, player=f"P{i:02d}")
+        t.start(ctx)
+        table_two = [s["player"] for s in t.show(ctx, json=True).data["tables"][1]["seats"]]
+        t.bust(ctx, players=", ".join(table_two[:6]), chips=", ".join(map(str, range(1, 7))))
+        reply = t.balance(ctx)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+    assert calls == [(CHANNEL, ClockAction.PAUSE)]
+    assert "the clock is paused until /clock resume" in reply.text
