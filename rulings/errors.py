@@ -1,7 +1,38 @@
-"""The errors of the domain engine.
+"""The one exception tree of pokerfloor: the engine's, storage's and the bot's user errors.
 
 Every ``RulingsError`` is a user mistake or an impossible request; its message is written for
-a player or a director and is shown to them as it is.
+a player or a director and is shown to them as it is (privately on Discord, one line on the
+CLI's stderr). Anything else that escapes is a bug. The whole tree (storage's errors live in
+``storage/errors.py`` and subclass ``RulingsError``; the bot's own user errors join it the same
+way)::
+
+    RulingsError (ValueError)      a refused request, with a readable message
+    ├── LeagueConfigError          an unknown preset, or a league setting with a bad value
+    ├── EventFormatError           an event record that breaks the format (names row/field)
+    ├── StackError                 a starting stack the rules do not allow
+    ├── StrikeError                a strike that cannot exist (level, season)
+    ├── BlindStructureError        an unknown or malformed blind structure
+    ├── ClockError                 a clock request that cannot apply (already paused, ...)
+    ├── InvalidCardsError          cards that cannot be read or dealt together
+    ├── InvalidShowdownError       a showdown, equity or pot that cannot happen
+    ├── UnknownRuleError           a rulebook or section that does not exist
+    ├── RulebookError              a rulebook that cannot be read, or has no rules
+    ├── TournamentError            a tournament-night request that cannot apply (seat taken, ...)
+    ├── BotError                   the bot refuses (bot/errors.py; no Discord class)
+    │   ├── BadOption              an option that cannot be used (empty, unknown, out of range)
+    │   │   └── UnknownCommandError    a line or path that names no command
+    │   └── NotDirectorError       a director command (or button) used by someone else
+    └── StorageError               storage refuses (storage/errors.py)
+        ├── NotFound               a league, season, location, player or event that is not there
+        ├── AlreadyExists          something that may exist once exists already
+        │   ├── DuplicateReceiptError   a receipt already counted at this location
+        │   └── EventConflictError      the same event recorded with other content
+        ├── DuplicatePlayerError   a new name close to an existing player's
+        └── MergeError             two players that cannot be merged
+
+Catch ``RulingsError`` to answer any user mistake; catch a leaf only where the caller does
+something different for it (``DuplicatePlayerError`` offers the existing name). Every surface
+turns an exception into what the user sees with ``bot.errors.describe``.
 """
 
 from __future__ import annotations

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from sqlalchemy import event, text
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel, create_engine
+
+if TYPE_CHECKING:
+    from alembic.script import ScriptDirectory
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +56,60 @@ def make_engine(url: str = DEFAULT_URL, *, echo: bool = False) -> Engine:
     return engine
 
 
+def has_tables(url: str) -> bool:
+    """Whether ``url`` names a database with pokerfloor's tables, found without writing.
+
+    A missing SQLite file is not created and an in-memory one is empty: both are False.
+    """
+    from sqlalchemy import inspect
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and (
+        not parsed.database or parsed.database == ":memory:" or not Path(parsed.database).exists()
+    ):
+        return False
+    engine = make_engine(url)
+    try:
+        return "league" in inspect(engine).get_table_names()
+    finally:
+        engine.dispose()
+
+
 def create_schema(engine: Engine) -> None:
-    """Create every table that does not exist yet (tests and first runs)."""
+    """Create every table of the current models and stamp the database at the head revision.
+
+    A fresh database is made whole by ``create_all``; the migrations only ever bring an older
+    database up to date. A database already stamped keeps its revision (``upgrade_schema``
+    moves it).
+    """
     import storage.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 
-    SQLModel.metadata.create_all(engine)
+    with engine.begin() as conn:
+        SQLModel.metadata.create_all(conn)
+        _stamp_head(conn)
+
+
+def _stamp_head(conn: Connection) -> None:
+    from alembic.runtime.migration import MigrationContext
+
+    context = MigrationContext.configure(conn)
+    if context.get_current_revision() is None:
+        context.stamp(_scripts(), "head")
+
+
+@functools.cache
+def _scripts() -> ScriptDirectory:
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory(str(Path(__file__).parent / "migrations"))
+
+
+def head_revision() -> str:
+    """The newest migration's revision (what ``create_schema`` stamps)."""
+    head = _scripts().get_current_head()
+    assert head is not None, "storage/migrations has no revision"
+    return head
 
 
 @contextmanager
@@ -92,20 +146,35 @@ def scratch_schema(url: str, *, prefix: str = "t", create: bool = True) -> Itera
 def upgrade_schema(engine: Engine, revision: str = "head") -> None:
     """Bring the database to ``revision`` with the Alembic migrations in ``storage/migrations``.
 
-    A database made by ``create_schema`` before migrations were used is stamped at the first
-    revision (whose schema it has) and then upgraded.
+    An empty database asked for the head is made by ``create_schema`` (``create_all``, stamped
+    at the head); one asked for an older revision runs the migrations up to it. A database
+    with tables but no ``alembic_version`` (made by ``create_all`` before databases were
+    stamped) is stamped at the head when it has the current schema, else at 0001 (the schema
+    it was made with before migrations existed) and upgraded.
     """
-    from pathlib import Path
-
     from alembic import command
     from alembic.config import Config
     from sqlalchemy import inspect
 
+    tables = set(inspect(engine).get_table_names())
+    if not tables and revision == "head":
+        create_schema(engine)
+        return
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     with engine.begin() as conn:
         config.attributes["connection"] = conn
-        tables = set(inspect(conn).get_table_names())
         if "league" in tables and "alembic_version" not in tables:
-            command.stamp(config, "0001")
+            command.stamp(config, "head" if not schema_diff(conn) else "0001")
         command.upgrade(config, revision)
+
+
+def schema_diff(conn: Connection) -> list[Any]:
+    """How the database on ``conn`` differs from the current models (empty: the same)."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    import storage.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+
+    context = MigrationContext.configure(conn, opts={"compare_type": True})
+    return list(compare_metadata(context, SQLModel.metadata))

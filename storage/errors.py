@@ -1,14 +1,15 @@
 """User-facing storage errors: what a director asked for does not exist, or exists already.
 
 Each message is written for the person who typed the command and is shown to them as it is.
-They derive from ``RulingsError`` so the bot and the CLI treat every user mistake the same way.
+They derive from ``RulingsError`` so the bot and the CLI treat every user mistake the same way;
+the whole tree is drawn in one place, the docstring of ``rulings/errors.py``.
 """
 
 from __future__ import annotations
 
 import logging
 
-from rulings.errors import RulingsError
+from rulings import RulingsError
 
 log = logging.getLogger(__name__)
 

@@ -17,13 +17,12 @@ from typing import Any
 
 from sqlmodel import Session
 
-from rulings.league.events import EventRecord, Receipt, parse_event
-from rulings.league.rules import LeagueRules
+from rulings import EventRecord, LeagueRules, Receipt, name_key, parse_event
 from storage.audit import add_audit_entry
 from storage.errors import StorageError
 from storage.events import ImportOutcome, get_event, import_events
 from storage.guild_settings import ensure_guild_league
-from storage.leagues import get_league_rules, name_key
+from storage.leagues import get_league_rules
 from storage.seasons import get_season
 
 log = logging.getLogger(__name__)

@@ -22,9 +22,7 @@ from sqlalchemy import delete, func, insert, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from rulings.league.events import EventRecord, parse_event
-from rulings.league.points import PointsBreakdown, event_points
-from rulings.league.rules import LeagueRules
+from rulings import EventRecord, LeagueRules, PointsBreakdown, event_points, name_key, parse_event
 from storage.audit import add_audit_entries, add_audit_entry, utc_now
 from storage.errors import (
     AlreadyExists,
@@ -44,7 +42,7 @@ from storage.league_models import (
     Season,
     SecondChanceWin,
 )
-from storage.leagues import get_league_rules, name_key, similar_name
+from storage.leagues import get_league_rules, similar_name
 from storage.players import PlayerDirectory
 
 log = logging.getLogger(__name__)
@@ -716,7 +714,7 @@ def parse_events(data: Any, *, rules: LeagueRules) -> list[EventRecord]:
     Raises:
         EventFormatError: naming the event (by its number in a list) and the row.
     """
-    from rulings.errors import EventFormatError
+    from rulings import EventFormatError
 
     items = data if isinstance(data, list) else [data]
     if not items:

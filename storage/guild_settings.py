@@ -16,7 +16,7 @@ from typing import Any, Final
 from sqlalchemy import select
 from sqlmodel import Session, col
 
-from rulings.league.rules import league_presets
+from rulings import league_presets
 from storage.audit import add_audit_entry
 from storage.errors import NotFound, StorageError
 from storage.guild_settings_models import GuildSetting

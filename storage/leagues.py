@@ -11,7 +11,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 from sqlmodel import Session, col, select
 
-from rulings.league.rules import LeagueRules, load_league_rules
+from rulings import LeagueRules, load_league_rules, name_key
 from storage.audit import add_audit_entry
 from storage.errors import AlreadyExists, NotFound, StorageError
 from storage.league_models import League, Location
@@ -42,15 +42,6 @@ class LocationInfo:
 
     id: int
     name: str
-
-
-def name_key(name: str) -> str:
-    """Return the comparison key of a name: inner spaces collapsed, case-folded.
-
-    >>> name_key("  John   SMITH ")
-    'john smith'
-    """
-    return " ".join(name.split()).casefold()
 
 
 def clean_name(name: str, what: str = "name") -> str:

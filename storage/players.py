@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
-from rulings.league.strikes import check_level
+from rulings import check_level, name_key
 from storage.audit import add_audit_entry, utc_now
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (
@@ -29,7 +29,7 @@ from storage.league_models import (
     SecondChanceWin,
     Strike,
 )
-from storage.leagues import SUGGEST_SCORE, clean_name, get_league_rules, name_key, similar_name
+from storage.leagues import SUGGEST_SCORE, clean_name, get_league_rules, similar_name
 
 log = logging.getLogger(__name__)
 

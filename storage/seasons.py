@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from rulings import name_key
 from storage.audit import add_audit_entry
 from storage.errors import AlreadyExists, NotFound
 from storage.league_models import Event, Season
-from storage.leagues import SUGGEST_SCORE, clean_name, name_key, similar_name
+from storage.leagues import SUGGEST_SCORE, clean_name, similar_name
 
 log = logging.getLogger(__name__)
 

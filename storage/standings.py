@@ -23,8 +23,15 @@ from sqlalchemy import and_, case, func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col
 
-from rulings.league.standings import RankBy, RankedRow, StandingRow, champion, rank_standings
-from rulings.league.toc import TocStatus, toc_table
+from rulings import (
+    RankBy,
+    RankedRow,
+    StandingRow,
+    TocStatus,
+    champion,
+    rank_standings,
+    toc_table,
+)
 from storage.league_models import Event, Location, Player, Result, Season, Strike
 from storage.leagues import LocationInfo, get_league_rules, get_location
 from storage.seasons import SeasonInfo, get_season

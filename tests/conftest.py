@@ -57,3 +57,32 @@ def session(engine: Engine) -> Iterator[Session]:
     """One unit of work on ``engine``, committed at the end of the test."""
     with session_scope(engine) as s:
         yield s
+
+
+def _bare_sqlite() -> Iterator[Engine]:
+    engine = make_engine("sqlite://")
+    yield engine
+    engine.dispose()
+
+
+def _bare_postgres() -> Iterator[Engine]:
+    with scratch_schema(POSTGRES_URL, prefix="m", create=False) as engine:
+        yield engine
+
+
+@pytest.fixture(
+    params=[
+        pytest.param(_bare_sqlite, id="sqlite"),
+        pytest.param(
+            _bare_postgres,
+            id="postgres",
+            marks=[
+                pytest.mark.postgres,
+                pytest.mark.skipif(SKIP_POSTGRES, reason="POKERFLOOR_SKIP_POSTGRES=1"),
+            ],
+        ),
+    ]
+)
+def bare_engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
+    """An empty database with no tables, on SQLite and on PostgreSQL (migration tests)."""
+    yield from request.param()

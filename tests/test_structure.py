@@ -1,4 +1,13 @@
+import importlib
+import pkgutil
+import re
+
+import pytest
+
 import rulings
+import rulings.errors
+
+SUB_PACKAGES = ("rulings.clock", "rulings.league", "rulings.poker", "rulings.rulebook")
 
 
 def _isort_style(name: str) -> tuple[int, str]:
@@ -12,3 +21,83 @@ def test_rulings_all_is_sorted_and_resolves():
     assert list(rulings.__all__) == sorted(rulings.__all__, key=_isort_style)
     for name in rulings.__all__:
         assert hasattr(rulings, name), name
+
+
+def test_every_sub_package_is_listed():
+    found = {f"rulings.{m.name}" for m in pkgutil.iter_modules(rulings.__path__) if m.ispkg} - {
+        "rulings.data"
+    }
+    assert found == set(SUB_PACKAGES)
+
+
+@pytest.mark.parametrize("package", SUB_PACKAGES)
+def test_sub_package_all_is_sorted_and_resolves(package):
+    module = importlib.import_module(package)
+    assert list(module.__all__) == sorted(module.__all__, key=_isort_style)
+    assert len(set(module.__all__)) == len(module.__all__)
+    for name in module.__all__:
+        assert hasattr(module, name), f"{package}.{name}"
+
+
+@pytest.mark.parametrize("package", SUB_PACKAGES)
+def test_sub_package_all_names_every_public_name_it_imports(package):
+    # Complete: a public name the __init__ pulls in from its private modules is in __all__.
+    module = importlib.import_module(package)
+    imported = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and getattr(value, "__module__", package).startswith(package + ".")
+    }
+    assert imported <= set(module.__all__)
+
+
+def test_rulings_re_exports_every_sub_package_and_the_error_tree():
+    expected = {n for p in SUB_PACKAGES for n in importlib.import_module(p).__all__}
+    errors = {
+        name
+        for name, value in vars(rulings.errors).items()
+        if isinstance(value, type) and issubclass(value, Exception)
+    }
+    assert set(rulings.__all__) == expected | errors
+    for package in SUB_PACKAGES:
+        module = importlib.import_module(package)
+        for name in module.__all__:
+            assert getattr(rulings, name) is getattr(module, name), name
+
+
+def _drawn_tree(doc: str) -> dict[str, str | None]:
+    """Class -> parent as the errors docstring draws it (4 columns per level)."""
+    parents: dict[str, str | None] = {}
+    stack: list[str] = []
+    for line in doc.splitlines():
+        match = re.match(r"^    ((?:[│ ]   )*)(?:[├└]── )?([A-Z]\w+)(?: |$)", line)
+        if not match or not match.group(2).endswith(
+            ("Error", "NotFound", "AlreadyExists", "BadOption")
+        ):
+            continue
+        depth = len(match.group(1)) // 4 + (1 if "──" in line else 0)
+        name = match.group(2)
+        del stack[depth:]
+        parents[name] = stack[-1] if stack else None
+        stack.append(name)
+    return parents
+
+
+def test_the_errors_docstring_draws_the_whole_engine_storage_and_bot_tree():
+    import bot.errors
+    import storage.errors
+
+    drawn = _drawn_tree(rulings.errors.__doc__ or "")
+    actual: dict[str, str | None] = {"RulingsError": None}
+    pending = [rulings.errors.RulingsError]
+    while pending:
+        cls = pending.pop()
+        for sub in cls.__subclasses__():
+            pending.append(sub)
+            if sub.__module__ in ("rulings.errors", "storage.errors", "bot.errors"):
+                actual[sub.__name__] = cls.__name__
+    assert {k: v for k, v in drawn.items() if k in actual} == actual
+    for name in actual:
+        module = next(m for m in (storage.errors, bot.errors, rulings.errors) if hasattr(m, name))
+        assert issubclass(getattr(module, name), rulings.errors.RulingsError)

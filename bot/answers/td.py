@@ -216,7 +216,7 @@ def receipt(
 def strike(ctx: Context, player: str, level: int, reason: str, season: str | None = None) -> Reply:
     """``/td strike player level reason [season]``: a strike (3.B)."""
     with ctx.transaction() as session:
-        info, suspended, forfeits = views.strike_for(
+        info, rules = views.strike_for(
             session=session,
             guild_id=ctx.guild_id,
             player=player,
@@ -225,7 +225,7 @@ def strike(ctx: Context, player: str, level: int, reason: str, season: str | Non
             season=season,
             actor=ctx.actor,
         )
-    return announced(ctx, views.strike_reply(info, suspended, forfeits))
+    return announced(ctx, views.strike_reply(info, rules))
 
 
 # -- settings ----------------------------------------------------------------------------------

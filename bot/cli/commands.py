@@ -17,9 +17,10 @@ import getpass
 import json
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
-from bot.commands.model import Command, Context, Opt
+from bot.commands.model import Command, Context, Opt, Who
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +28,8 @@ EXIT_OK = 0
 EXIT_BUG = 1
 EXIT_USAGE = 2
 
-NO_LEAGUE = frozenset({("rule",), ("hand",), ("help",)})
-"""Commands that never open the database (their start-up is measured)."""
+NO_LEAGUE = frozenset({("rule",), ("help",)})
+"""Commands that never open the database (``rule`` reads the bundled books and ``--dir``)."""
 
 
 def common_options(parser: argparse.ArgumentParser) -> None:
@@ -96,20 +97,48 @@ def register(
         parser.set_defaults(handler=lambda args, c=command: run(c, args))
 
 
-class LazyDatabase:
-    """The database, opened (and migrated) on first use: ``rule`` and ``hand`` never pay it."""
+def _sqlite_path(url: str) -> str | None:
+    """The file of a ``sqlite:///`` URL (None for other databases and in-memory SQLite).
 
-    def __init__(self, url: str) -> None:
+    >>> _sqlite_path("sqlite:///pokerfloor.db"), _sqlite_path("postgresql+psycopg://x/y")
+    ('pokerfloor.db', None)
+    """
+    head, sep, path = url.partition(":///")
+    if not sep or not head.startswith("sqlite"):
+        return None
+    return path.split("?", 1)[0] or None
+
+
+class LazyDatabase:
+    """The database, opened (and migrated) on first use.
+
+    So ``hand`` on a fresh machine never imports SQLAlchemy, and a command that only reads
+    never creates a database that is missing.
+    """
+
+    def __init__(self, url: str, *, writes: bool = True) -> None:
         self.url = url
+        self.writes = writes
         self._db: Any = None
+
+    def is_empty(self) -> bool:
+        """Whether the database is a SQLite file that does not exist yet (one ``stat``)."""
+        if self._db is not None:
+            return False
+        path = _sqlite_path(self.url)
+        return path is not None and not Path(path).exists()
 
     def _open(self) -> Any:
         if self._db is None:
             from bot.database import Database
-            from storage.db import make_engine, upgrade_schema
+            from storage.db import create_schema, make_engine, upgrade_schema
 
-            engine = make_engine(self.url)
-            upgrade_schema(engine)
+            if not self.writes and self.is_empty():
+                engine = make_engine("sqlite://")  # reads see an empty league; no file made
+                create_schema(engine)
+            else:
+                engine = make_engine(self.url)
+                upgrade_schema(engine)
             self._db = Database(engine)
         return self._db
 
@@ -147,7 +176,9 @@ def _values(command: Command, args: argparse.Namespace) -> dict[str, Any]:
     return values
 
 
-def context(args: argparse.Namespace, *, league: bool) -> tuple[Context, LazyDatabase]:
+def context(
+    args: argparse.Namespace, *, league: bool, writes: bool = True
+) -> tuple[Context, LazyDatabase]:
     """The handler's context for one command line (settings with ``--db``, the league)."""
     from bot.config import Settings
     from bot.errors import BadOption
@@ -156,14 +187,14 @@ def context(args: argparse.Namespace, *, league: bool) -> tuple[Context, LazyDat
     url = getattr(args, "db", None)
     if url:
         settings = settings.model_copy(update={"database_url": str(url)})
-    db = LazyDatabase(settings.database_url)
+    db = LazyDatabase(settings.database_url, writes=writes)
     guild_id: int | None = None
     raw_guild = getattr(args, "guild", None)
     if raw_guild is not None:
         if not str(raw_guild).strip().isdigit():
             raise BadOption(f"--guild: '{raw_guild}' is not a Discord server id.")
         guild_id = int(raw_guild)
-    elif league:
+    elif league and not db.is_empty():
         from storage.leagues import only_league_guild
 
         guild_id = db.run_sync(only_league_guild)
@@ -198,7 +229,11 @@ def run(command: Command, args: argparse.Namespace) -> int:
     db: LazyDatabase | None = None
     name = " ".join(command.cli_path)
     try:
-        ctx, db = context(args, league=command.cli_path not in NO_LEAGUE)
+        ctx, db = context(
+            args,
+            league=command.cli_path not in NO_LEAGUE,
+            writes=command.writes or command.who is not Who.EVERYONE,
+        )
         kwargs = bind(command, _values(command, args), surface="cli", today=ctx.today)
         reply = command.resolve()(ctx, **kwargs)
     except Exception as exc:  # the one error path

@@ -127,9 +127,9 @@ def _read_records(args: argparse.Namespace, session: Session, league_id: int) ->
         missing = [o for o in ("season", "location", "date", "kind") if not getattr(args, o)]
         if missing:
             raise CliError(f"a CSV import needs --{' --'.join(missing)}")
-        finish = rulings.league.events.parse_finish_csv(text)
+        finish = rulings.parse_finish_csv(text)
         return [
-            rulings.league.events.build_event(
+            rulings.build_event(
                 season=args.season,
                 location=args.location,
                 date=args.date,

@@ -306,6 +306,22 @@ class Context:
             self.rule_index = lambda: index
         return self.rule_index()
 
+    def league_rules(self) -> rulings.LeagueRules:
+        """The rules of this league: the default preset's before it has one (nothing written).
+
+        A database that does not exist yet is not created (``db.is_empty()``, when the surface
+        can tell without opening it).
+        """
+        import rulings
+
+        is_empty = getattr(self.db, "is_empty", None)
+        if is_empty is not None and is_empty():
+            return rulings.load_league_rules()
+        from bot.views.league_commands import league_rules_for
+
+        rules: rulings.LeagueRules = self.db.run_sync(league_rules_for, guild_id=self.guild_id)
+        return rules
+
     @contextmanager
     def transaction(self) -> Iterator[Session]:
         """One database transaction: everything in it commits, or nothing does."""

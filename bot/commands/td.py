@@ -216,7 +216,6 @@ COMMANDS = (
             "Clear one setting",
             choices=("director_role", "results_channel", "clock_ping_role", "rulebook"),
         ),
-        writes=False,
         private=True,
     ),
 )

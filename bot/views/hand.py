@@ -63,15 +63,14 @@ def _player_field(
     return Field(name=f"{player.label}: {cards}", value="\n".join(lines) or "-")
 
 
-def hand_reply(
-    text: str, board: str | None = None, *, rules: rulings.LeagueRules | None = None
-) -> Reply:
+def hand_reply(text: str, board: str | None = None, *, rules: rulings.LeagueRules) -> Reply:
     """Answer a hand question: best hands, winner(s) and why, odds, premium notes.
 
     Args:
         text: e.g. ``"As Ks vs Qh Qd board 2c 7d 9h"`` or a lone hand ``"As Ks Qs Js Ts"``.
         board: board cards given separately (the CLI's ``--board``).
-        rules: the caller's league's rules, for premium-hand points (BTown's when None).
+        rules: the caller's league's rules: its premium-hand points (none where it pays
+            none) and its home rulebook's citations.
 
     Returns:
         The reply (at most 2,000 characters as text).
@@ -82,14 +81,12 @@ def hand_reply(
     query = rulings.parse_hand_query(text, board)
     report = rulings.analyse(query)
     board_line = f"Board: {rulings.format_cards(report.board)}" if report.board else ""
-    notes = rulings.premium_notes(
-        report, rules if rules is not None else rulings.load_league_rules()
-    )
+    notes = rulings.premium_notes(report, rules)
     fields = tuple(
         _player_field(p, n, complete=report.complete, lone=query.is_lone)
         for p, n in zip(report.players, notes, strict=True)
     )
-    citation = "BTown rules 6 (hand rankings)"
+    citation = rulings.rule_citation(rules, "hand_rankings")
     footer = None
     if query.is_lone:
         player = report.players[0]
@@ -105,7 +102,7 @@ def hand_reply(
             title = "Split pot"
             body = f"{_names(report, winners)}: {report.explanation}."
             body += " Odd chips go to the first of them left of the button."
-            citation = "BTown rules 6 and 2.G.d.5 (split pots)"
+            citation = rulings.rule_citation(rules, "hand_rankings", "split_pots")
         body = f"{board_line}\n{body}"
     else:
         title = f"Odds {_STREETS[len(report.board)]}"

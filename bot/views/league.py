@@ -85,7 +85,7 @@ def standings_pages(
         for r in table.rows
     ]
     footer = f"Ranked by {table.by.upper()}; ties broken by " + ", ".join(
-        rulings.league.standings.TIE_BREAK_ORDER[1:]
+        rulings.TIE_BREAK_ORDER[1:]
     )
     return _pages(title, header, lines, footer=footer, per_page=per_page, char_limit=char_limit)
 
@@ -201,12 +201,15 @@ def event_list_pages(
     return _pages("Events", header, lines, footer=None, per_page=per_page, char_limit=char_limit)
 
 
-def stack_reply(player: str, stack: rulings.StartingStack) -> Reply:
-    """Show a starting stack with each extra, the late reduction and what was not awarded."""
+def stack_reply(player: str, stack: rulings.StartingStack, rules: rulings.LeagueRules) -> Reply:
+    """Show a starting stack with each extra, the late reduction and what was not awarded.
+
+    The citation is the league's home rulebook's rules on stacks (``rules``).
+    """
     lines = [f"Base stack: {stack.base:,}"]
     lines += [f"+ {chips:,} {reason}" for reason, chips in stack.extras]
     if stack.late_reduction:
-        lines.append(f"− {stack.late_reduction:,} late registration (1.E.d)")
+        lines.append(f"− {stack.late_reduction:,} late registration")
     fields = (
         (Field("Not awarded", "\n".join(stack.not_awarded)[:FIELD_LIMIT]),)
         if stack.not_awarded
@@ -216,5 +219,5 @@ def stack_reply(player: str, stack: rulings.StartingStack) -> Reply:
         title=f"Starting stack for {player}: {stack.total:,}",
         text="\n".join(lines),
         fields=fields,
-        citation="BTown rules 2.C.a–b, 1.E.d",
+        citation=rulings.rule_citation(rules, "starting_stack", "late_registration"),
     )

@@ -16,6 +16,7 @@ from sqlmodel import Session
 import rulings
 from bot.reply import Reply
 from bot.views import league as views
+from rulings import name_key
 from storage.errors import NotFound
 from storage.guild_settings import get_guild_league
 from storage.leagues import (
@@ -25,7 +26,6 @@ from storage.leagues import (
     get_league_rules,
     get_location,
     list_locations,
-    name_key,
     similar_name,
 )
 from storage.players import list_players
@@ -102,8 +102,8 @@ def standings_player_reply(table: StandingsTable, player: str) -> Reply:
     return Reply(title=f"{row.player}, {table.season}", text=text)
 
 
-def toc_player_reply(table: TocTable, player: str) -> Reply:
-    """One player's TOC status with the engine's explanation."""
+def toc_player_reply(table: TocTable, player: str, rules: rulings.LeagueRules) -> Reply:
+    """One player's TOC status with the engine's explanation, citing the league's book."""
     names = [s.player for s in table.rows]
     status = table.rows[_row_for(names, player)]
     label = {"qualified": "Qualified", "conversion": "Qualified by conversion"}.get(
@@ -117,7 +117,7 @@ def toc_player_reply(table: TocTable, player: str) -> Reply:
     return Reply(
         title=f"TOC: {status.player}, {table.season}",
         text="\n".join(lines),
-        citation="BTown rules 4.B-4.G",
+        citation=rulings.rule_citation(rules, "toc"),
     )
 
 
@@ -171,7 +171,8 @@ def toc_for(
     table = season_toc(session=session, league_id=league.id, season=found.name)
     if player:
         name = _player_name(session, league.id, player)
-        pages: tuple[Reply, ...] = (toc_player_reply(table, name),)
+        rules = get_league_rules(session=session, league_id=league.id)
+        pages: tuple[Reply, ...] = (toc_player_reply(table, name, rules),)
     else:
         pages = tuple(views.toc_pages(table, **(page_size or {})))
     return Paged(pages=pages, season_id=found.id)
@@ -224,7 +225,7 @@ def stack_reply_for(
     Raises:
         StackError: an arrival the rules do not allow (late and early, past the cutoff...).
     """
-    return views.stack_reply(player or "a player", rulings.starting_stack(arrival, rules))
+    return views.stack_reply(player or "a player", rulings.starting_stack(arrival, rules), rules)
 
 
 def choices(*, session: Session, guild_id: int | None, what: str, typed: str) -> list[str]:

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 FIELD_LIMIT = 1024
 SNIPPET_CHARS = 160
 TABLE_ROWS_CHARS = 900
-MAX_LIMIT = 25
+MAX_LIMIT = rulings.MAX_LIMIT  # the search engine's own bound
 _MARKDOWN = re.compile(r"([\\*_~`|>#\[\]()<:])")
 
 

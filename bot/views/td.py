@@ -22,9 +22,15 @@ from bot.reply import Field, Reply
 from bot.transformers import BadOption
 from bot.views import league as views
 from bot.views.league_commands import league_of
-from rulings.errors import EventFormatError
-from rulings.league.events import EventRecord, parse_finish_csv
-from rulings.league.strikes import check_level, suspension_events
+from rulings import (
+    EventFormatError,
+    EventRecord,
+    LeagueRules,
+    check_level,
+    parse_finish_csv,
+    rule_citation,
+    suspension_events,
+)
 from storage.event_changes import EventEdit, RecordBuilder, amend_event, record_guild_events
 from storage.events import (
     EventSummary,
@@ -81,7 +87,7 @@ def parse_day(text: str | None, today: dt.date) -> dt.date:
         return today
     if text.strip().lower() == "yesterday":
         return today - dt.timedelta(days=1)
-    return rulings.league.events.parse_date(text.strip())
+    return rulings.parse_date(text.strip())
 
 
 def _season_or_current(season: str | None, current: str | None) -> str:
@@ -271,12 +277,11 @@ def strike_for(
     reason: str,
     actor: str,
     season: str | None = None,
-) -> tuple[StrikeInfo, int | None, bool]:
+) -> tuple[StrikeInfo, LeagueRules]:
     """Record a strike (3.B) in the season given (default: the current one).
 
     Returns:
-        The strike, the events suspended (None: rest of the season and the TOC), and whether
-        it forfeits the season's points.
+        The strike and the league's rules (what the strike means, and their citation).
 
     Raises:
         StrikeError: a level the league does not have.
@@ -294,7 +299,7 @@ def strike_for(
         reason=reason,
         actor=actor,
     )
-    return info, suspension_events(level, rules), level >= rules.strike_forfeit_level
+    return info, rules
 
 
 def season_add_for(*, session: Session, guild_id: int | None, name: str, actor: str) -> SeasonInfo:
@@ -368,16 +373,17 @@ def void_reply(event: EventSummary) -> Reply:
     )
 
 
-def strike_reply(strike: StrikeInfo, events: int | None, forfeits: bool) -> Reply:
-    """Confirm a strike and say what it means (3.B)."""
-    if forfeits:
+def strike_reply(strike: StrikeInfo, rules: LeagueRules) -> Reply:
+    """Confirm a strike and say what it means under the league's ``rules`` (3.B)."""
+    events = suspension_events(strike.level, rules)
+    if strike.level >= rules.strike_forfeit_level:
         meaning = "Suspended for the rest of the season and the TOC; the season's points are lost."
     else:
         meaning = f"Suspended for the next {events} event{'s' if events != 1 else ''}."
     return Reply(
         title=f"Strike {strike.level} for {strike.player}",
         text=f"{meaning}\nSeason: {strike.season}\nReason: {strike.reason}",
-        citation="BTown rules 3.B",
+        citation=rule_citation(rules, "strikes"),
     )
 
 

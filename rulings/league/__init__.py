@@ -3,16 +3,19 @@
 Also premium-hand points, from the facts a showdown reports.
 """
 
+from rulings.league.citations import rule_citation
 from rulings.league.events import (
     EventRecord,
     PremiumHand,
     Receipt,
     build_event,
     parse_amount_cents,
+    parse_date,
     parse_event,
     parse_finish_csv,
     parse_finish_text,
 )
+from rulings.league.names import name_key
 from rulings.league.points import (
     Points,
     PointsBreakdown,
@@ -24,7 +27,13 @@ from rulings.league.points import (
     second_chance_points,
 )
 from rulings.league.premium import PremiumNote, premium_note, premium_notes
-from rulings.league.rules import LeagueRules, league_presets, load_league_rules, rules_from_mapping
+from rulings.league.rules import (
+    CITATION_TOPICS,
+    LeagueRules,
+    league_presets,
+    load_league_rules,
+    rules_from_mapping,
+)
 from rulings.league.stack import (
     Arrival,
     StartingStack,
@@ -32,11 +41,19 @@ from rulings.league.stack import (
     late_reduction,
     starting_stack,
 )
-from rulings.league.standings import RankedRow, StandingRow, rank_standings
+from rulings.league.standings import (
+    TIE_BREAK_ORDER,
+    RankBy,
+    RankedRow,
+    StandingRow,
+    champion,
+    rank_standings,
+)
 from rulings.league.strikes import (
     Strike,
     Suspension,
     active_strikes,
+    check_level,
     forfeits_season,
     is_strike_active,
     next_strike_level,
@@ -46,6 +63,8 @@ from rulings.league.strikes import (
 from rulings.league.toc import TocStatus, bp_extra_chips, toc_table
 
 __all__ = [
+    "CITATION_TOPICS",
+    "TIE_BREAK_ORDER",
     "Arrival",
     "EventRecord",
     "LeagueRules",
@@ -53,6 +72,7 @@ __all__ = [
     "PointsBreakdown",
     "PremiumHand",
     "PremiumNote",
+    "RankBy",
     "RankedRow",
     "Receipt",
     "StandingRow",
@@ -64,6 +84,8 @@ __all__ = [
     "bounty_points",
     "bp_extra_chips",
     "build_event",
+    "champion",
+    "check_level",
     "event_points",
     "finish_points",
     "forfeits_season",
@@ -72,8 +94,10 @@ __all__ = [
     "late_reduction",
     "league_presets",
     "load_league_rules",
+    "name_key",
     "next_strike_level",
     "parse_amount_cents",
+    "parse_date",
     "parse_event",
     "parse_finish_csv",
     "parse_finish_text",
@@ -82,6 +106,7 @@ __all__ = [
     "premium_notes",
     "rank_standings",
     "receipt_points",
+    "rule_citation",
     "rules_from_mapping",
     "second_chance_points",
     "starting_stack",

@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rulings.errors import EventFormatError
+from rulings.league.names import name_key
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +143,7 @@ class EventRecord:
         names += self.second_chance_winners
         names += (r.player for r in self.receipts)
         for name in names:
-            seen.setdefault(name.casefold(), name)
+            seen.setdefault(name_key(name), name)
         return tuple(seen.values())
 
     def finish_positions(self) -> dict[str, int]:
@@ -281,14 +282,14 @@ def parse_amount_cents(
 def _check_unique(names: Iterable[tuple[str, str]]) -> None:
     seen: dict[str, str] = {}
     for name, where in names:
-        key = name.casefold()
+        key = name_key(name)
         if key in seen:
             raise EventFormatError(f"{where}: {name} is listed twice (also at {seen[key]})")
         seen[key] = where
 
 
 def _canonical(names: dict[str, str], name: str) -> str:
-    return names.setdefault(name.casefold(), name)
+    return names.setdefault(name_key(name), name)
 
 
 def build_event(

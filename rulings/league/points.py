@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from rulings.errors import EventFormatError
 from rulings.league.events import EventRecord, parse_premium_hand
+from rulings.league.names import name_key
 from rulings.league.rules import LeagueRules
 
 log = logging.getLogger(__name__)
@@ -229,7 +230,7 @@ def _without_owner(
 ) -> tuple[tuple[str, ...], ...]:
     if rules.owner_positions_vacant:
         return tuple(tuple(g) for g in finish)
-    groups = (tuple(n for n in g if n.casefold() != owner_key) for g in finish)
+    groups = (tuple(n for n in g if name_key(n) != owner_key) for g in finish)
     return tuple(g for g in groups if g)
 
 
@@ -259,12 +260,12 @@ def event_points(
         EventFormatError: A receipt above the league's limit.
     """
     owner_name = owner if owner is not None else rules.owner
-    owner_key = owner_name.strip().casefold() if owner_name else None
+    owner_key = name_key(owner_name) if owner_name else None
     parts: dict[str, dict[str, Points]] = {name: {} for name in event.participants()}
-    keys = {name.casefold(): name for name in parts}
+    keys = {name_key(name): name for name in parts}
 
     def add(name: str, source: str, points: Points) -> None:
-        slot = parts[keys[name.casefold()]]
+        slot = parts[keys[name_key(name)]]
         slot[source] = slot.get(source, ZERO) + points
 
     if event.kind != "toc":
@@ -287,7 +288,7 @@ def event_points(
 
     out: dict[str, PointsBreakdown] = {}
     for name, sources in parts.items():
-        if owner_key is not None and name.casefold() == owner_key:
+        if owner_key is not None and name_key(name) == owner_key:
             out[name] = PointsBreakdown()
         else:
             out[name] = PointsBreakdown(**sources)

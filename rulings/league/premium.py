@@ -40,7 +40,8 @@ class PremiumNote:
         rp: the regular points it earns (0 when it earns nothing).
         bp: the bonus points it earns (royal flush only).
         earned: whether the conditions are met.
-        reason: one sentence for the player ("earns 150 RP (1.C.a.2) ...").
+        reason: one sentence for the player ("earns 150 RP (1.C.a.2) ..."), citing the
+            section of the league's home book on premium hands, if it has one.
     """
 
     hand: str
@@ -91,15 +92,17 @@ def premium_note(player: PlayerResult, *, river: bool, rules: LeagueRules) -> Pr
         return None
     worth = f"{points.rp} RP" + (f" + {points.bp} BP" if points.bp else "")
     what = player.value.category.label.lower()
+    section = rules.citations.get("premium_hands")
+    rule = f" ({section})" if section else ""
     if not player.hole_in_hand:
-        reason = f"The {what} is all on the board, so it earns no premium points (1.C.a.2)."
+        reason = f"The {what} is all on the board, so it earns no premium points{rule}."
         return PremiumNote(key, 0, 0, False, reason)
     if not river:
-        reason = f"A {what} earns {worth} (1.C.a.2) if it wins at a showdown after the river."
+        reason = f"A {what} earns {worth}{rule} if it wins at a showdown after the river."
         return PremiumNote(key, points.rp, points.bp, False, reason)
     if not player.won:
         return PremiumNote(key, 0, 0, False, f"The {what} lost the pot: no premium points.")
-    reason = f"Earns {worth} for the {what} (1.C.a.2), provided the hand went to a showdown."
+    reason = f"Earns {worth} for the {what}{rule}, provided the hand went to a showdown."
     return PremiumNote(key, points.rp, points.bp, True, reason)
 
 

@@ -30,11 +30,29 @@ log = logging.getLogger(__name__)
 PREMIUM_HANDS = ("royal_flush", "straight_flush", "quads")
 """The premium hand keys, best first (1.C.a.2)."""
 
+CITATION_TOPICS: Mapping[str, str] = MappingProxyType(
+    {
+        "extra_chips": "extra starting chips",
+        "hand_rankings": "hand rankings",
+        "late_registration": "late registration",
+        "premium_hands": "premium hands",
+        "split_pots": "split pots",
+        "starting_stack": "starting stack",
+        "strikes": "strikes",
+        "toc": "Tournament of Champions",
+    }
+)
+"""The topics a reply may cite, with the words shown beside the section."""
+
 TieRounding = Literal["half_up", "down", "up"]
 _TIE_ROUNDINGS: tuple[str, ...] = get_args(TieRounding)
 
 
 def _no_premium() -> Mapping[str, int]:
+    return MappingProxyType({})
+
+
+def _no_citations() -> Mapping[str, str]:
     return MappingProxyType({})
 
 
@@ -93,6 +111,11 @@ class LeagueRules:
             the TOC and forfeits the season's points (3.B.a).
         strike_expiry_full_seasons: Full seasons after the strike's own season for which a
             strike stays on the record (3.B.e).
+        rulebook: The league's home rulebook (a book name, e.g. ``btown-poker-league``), the
+            book every citation of a reply comes from; empty for none.
+        citations: Topic (a key of ``CITATION_TOPICS``) -> the section of ``rulebook`` that
+            decides it, e.g. ``{"split_pots": "2.G.d.5"}``; a topic the book has no rule for
+            is absent and its replies cite nothing.
     """
 
     name: str
@@ -133,6 +156,13 @@ class LeagueRules:
     strike_suspension_events: tuple[int, ...] = (3, 9)
     strike_forfeit_level: int = 3
     strike_expiry_full_seasons: int = 1
+    rulebook: str = ""
+    citations: Mapping[str, str] = field(default_factory=_no_citations, hash=False)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickles (for the compute workers) through its plain-data form: a mapping proxy
+        # does not pickle.
+        return (rules_from_mapping, (self.to_dict(),))
 
     def __post_init__(self) -> None:
         """Check every value; a bad one raises LeagueConfigError naming the field."""
@@ -175,6 +205,22 @@ class LeagueRules:
                     f"league rules: premium_hand_rp.{hand} must be a whole number >= 0"
                 )
         object.__setattr__(self, "premium_hand_rp", MappingProxyType(dict(premium)))
+        if not isinstance(self.rulebook, str):
+            raise LeagueConfigError("league rules: rulebook must be a book name")
+        cites = self.citations
+        if not isinstance(cites, Mapping):
+            raise LeagueConfigError("league rules: citations must be a table of topics")
+        for topic, section in cites.items():
+            if topic not in CITATION_TOPICS:
+                raise LeagueConfigError(
+                    f"league rules: citations has unknown topic {topic!r} "
+                    f"(known: {', '.join(CITATION_TOPICS)})"
+                )
+            if not isinstance(section, str) or not section.strip():
+                raise LeagueConfigError(f"league rules: citations.{topic} must be a section")
+        if cites and not self.rulebook.strip():
+            raise LeagueConfigError("league rules: citations need the rulebook they cite")
+        object.__setattr__(self, "citations", MappingProxyType(dict(cites)))
         if self.toc_conversion_min_rp_percent > 100:
             raise LeagueConfigError("league rules: toc_conversion_min_rp_percent must be <= 100")
         if self.toc_extra_chips_round_to < 1:
@@ -213,6 +259,8 @@ _FIELD_KINDS: dict[str, str] = {
     "tie_rounding": "str",
     "owner": "str",
     "strike_suspension_events": "ints",
+    "rulebook": "str",
+    "citations": "map",
 }
 for _f in dataclasses.fields(LeagueRules):
     if _f.name not in _FIELD_KINDS:

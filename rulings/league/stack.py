@@ -149,6 +149,7 @@ def starting_stack(arrival: Arrival, rules: LeagueRules) -> StartingStack:
         raise StackError("a late player cannot also have signed in early or been seated on time")
     extras: list[tuple[str, int]] = []
     refused: list[str] = []
+    late_rule, cap_rule = _section(rules, "late_registration"), _section(rules, "extra_chips")
     combined = [
         ("signed in early", arrival.early_signin, rules.early_signin_chips),
         ("seated on time", arrival.on_time, rules.on_time_chips),
@@ -159,7 +160,7 @@ def starting_stack(arrival: Arrival, rules: LeagueRules) -> StartingStack:
         if not earned or not chips:
             continue
         if late:
-            refused.append(f"{label}: late players get no extra chips (1.E.d)")
+            refused.append(f"{label}: late players get no extra chips{late_rule}")
             continue
         given = min(chips, room)
         room -= given
@@ -167,17 +168,17 @@ def starting_stack(arrival: Arrival, rules: LeagueRules) -> StartingStack:
             extras.append((label, given))
         if given < chips:
             refused.append(
-                f"{label}: {chips - given:,} over the {rules.combined_extra_cap:,} cap (2.C.b.1)"
+                f"{label}: {chips - given:,} over the {rules.combined_extra_cap:,} cap{cap_rule}"
             )
     if arrival.new_player and rules.new_player_chips:
         if late:
-            refused.append("new player: late players get no extra chips (1.E.d)")
+            refused.append(f"new player: late players get no extra chips{late_rule}")
         else:
             extras.append(("new player", rules.new_player_chips))
     counted = min(arrival.new_players_brought, rules.referral_max_players)
     if counted and rules.referral_chips:
         extras.append((f"brought {counted} new player(s)", counted * rules.referral_chips))
-    if arrival.new_players_brought > counted:
+    if rules.referral_chips and arrival.new_players_brought > counted:
         refused.append(
             f"brought {arrival.new_players_brought} new players: only "
             f"{rules.referral_max_players} count per night"
@@ -193,3 +194,9 @@ def starting_stack(arrival: Arrival, rules: LeagueRules) -> StartingStack:
     return StartingStack(
         rules.starting_stack, tuple(extras), reduction, gross - reduction, tuple(refused)
     )
+
+
+def _section(rules: LeagueRules, topic: str) -> str:
+    """`` (2.C.b.1)``: the home book's section on ``topic``, or nothing when it has none."""
+    section = rules.citations.get(topic)
+    return f" ({section})" if section else ""

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rulings.errors import StrikeError
+from rulings.league.names import name_key
 from rulings.league.rules import LeagueRules
 
 log = logging.getLogger(__name__)
@@ -103,9 +104,9 @@ def suspension_events(level: int, rules: LeagueRules) -> int | None:
 
 
 def _season_index(season: str, seasons: Sequence[str]) -> int:
-    keys = [s.casefold() for s in seasons]
+    keys = [name_key(s) for s in seasons]
     try:
-        return keys.index(season.casefold())
+        return keys.index(name_key(season))
     except ValueError:
         raise StrikeError(f"unknown season {season!r}") from None
 
@@ -160,11 +161,11 @@ def active_strikes(
     Raises:
         StrikeError: A season not in ``seasons``.
     """
-    key = player.strip().casefold()
+    key = name_key(player)
     mine = [
         s
         for s in strikes
-        if s.player.casefold() == key and is_strike_active(s, current_season, seasons, rules)
+        if name_key(s.player) == key and is_strike_active(s, current_season, seasons, rules)
     ]
     return sorted(mine, key=lambda s: (_season_index(s.season, seasons), s.level))
 
@@ -233,10 +234,10 @@ def forfeits_season(
     Returns:
         True if a forfeit-level strike was issued to the player in that season.
     """
-    key, season_key = player.strip().casefold(), season.strip().casefold()
+    key, season_key = name_key(player), name_key(season)
     return any(
-        s.player.casefold() == key
-        and s.season.casefold() == season_key
+        name_key(s.player) == key
+        and name_key(s.season) == season_key
         and s.level >= rules.strike_forfeit_level
         for s in strikes
     )

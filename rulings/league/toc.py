@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rulings.errors import LeagueConfigError
+from rulings.league.names import name_key
 from rulings.league.rules import LeagueRules
 from rulings.league.standings import StandingRow, champion, rank_standings
 
@@ -201,12 +202,12 @@ def toc_table(
     if not rules.toc_enabled:
         raise LeagueConfigError(f"league {rules.name} has no Tournament of Champions")
     owner_name = owner if owner is not None else rules.owner
-    owner_key = owner_name.strip().casefold() if owner_name else None
-    barred = {n.strip().casefold() for n in suspended}
-    staff_keys = {n.strip().casefold() for n in staff}
-    location_keys = {n.strip().casefold() for n in location_champions}
+    owner_key = name_key(owner_name) if owner_name else None
+    barred = {name_key(n) for n in suspended}
+    staff_keys = {name_key(n) for n in staff}
+    location_keys = {name_key(n) for n in location_champions}
     eligible = [
-        r for r in rows if r.player.casefold() != owner_key and r.player.casefold() not in barred
+        r for r in rows if name_key(r.player) != owner_key and name_key(r.player) not in barred
     ]
     rp_champ = champion(eligible, by="rp")
     bp_champ = champion(eligible, by="bp")
@@ -214,7 +215,7 @@ def toc_table(
     assessed: dict[str, TocStatus] = {}
     for ranked in rank_standings(rows, by="rp"):
         row = ranked.row
-        key = row.player.casefold()
+        key = name_key(row.player)
         if key == owner_key:
             assessed[row.player] = TocStatus(
                 row.player, "not_qualified", 0, 0, 0, "the league owner is not eligible (1.B.b)"
@@ -250,13 +251,13 @@ def toc_table(
     regular = [
         s
         for s in assessed.values()
-        if s.status != "not_qualified" and s.player.casefold() not in staff_keys
+        if s.status != "not_qualified" and name_key(s.player) not in staff_keys
     ]
     total = sum(s.extra_chips for s in regular)
     average = round_up(-(-total // len(regular)), rules.toc_extra_chips_round_to) if regular else 0
     out: list[TocStatus] = []
     for status in assessed.values():
-        is_staff = status.player.casefold() in staff_keys
+        is_staff = name_key(status.player) in staff_keys
         if is_staff and status.status != "not_qualified" and average > status.extra_chips:
             why = f"{status.reason}; staff get the league average extra stack {_n(average)} (4.G)"
             status = TocStatus(status.player, status.status, average, 0, 0, why, status.titles)

@@ -2,6 +2,7 @@
 
 from rulings.rulebook.books import Passage, Rulebook
 from rulings.rulebook.search import (
+    MAX_LIMIT,
     Glossary,
     Match,
     RuleIndex,
@@ -11,6 +12,7 @@ from rulings.rulebook.search import (
 )
 
 __all__ = [
+    "MAX_LIMIT",
     "Glossary",
     "Match",
     "Passage",

@@ -143,7 +143,7 @@ class Rulebook:
         passages, sections = _Parser(name, text, is_markdown=is_markdown).parse()
         if not passages:
             raise RulebookError(f"The rulebook '{name}' has no rules in it.")
-        return cls(name, display_title(name), passages, sections)
+        return cls(name, display_title(name, text), passages, sections)
 
     def get(self, section: str) -> Passage:
         """Return the passage cited as ``section`` (or, for a bare heading, its first rule).
@@ -169,20 +169,27 @@ class Rulebook:
         raise UnknownRuleError(f"{self.name} has no section {section!r}.")
 
 
-def display_title(name: str) -> str:
-    """A readable title from a book's file name.
+def display_title(name: str, text: str = "") -> str:
+    """A readable title from a book's file name, each word spelled as the book spells it.
 
     Args:
         name: the file name without extension.
+        text: the book's text: a word it writes with inner capitals ("BTown") keeps them.
 
     Returns:
         The title.
 
-    >>> display_title("btown-poker-league")
+    >>> display_title("btown-poker-league", "Welcome to the BTown league")
     'BTown Poker League'
+    >>> display_title("btown-poker-league")
+    'Btown Poker League'
     """
-    words = [w.capitalize() for w in re.split(r"[-_\s]+", name) if w]
-    return " ".join("BTown" if w == "Btown" else w for w in words)
+    words = []
+    for word in (w for w in re.split(r"[-_\s]+", name) if w):
+        spellings = re.findall(rf"\b{re.escape(word)}\b", text, flags=re.IGNORECASE)
+        inner = [w for w in spellings if w[1:] != w[1:].lower() and not w.isupper()]
+        words.append(inner[0] if inner else word.capitalize())
+    return " ".join(words)
 
 
 def citation_slug(text: str) -> str:

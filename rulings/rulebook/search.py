@@ -65,7 +65,6 @@ from rulings.rulebook.books import (
     Rulebook,
     bundled_books,
     citation_slug,
-    display_title,
     parse_books,
     read_books,
 )
@@ -595,7 +594,7 @@ class RuleIndex:
             if len(p.headings) == 1
             and p.section == p.headings[0]
             and self._docs[i].is_first
-            and fuzz.token_set_ratio(_plain(p.section), _plain(display_title(p.book))) >= 80
+            and fuzz.token_set_ratio(_plain(p.section), _plain(self.books[p.book].title)) >= 80
         )
         self._headings = {h: _plain(h) for p in self.passages for h in (*p.headings, p.title) if h}
         # The passage that opens each heading: where a query naming the heading should land.

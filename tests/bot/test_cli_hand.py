@@ -8,6 +8,10 @@ import pytest
 
 from bot.cli import main
 from bot.views.hand import TEXT_LIMIT, hand_reply, hand_reply_needs_thread
+from rulings import load_league_rules
+
+BTOWN = load_league_rules("btown")
+POKER_PUB = load_league_rules("poker-pub")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -83,7 +87,7 @@ def test_cli_hand_as_a_process_has_no_traceback() -> None:
 
 
 def test_hand_reply_showdown_names_winner_and_kicker() -> None:
-    reply = hand_reply("alice: Ks 3d vs bob: Qh Jh board 9s 9h 9d 9c 2c")
+    reply = hand_reply("alice: Ks 3d vs bob: Qh Jh board 9s 9h 9d 9c 2c", rules=BTOWN)
     assert reply.title == "alice wins"
     assert "same four Nines; the kicker decides: K beats Q" in reply.text
     assert "all on the board" in reply.fields[0].value
@@ -91,15 +95,15 @@ def test_hand_reply_showdown_names_winner_and_kicker() -> None:
 
 
 def test_hand_reply_split_mentions_odd_chips() -> None:
-    reply = hand_reply("Ah Kd vs Ac Kh board 2c 3c 4d 5h 6s")
+    reply = hand_reply("Ah Kd vs Ac Kh board 2c 3c 4d 5h 6s", rules=BTOWN)
     assert reply.title == "Split pot"
     assert "the board plays" in reply.text
     assert reply.citation is not None
-    assert "2.G.d.5" in reply.citation
+    assert reply.citation == "btown-poker-league 6 (hand rankings), 2.G.d.5 (split pots)"
 
 
 def test_hand_reply_premium_note_for_a_winning_royal() -> None:
-    reply = hand_reply("Ah Kh vs 2c 2d board Qh Jh Th 2s 2h")
+    reply = hand_reply("Ah Kh vs 2c 2d board Qh Jh Th 2s 2h", rules=BTOWN)
     assert "200 RP + 100 BP" in reply.fields[0].value
 
 
@@ -118,7 +122,7 @@ def test_hand_reply_fits_discord_with_ten_named_players() -> None:
         "6c 6d",
     ]
     text = " vs ".join(f"{n}: {h}" for n, h in zip(names, holes, strict=True))
-    reply = hand_reply(text, "2h 7c Th")
+    reply = hand_reply(text, "2h 7c Th", rules=BTOWN)
     assert len(reply.to_text()) <= TEXT_LIMIT
     assert len(reply.fields) == 10
 
@@ -128,3 +132,45 @@ def test_needs_thread_for_preflop_enumeration_only() -> None:
     assert not hand_reply_needs_thread("As Ks vs Qh Qd board 2c 7d 9h")
     assert not hand_reply_needs_thread("As Ks Qs Js Ts")
     assert not hand_reply_needs_thread("nonsense")
+
+
+def test_hand_reply_in_a_poker_pub_league_says_nothing_of_points() -> None:
+    reply = hand_reply("As Ks Qs Js Ts", rules=POKER_PUB)
+    assert reply.title == "Royal flush"
+    text = reply.to_text()
+    assert "RP" not in text
+    assert "BP" not in text
+    assert "premium" not in text
+    assert "btown" not in text.lower()
+    assert reply.citation == "poker-pub Additional information (hand rankings)"
+
+
+def test_hand_reply_split_in_a_poker_pub_league_cites_only_what_its_book_rules() -> None:
+    reply = hand_reply("Ah Kd vs Ac Kh board 2c 3c 4d 5h 6s", rules=POKER_PUB)
+    assert reply.title == "Split pot"
+    assert reply.citation == "poker-pub Additional information (hand rankings)"
+
+
+def test_hand_reply_in_a_btown_league_prices_the_royal_flush() -> None:
+    reply = hand_reply("As Ks Qs Js Ts", rules=BTOWN)
+    assert "200 RP + 100 BP" in reply.to_text()
+    assert reply.citation == "btown-poker-league 6 (hand rankings)"
+
+
+def test_cli_hand_answers_with_the_rules_of_the_league_in_use(
+    capsys: pytest.CaptureFixture[str], tmp_path
+) -> None:
+    db = f"sqlite:///{tmp_path / 'league.db'}"
+    # No database yet: the default preset's rules, and no database file is created.
+    code, out, _ = run(capsys, "hand", "As Ks Qs Js Ts", "--db", db)
+    assert code == 0
+    assert "200 RP + 100 BP" in out
+    assert not (tmp_path / "league.db").exists()
+    assert main(["league", "set", "--preset", "poker-pub", "--db", db]) == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "hand", "As Ks Qs Js Ts", "--db", db)
+    assert code == 0
+    assert "Royal flush" in out
+    assert "RP" not in out
+    assert "btown" not in out.lower()
+    assert "poker-pub Additional information" in out

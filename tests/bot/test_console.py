@@ -18,7 +18,7 @@ from bot.console import Console, ConsoleContext
 from bot.errors import BadOption, UnknownCommandError
 from bot.reply import Reply
 from rulings import RulingsError
-from storage.db import make_engine
+from storage.db import create_schema, make_engine
 
 
 def shout(ctx: Context, words: str | None = None) -> Reply:
@@ -45,6 +45,7 @@ EXTRA = (
 @pytest.fixture
 def console(tmp_path: Path) -> Console:
     engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    create_schema(engine)  # as `pokerfloor console` does (upgrade_schema) before the first line
     ctx = ConsoleContext(
         settings=Settings(_env_file=None), engine=engine, commands=(*COMMANDS, *EXTRA)
     )

@@ -105,7 +105,7 @@ def test_a_mistake_is_one_line_naming_the_options_and_writes_nothing(
 def test_stack_takes_discords_option_names(console: Console):
     code, out, err = _run(console, "/stack Larry late_big_blind:600")
     assert (code, err) == (0, "")
-    assert "late registration (1.E.d)" in out
+    assert "− 1,200 late registration" in out
     assert "Starting stack for Larry: 16,800" in out
 
 

@@ -9,10 +9,14 @@ from bot.views.league import (
     standings_reply,
     toc_pages,
 )
-from rulings.league.rules import load_league_rules
-from rulings.league.stack import Arrival, starting_stack
-from rulings.league.standings import StandingRow, rank_standings
-from rulings.league.toc import TocStatus
+from rulings import (
+    Arrival,
+    StandingRow,
+    TocStatus,
+    load_league_rules,
+    rank_standings,
+    starting_stack,
+)
 from storage.events import EventSummary, ImportOutcome, PlayerPoints
 from storage.standings import StandingsTable, TocTable
 
@@ -74,6 +78,19 @@ def test_event_summary_splits_long_lists_into_fields():
 def test_stack_reply_shows_the_late_reduction():
     rules = load_league_rules()
     stack = starting_stack(Arrival(late_big_blind=600), rules)
-    reply = stack_reply("Larry", stack)
+    reply = stack_reply("Larry", stack, rules)
     assert f"{stack.total:,}" in reply.title
     assert "1,200 late registration" in reply.text
+    assert reply.citation == (
+        "btown-poker-league 2.C.a-b (starting stack), 1.E.d (late registration)"
+    )
+
+
+def test_stack_reply_in_a_poker_pub_league_cites_its_own_book():
+    rules = load_league_rules("poker-pub")
+    reply = stack_reply("Pat", starting_stack(Arrival(), rules), rules)
+    assert reply.title == "Starting stack for Pat: 4,000"
+    assert (
+        reply.citation == "poker-pub Bar rules 3 (starting stack), Bar rules 5 (late registration)"
+    )
+    assert "btown" not in reply.to_text().lower()

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from rulings.league.events import parse_event
+from rulings import parse_event
 from storage.events import ImportOutcome, import_events
 from storage.leagues import LeagueInfo, ensure_league, update_league_rules
 

@@ -4,7 +4,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from rulings.league.events import parse_event
+from rulings import parse_event
 from storage.audit import list_audit
 from storage.db import session_scope
 from storage.errors import (

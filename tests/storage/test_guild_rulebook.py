@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import inspect, text
-from sqlalchemy.engine import Engine
 
 import storage.db
 from storage.audit import list_audit
-from storage.db import make_engine, scratch_schema, session_scope, upgrade_schema
+from storage.db import session_scope, upgrade_schema
 from storage.errors import StorageError
 from storage.guild_settings import (
     KEEP,
@@ -21,7 +19,6 @@ from storage.guild_settings import (
     guild_rulebooks,
     update_guild_settings,
 )
-from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
 from tests.storage._league import NOW
 
 GUILD = 4242
@@ -92,35 +89,6 @@ def test_a_longest_allowed_name_round_trips(session):
 
 
 # -- migration 0005 on a database made by the earlier revisions --------------------------------
-
-
-def _sqlite() -> Iterator[Engine]:
-    engine = make_engine("sqlite://")
-    yield engine
-    engine.dispose()
-
-
-def _postgres() -> Iterator[Engine]:
-    with scratch_schema(POSTGRES_URL, prefix="m", create=False) as engine:
-        yield engine
-
-
-@pytest.fixture(
-    params=[
-        pytest.param(_sqlite, id="sqlite"),
-        pytest.param(
-            _postgres,
-            id="postgres",
-            marks=[
-                pytest.mark.postgres,
-                pytest.mark.skipif(SKIP_POSTGRES, reason="POKERFLOOR_SKIP_POSTGRES=1"),
-            ],
-        ),
-    ]
-)
-def bare_engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
-    """An empty database with no tables, on SQLite and on PostgreSQL."""
-    yield from request.param()
 
 
 def test_0005_adds_the_column_to_existing_settings_and_reverts(bare_engine):

@@ -6,8 +6,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from rulings.errors import EventFormatError
-from rulings.league.events import Receipt, build_event, parse_finish_text
+from rulings import EventFormatError, Receipt, build_event, parse_finish_text
 from storage.audit import list_audit
 from storage.errors import (
     DuplicatePlayerError,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from rulings.errors import LeagueConfigError
+from rulings import LeagueConfigError
 from storage.audit import list_audit
 from storage.errors import AlreadyExists, NotFound
 from storage.leagues import (

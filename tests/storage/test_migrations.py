@@ -1,44 +1,171 @@
-"""The Alembic migrations build exactly the schema that ``create_schema`` builds."""
+"""A fresh database is made by ``create_all`` and stamped at the head; the migrations bring a
+database made at any earlier revision to exactly the same schema (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
-from sqlmodel import SQLModel
 
-import storage.models  # noqa: F401
-from storage.db import create_schema, make_engine, scratch_schema, upgrade_schema
+import storage.db
+from storage.db import (
+    create_schema,
+    head_revision,
+    make_engine,
+    schema_diff,
+    scratch_schema,
+    upgrade_schema,
+)
 from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
 
+MIGRATIONS = Path(storage.db.__file__).parent / "migrations"
+REVISIONS = [s.revision for s in reversed(list(ScriptDirectory(str(MIGRATIONS)).walk_revisions()))]
+EARLIER = REVISIONS[:-1]
 
-def _diff(engine: Engine) -> list[object]:
+
+def _version(engine: Engine) -> str:
     with engine.connect() as conn:
-        ctx = MigrationContext.configure(conn, opts={"compare_type": True})
-        return list(compare_metadata(ctx, SQLModel.metadata))
+        return str(conn.execute(text("select version_num from alembic_version")).scalar_one())
 
 
-def test_migrations_match_create_all_on_sqlite():
-    engine = make_engine("sqlite://")
-    upgrade_schema(engine)
-    assert _diff(engine) == []
-    upgrade_schema(engine)  # a second run is a no-op
-    assert "alembic_version" in inspect(engine).get_table_names()
+def _schema(engine: Engine) -> dict[str, Any]:
+    """Every table's columns (name, type, nullability), keys, uniques, indexes and FKs."""
+    found = inspect(engine)
+    out: dict[str, Any] = {}
+    for table in sorted(found.get_table_names()):
+        out[table] = {
+            "columns": [
+                (c["name"], str(c["type"]), c["nullable"]) for c in found.get_columns(table)
+            ],
+            "pk": sorted(found.get_pk_constraint(table)["constrained_columns"]),
+            "unique": sorted(
+                (u["name"] or "", tuple(u["column_names"]))
+                for u in found.get_unique_constraints(table)
+            ),
+            "indexes": sorted(
+                (i["name"] or "", tuple(i["column_names"]), bool(i["unique"]))
+                for i in found.get_indexes(table)
+            ),
+            "fks": sorted(
+                (tuple(f["constrained_columns"]), f["referred_table"], tuple(f["referred_columns"]))
+                for f in found.get_foreign_keys(table)
+            ),
+        }
+    return out
 
 
-def test_create_schema_database_is_stamped_then_upgraded():
+def test_the_revisions_run_in_order_to_one_head():
+    assert REVISIONS[0] == "0001"
+    assert REVISIONS[-1] == head_revision()
+    assert len(set(REVISIONS)) == len(REVISIONS)
+
+
+def test_a_fresh_database_is_created_whole_and_stamped_at_head(bare_engine):
+    upgrade_schema(bare_engine)
+    assert _version(bare_engine) == head_revision()
+    with bare_engine.connect() as conn:
+        assert schema_diff(conn) == []
+    upgrade_schema(bare_engine)  # a second run is a no-op
+    assert _version(bare_engine) == head_revision()
+
+
+def test_create_schema_stamps_head_so_later_upgrades_have_nothing_to_do():
     engine = make_engine("sqlite://")
     create_schema(engine)
+    assert _version(engine) == head_revision()
     upgrade_schema(engine)
+    assert _version(engine) == head_revision()
+    engine.dispose()
+
+
+@pytest.mark.parametrize("revision", EARLIER)
+def test_a_database_made_at_an_earlier_revision_upgrades_to_the_fresh_schema(bare_engine, revision):
+    upgrade_schema(bare_engine, revision)
+    assert _version(bare_engine) == revision
+    upgrade_schema(bare_engine)
+    assert _version(bare_engine) == head_revision()
+    with bare_engine.connect() as conn:
+        assert schema_diff(conn) == []
+    fresh = _fresh(bare_engine)
+    assert _schema(bare_engine) == fresh
+
+
+def _fresh(like: Engine) -> dict[str, Any]:
+    if like.dialect.name == "sqlite":
+        engine = make_engine("sqlite://")
+        create_schema(engine)
+        try:
+            return _schema(engine)
+        finally:
+            engine.dispose()
+    with scratch_schema(POSTGRES_URL, prefix="f", create=True) as engine:
+        return _schema(engine)
+
+
+def test_an_unstamped_database_with_the_current_schema_is_stamped_at_head():
+    engine = make_engine("sqlite://")
+    create_schema(engine)
+    with engine.begin() as conn:
+        conn.execute(text("drop table alembic_version"))
+    upgrade_schema(engine)
+    assert _version(engine) == head_revision()
+    engine.dispose()
+
+
+def test_an_unstamped_database_with_the_first_schema_is_upgraded_from_0001():
+    engine = make_engine("sqlite://")
+    upgrade_schema(engine, "0001")
+    with engine.begin() as conn:
+        conn.execute(text("drop table alembic_version"))
+    upgrade_schema(engine)
+    assert _version(engine) == head_revision()
     with engine.connect() as conn:
-        assert conn.execute(text("select version_num from alembic_version")).scalar_one()
+        assert schema_diff(conn) == []
+    engine.dispose()
 
 
 @pytest.mark.postgres
 @pytest.mark.skipif(SKIP_POSTGRES, reason="POKERFLOOR_SKIP_POSTGRES=1")
-def test_migrations_match_create_all_on_postgres():
-    with scratch_schema(POSTGRES_URL, prefix="m", create=False) as engine:
-        upgrade_schema(engine)
-        assert _diff(engine) == []
+def test_the_postgres_fixture_schema_is_stamped_at_head():
+    with scratch_schema(POSTGRES_URL, prefix="m") as engine:
+        assert _version(engine) == head_revision()
+
+
+def test_0006_rekeys_names_with_the_one_name_key_and_loses_nothing(bare_engine):
+    from storage.db import session_scope
+    from storage.leagues import get_location
+    from storage.players import get_player, list_players
+
+    upgrade_schema(bare_engine, "0005")
+    decomposed, fullwidth = "Jose\u0301 Cruz", "Ｂｏｂ"
+    with bare_engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO league (id, name, guild_id, preset, overrides) "
+                "VALUES (1, 'default', NULL, 'btown', '{}')"
+            )
+        )
+        for pid, name in ((1, decomposed), (2, fullwidth), (3, "Bob")):
+            conn.execute(
+                text(
+                    "INSERT INTO player (id, league_id, display_name, name_key) "
+                    "VALUES (:id, 1, :name, :key)"
+                ),
+                {"id": pid, "name": name, "key": " ".join(name.split()).casefold()},
+            )
+        conn.execute(
+            text("INSERT INTO location (id, league_id, name, name_key) VALUES (1, 1, :n, :k)"),
+            {"n": "Ｔａｐ Room", "k": "Ｔａｐ Room".casefold()},
+        )
+    upgrade_schema(bare_engine)
+    with session_scope(bare_engine) as session:
+        assert get_player(session=session, league_id=1, name="JOSÉ CRUZ").name == decomposed
+        assert get_location(session=session, league_id=1, name="tap room").name == "Ｔａｐ Room"
+        # "Ｂｏｂ" would now read as "Bob", who exists: both stay, Ｂｏｂ under his old key.
+        names = sorted(p.name for p in list_players(session=session, league_id=1))
+        assert names == sorted([decomposed, fullwidth, "Bob"])
+        assert get_player(session=session, league_id=1, name="bob").name == "Bob"

@@ -122,3 +122,26 @@ def test_3_b_a_strike_three_forfeits_the_season_and_the_toc(session):
     assert (rows["Moe"].rp, rows["Moe"].bp, rows["Moe"].events) == (0, 0, 1)
     toc = {s.player: s.status for s in season_toc(session=session, league_id=league.id).rows}
     assert toc["Moe"] == "not_qualified"
+
+
+def test_players_aliases_seasons_and_locations_match_by_one_name_key(session):
+    # NFKC, spaces and case: the same rulings.name_key everywhere a name is looked up.
+    from storage.leagues import add_location, get_location
+    from storage.seasons import add_season
+
+    league = make_league(session)
+    add_player(session=session, league_id=league.id, name="José Cruz", actor="t")
+    add_alias(session=session, league_id=league.id, name="jose\u0301 cruz", alias="Ｊｃ", actor="t")
+    assert get_player(session=session, league_id=league.id, name="JOSÉ  CRUZ").name == "José Cruz"
+    assert get_player(session=session, league_id=league.id, name="jc").name == "José Cruz"
+    add_season(session=session, league_id=league.id, name="2027 Ｓｐｒｉｎｇ", actor="t")
+    assert get_season(session=session, league_id=league.id, name="2027 spring").name == (
+        "2027 Ｓｐｒｉｎｇ"
+    )
+    add_location(session=session, league_id=league.id, name="Tap Room", actor="t")
+    assert (
+        get_location(session=session, league_id=league.id, name="ＴＡＰ ＲＯＯＭ").name
+        == "Tap Room"
+    )
+    with pytest.raises(AlreadyExists):
+        add_location(session=session, league_id=league.id, name="tap\u00a0room", actor="t")

@@ -20,18 +20,10 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Apply this revision.
-
-    A database made by ``create_schema`` (stamped at 0001 by ``upgrade_schema``) may already
-    have these tables; only the missing ones are created.
-    """
-    existing = set(sa.inspect(op.get_bind()).get_table_names())
-    if "clock" not in existing:
-        _create_clock()
-    if "clock_announcement" not in existing:
-        _create_clock_announcement()
-    if "clock_event" not in existing:
-        _create_clock_event()
+    """Apply this revision."""
+    _create_clock()
+    _create_clock_announcement()
+    _create_clock_event()
 
 
 def _create_clock() -> None:

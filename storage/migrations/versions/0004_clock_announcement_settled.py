@@ -19,14 +19,11 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Apply this revision (skipped when ``create_schema`` made the column already).
+    """Apply this revision.
 
     Rows recorded before this revision were treated as posted; they are settled at their
     claim time so that the next start-up does not take them for a crash's leftovers.
     """
-    columns = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("clock_announcement")}
-    if "settled_at" in columns:
-        return
     with op.batch_alter_table("clock_announcement", schema=None) as batch_op:
         batch_op.add_column(sa.Column("settled_at", sa.DateTime(timezone=True), nullable=True))
     op.execute("UPDATE clock_announcement SET settled_at = made_at")

@@ -19,13 +19,10 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Apply this revision (skipped when ``create_schema`` made the column already).
+    """Apply this revision.
 
     Existing leagues keep the default home book (the column is NULL for them).
     """
-    columns = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("guild_setting")}
-    if "rulebook" in columns:
-        return
     with op.batch_alter_table("guild_setting", schema=None) as batch_op:
         batch_op.add_column(sa.Column("rulebook", sa.String(length=100), nullable=True))
 

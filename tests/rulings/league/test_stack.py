@@ -121,3 +121,20 @@ def test_poker_pub_stack_is_4000_with_no_late_penalty():
 )
 def test_2_c_b_1_c_birthday_event_within_two_weeks(event_date, birthday, inside):
     assert in_birthday_window(event_date, birthday, BTOWN) is inside
+
+
+def test_a_poker_pub_stack_is_4000_whatever_the_arrival_and_cites_nothing_of_btown():
+    pub = load_league_rules("poker-pub")
+    arrival = Arrival(birthday=True, new_player=True, new_players_brought=2)
+    stack = starting_stack(arrival, pub)
+    assert (stack.total, stack.extras, stack.not_awarded) == (4000, (), ())
+
+
+def test_refusals_cite_the_home_books_sections_or_none():
+    arrival = Arrival(early_signin=True, on_time=True, birthday=True)
+    cited = starting_stack(arrival, load_league_rules("btown", {"combined_extra_cap": 6000}))
+    assert cited.not_awarded == ("birthday event: 3,000 over the 6,000 cap (2.C.b.1)",)
+    bare = load_league_rules("btown", {"combined_extra_cap": 6000, "citations": {}})
+    assert starting_stack(arrival, bare).not_awarded == (
+        "birthday event: 3,000 over the 6,000 cap",
+    )
