@@ -31,6 +31,7 @@ from rulings import (
     entry_from_data,
     entry_to_data,
     format_seconds,
+    name_key,
     open_night,
     position_at,
     room_from_data,
@@ -40,7 +41,7 @@ from rulings import (
 from storage.audit import add_audit_entry, utc_now
 from storage.clocks import add_clock_event, find_running_clock, utc
 from storage.errors import AlreadyExists, DuplicatePlayerError, NotFound
-from storage.leagues import clean_name, name_key, similar_name
+from storage.leagues import clean_name, similar_name
 from storage.players import PlayerDirectory
 from storage.tournament_models import Tournament, TournamentEntryRow
 

@@ -118,7 +118,7 @@ def _final_chips(text: str) -> dict[str, int]:
                 f"chips: '{part.strip()}' should be a name and a chip count, like 'Ann 120000'"
             )
         name = " ".join(words[:-1])
-        if rulings.player_key(name) in {rulings.player_key(n) for n in out}:
+        if rulings.name_key(name) in {rulings.name_key(n) for n in out}:
             raise TournamentError(f"chips: {name} is named twice")
         out[name] = int(words[-1])
     if not out:

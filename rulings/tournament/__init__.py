@@ -22,7 +22,6 @@ from rulings.tournament.chart import (
     SignedIn,
     TablesBalanced,
     open_night,
-    player_key,
     replay_night,
 )
 from rulings.tournament.codec import (
@@ -81,7 +80,6 @@ __all__ = [
     "move_player",
     "night_event",
     "open_night",
-    "player_key",
     "replay_night",
     "room_from_data",
     "room_to_data",

@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from rulings.errors import TournamentError
+from rulings.league import name_key
 
 log = logging.getLogger(__name__)
 
@@ -31,15 +32,6 @@ Status = Literal["registering", "running", "finished"]
 
 MAX_SEATS_PER_TABLE = 10
 """The most seats a table may have."""
-
-
-def player_key(name: str) -> str:
-    """The comparison key of a player's name: inner spaces collapsed, case-folded.
-
-    >>> player_key("  Dan   SMITH ")
-    'dan smith'
-    """
-    return " ".join(name.split()).casefold()
 
 
 @dataclass(frozen=True, order=True)
@@ -72,7 +64,7 @@ class Entrant:
     @property
     def key(self) -> str:
         """The comparison key of the name."""
-        return player_key(self.name)
+        return name_key(self.name)
 
 
 @dataclass(frozen=True)
@@ -334,7 +326,7 @@ def _move(
     move: SeatMove,
     tables: tuple[int, ...],
 ) -> tuple[int, ...]:
-    key = player_key(move.player)
+    key = name_key(move.player)
     taken = {seat: k for k, seat in seated.items()}
     if move.from_seat is None:
         if key not in reserve:

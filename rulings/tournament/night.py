@@ -8,7 +8,7 @@ returns nothing new: the night given is unchanged, being a value.
 
 >>> import random
 >>> from rulings.tournament.chart import Room, open_night
->>> from rulings.league.rules import load_league_rules
+>>> from rulings.league import load_league_rules
 >>> rng, rules = random.Random(1), load_league_rules()
 >>> night = open_night(Room(location="Brewpub", seats_per_table=8, tables=2))
 >>> for name in ("Ann", "Bob", "Cy"):
@@ -31,9 +31,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rulings.errors import TournamentError
-from rulings.league.events import EventRecord, build_event
-from rulings.league.rules import LeagueRules
-from rulings.league.stack import Arrival, StartingStack, starting_stack
+from rulings.league import (
+    Arrival,
+    EventRecord,
+    LeagueRules,
+    StartingStack,
+    build_event,
+    name_key,
+    starting_stack,
+)
 from rulings.tournament.chart import (
     UNDOABLE,
     BustedOut,
@@ -50,7 +56,6 @@ from rulings.tournament.chart import (
     SeatMove,
     SignedIn,
     TablesBalanced,
-    player_key,
     replay_night,
 )
 
@@ -130,7 +135,7 @@ def sign_in(
         raise TournamentError("the player's name is missing")
     if chart.status == "finished":
         raise TournamentError("tonight's tournament is finished")
-    key = player_key(clean)
+    key = name_key(clean)
     if key in chart.players:
         raise TournamentError(f"{chart.name(key)} is already signed in ({_where(chart, key)})")
     big_blind: int | None = None
@@ -201,7 +206,7 @@ def find_player(chart: Chart, name: str) -> str:
     Raises:
         TournamentError: nobody of that name signed in.
     """
-    key = player_key(name)
+    key = name_key(name)
     if key not in chart.players:
         raise TournamentError(f"{' '.join(name.split())} did not sign in tonight")
     return key
@@ -512,7 +517,7 @@ def finish_order(chart: Chart) -> tuple[tuple[str, ...], ...]:
 def _finished(night: Night, top: Sequence[Sequence[str]], how: str) -> tuple[Night, NightFinished]:
     chart = night.chart
     groups = tuple(tuple(chart.name(k) for k in g) for g in top) + finish_order(chart)
-    entry = NightFinished(tuple(tuple(player_key(n) for n in g) for g in groups), how)  # type: ignore[arg-type]
+    entry = NightFinished(tuple(tuple(name_key(n) for n in g) for g in groups), how)  # type: ignore[arg-type]
     return night.apply(entry), entry
 
 

@@ -22,9 +22,9 @@ from rulings import (
     finish_night,
     load_league_rules,
     move_player,
+    name_key,
     night_event,
     open_night,
-    player_key,
     replay_night,
     set_button,
     sign_in,
@@ -214,7 +214,7 @@ def test_2_d_a_c_with_the_button_the_player_due_the_big_blind_moves_in_position(
     night, entry = balance_tables(night, rng)
     assert len(entry.moves) == 1
     move = entry.moves[0]
-    assert player_key(move.player) == one[6]
+    assert name_key(move.player) == one[6]
     assert move.to_seat.table == 2
     assert entry.random_tables == ()
 

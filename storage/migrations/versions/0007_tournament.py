@@ -1,7 +1,7 @@
 """Tournament night: tournament (room, chart snapshot) and tournament_entry (the night's log).
 
-Revision ID: 0006_tournament
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-12-01 09:40:00
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0006_tournament"
-down_revision: str | None = "0005"
+revision: str = "0007"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
