@@ -2,14 +2,14 @@
 
 25 tables of 8 are filled by sign-in, play starts, and players bust one at a time until one is
 left; every bust is followed by a balance; the night finishes into a stored event. Each command
-goes through its handler (the same code the console and Discord run) on a SQLite file, so the
-latency includes reading the night, deciding, and writing the entry, its snapshot and its
-audit row. The peer runs the same night with a naive balance that redraws every player into the
-tables needed (the seat-draw-again approach), through the same storage path. Moves are counted
+goes through its handler (the same code the console and Discord run), so the latency includes
+reading the night, deciding, and writing the entry, its snapshot and its audit row; on a SQLite
+file, then on PostgreSQL when reachable. The peer runs the same night with a naive balance that
+redraws every player into the tables needed, through the same storage path. Moves are counted
 beside the fewest any balance could make (players of the broken tables plus the excess of the
 kept tables over their even share).
 
-Run: ``.venv/bin/python -m benchmarks.tournament [--players 200] [--seed 1]``.
+Run: ``.venv/bin/python -m benchmarks.tournament [--players 200] [--seed 1] [--no-postgres]``.
 """
 
 from __future__ import annotations
@@ -17,15 +17,21 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
+import os
 import random
 import statistics
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 
 from bot.answers import tournament as t
 from bot.commands.model import Context
@@ -33,13 +39,16 @@ from bot.config import Settings
 from bot.database import Database
 from bot.reply import Reply
 from rulings import Night, Seat, SeatMove, TablesBalanced, tables_needed
-from storage.db import create_schema, make_engine, session_scope
+from storage.db import create_schema, make_engine, scratch_schema, session_scope
 from storage.leagues import add_location, ensure_league
 from storage.players import PlayerDirectory
 from storage.seasons import add_season
 from storage.tournaments import add_entry, get_open_tournament, list_entries
 
 NOW = dt.datetime(2026, 11, 20, 23, 0, tzinfo=dt.UTC)
+POSTGRES_URL = os.environ.get(
+    "TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
 
 
 def naive_balance(night: Night, rng: random.Random) -> tuple[Night, TablesBalanced]:
@@ -88,7 +97,7 @@ def run_night(
     players: int,
     seed: int,
     balance: Callable[[Context], Reply],
-    folder: Path,
+    engine: Engine,
     *,
     regulars: bool = False,
 ) -> tuple[dict[str, list[float]], int, int]:
@@ -97,8 +106,6 @@ def run_night(
     With ``regulars`` every player is already known to the league (a mid-season night), so
     the finish stores results without creating players.
     """
-    engine = make_engine(f"sqlite:///{folder / f'night-{balance.__name__}-{regulars}.db'}")
-    create_schema(engine)
     with session_scope(engine) as s:
         league = ensure_league(session=s, actor="bench", now=NOW)
         add_location(session=s, league_id=league.id, name="Brewpub", actor="bench")
@@ -143,7 +150,6 @@ def run_night(
         entries = list_entries(session=s, tournament_id=record.id)
     moves = sum(len(e.entry.moves) for e in entries if isinstance(e.entry, TablesBalanced))
     timed("finish", t.finish)
-    engine.dispose()
     return timings, moves, fewest
 
 
@@ -156,18 +162,25 @@ def _p(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
 
 
-def main() -> None:
-    """Run both nights and print the figures side by side."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        ours, our_moves, fewest = run_night(args.players, args.seed, t.balance, Path(tmp))
-        peer, peer_moves, _ = run_night(args.players, args.seed, naive_handler, Path(tmp))
-        known, _, _ = run_night(args.players, args.seed, t.balance, Path(tmp), regulars=True)
-    tables = math.ceil(args.players / 8)
-    print(f"{args.players}-player night, {tables} tables of 8, SQLite file (shared machine)")
+@contextmanager
+def _sqlite(folder: Path, name: str) -> Iterator[Engine]:
+    engine = make_engine(f"sqlite:///{folder / f'{name}.db'}")
+    create_schema(engine)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def _report(label: str, players: int, seed: int, database: Callable[[str], Any]) -> None:
+    with database("ours") as engine:
+        ours, our_moves, fewest = run_night(players, seed, t.balance, engine)
+    with database("peer") as engine:
+        peer, peer_moves, _ = run_night(players, seed, naive_handler, engine)
+    with database("regulars") as engine:
+        known, _, _ = run_night(players, seed, t.balance, engine, regulars=True)
+    tables = math.ceil(players / 8)
+    print(f"\n{players}-player night, {tables} tables of 8, {label} (shared machine)")
     print(f"{'command':<10} {'n':>5} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for name, values in ours.items():
         print(
@@ -181,6 +194,31 @@ def main() -> None:
     )
     print(f"finish with every player already in the league: {known['finish'][0]:.2f} ms")
     print(f"moves: pokerfloor {our_moves}, fewest possible {fewest}, naive redraw {peer_moves}")
+
+
+def main() -> None:
+    """Run both nights and print the figures side by side (SQLite, then PostgreSQL)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-postgres", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        _report("SQLite file", args.players, args.seed, lambda name: _sqlite(Path(tmp), name))
+    if args.no_postgres:
+        return
+    try:
+        with scratch_schema(POSTGRES_URL, prefix="bt"):
+            pass
+    except OperationalError:
+        print("\nPostgreSQL not reachable: skipped")
+        return
+    _report(
+        "PostgreSQL",
+        args.players,
+        args.seed,
+        lambda name: scratch_schema(POSTGRES_URL, prefix="bt"),
+    )
 
 
 if __name__ == "__main__":
