@@ -16,7 +16,7 @@ import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import insert, update
 from sqlmodel import Session, col, select
 
 from rulings import (
@@ -280,12 +280,11 @@ def add_entry(
     if night.chart.status == "finished":
         extra = {"finished_at": at, "event_id": event_id}
     _save(session, record, night, seq, extra)
-    session.add(
-        TournamentEntryRow(
+    session.execute(
+        insert(TournamentEntryRow).values(
             tournament_id=record.id, seq=seq, kind=data["kind"], data=data, actor=actor[:100], at=at
         )
     )
-    session.flush()
     add_audit_entry(
         session=session,
         league_id=record.league_id,
