@@ -19,7 +19,7 @@ import rulings
 from bot.answers.clock import CONSOLE_CHANNEL, ClockDoor
 from bot.answers.td import announced
 from bot.commands.model import Context
-from bot.reply import Field, Reply, escape
+from bot.reply import Button, Field, Reply, escape
 from rulings import (
     Arrival,
     BustedOut,
@@ -268,12 +268,37 @@ def start(ctx: Context) -> Reply:
     _, night, _ = _write(ctx, decide)
     with ctx.transaction() as session:
         clock = clock_summary(session=session, channel_id=_channel(ctx), now=ctx.now())
+        structure = _league_structure(_league(session, ctx).preset)
     lines = [_head(night.chart), f"Chips in play: {_n(night.chart.chips_in_play)}"]
+    buttons: tuple[Button, ...] = ()
     if clock is None:
-        lines.append("No clock runs in this channel: /clock start starts the league's structure.")
+        lines.append(
+            f"No clock runs in this channel: start the league's ({structure}) with the button "
+            f"or /clock start {structure}."
+        )
+        label = f"Start the clock ({structure})"
+        buttons = (Button(label, f"pf:{START_CLOCK}:{structure}", style="primary"),)
     else:
         lines.append(f"Clock: {clock}")
-    return Reply(title="Play begins", text="\n".join(lines), footer=_imbalance(night))
+    return Reply(
+        title="Play begins", text="\n".join(lines), footer=_imbalance(night), buttons=buttons
+    )
+
+
+START_CLOCK = "tclock"
+"""The action of the start reply's button: start the channel's clock."""
+
+
+def _league_structure(preset: str) -> str:
+    """The blind structure named like the league's preset (``btown``), else ``btown``."""
+    return preset if preset in rulings.preset_names() else "btown"
+
+
+def start_clock(ctx: Context, structure: str = "btown") -> Reply:
+    """The start reply's button: ``/clock start structure`` in this channel."""
+    from bot.answers.clock import start as clock_start
+
+    return clock_start(ctx, structure=structure)
 
 
 def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:

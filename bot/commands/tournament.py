@@ -8,7 +8,7 @@ restart or another instance carries on; the handlers are in
 
 from __future__ import annotations
 
-from bot.commands.model import CLI_ONLY, Command, Group, Opt, Who
+from bot.commands.model import CLI_ONLY, Action, Command, Group, Opt, Who
 
 _HANDLERS = "bot.answers.tournament"
 
@@ -140,3 +140,6 @@ TOURNAMENT: tuple[Command, ...] = (
 )
 
 COMMANDS = TOURNAMENT
+
+ACTIONS = (Action("tclock", f"{_HANDLERS}:start_clock", who=Who.DIRECTOR),)
+"""The button under ``/tournament start``'s reply that starts the channel's clock."""

@@ -9,6 +9,7 @@ from sqlalchemy import text
 from sqlmodel import Session
 
 from bot.app import LeagueBot
+from storage.clocks import find_running_clock
 from storage.leagues import get_league
 from storage.standings import season_standings
 from storage.tournaments import get_open_tournament, latest_tournament
@@ -109,3 +110,35 @@ async def test_a_whole_night_on_discord(fake: FakeDiscord, bot: LeagueBot):
     # The channel is free for the next night.
     with pytest.raises(Exception, match="no tournament is open"):
         await bot.db.run(get_open_tournament, channel_id=CHANNEL_ID)
+
+
+async def test_start_offers_the_clock_and_late_sign_ins_read_it(fake: FakeDiscord, bot: LeagueBot):
+    await director(fake, "tournament", ["open"], location="Brewpub")
+    for name in ("Kim", "Lou"):
+        await director(fake, "tournament", ["register"], player=name)
+    started = await director(fake, "tournament", ["start"])
+    assert "No clock runs in this channel" in _text(started)
+    buttons = [c for row in started["components"] for c in row["components"]]
+    assert [b["custom_id"] for b in buttons] == ["pf:tclock:btown"]
+
+    data = {"custom_id": "pf:tclock:btown", "component_type": 2}
+    payload = fake._interaction_base(
+        3, data, user_id=DIRECTOR_ID, permissions=MANAGE_GUILD, username="tdmike"
+    )
+    payload["message"] = fake._message(started, CHANNEL_ID, message_id=77)
+    pressed = await (await fake._send_interaction(payload)).settled()
+    assert "clock started" in _text(pressed)
+
+    def running(*, session: Session) -> int:
+        clock = find_running_clock(session=session, channel_id=CHANNEL_ID)
+        assert clock is not None
+        level = clock.state.structure.steps[0]
+        return int(level.big_blind)  # type: ignore[union-attr]
+
+    big_blind = await bot.db.run(running)
+    late = await director(fake, "tournament", ["register"], player="Mo")
+    assert f"late -{2 * big_blind:,} (1.E.d)" in _text(late)
+    status = await (await fake.interact("tournament", {}, sub=["status"])).settled()
+    assert "Registration: open (late)" in _text(status)
+    assert "Clock: Level 1" in _text(status)
+    await director(fake, "clock", ["end"])
