@@ -11,6 +11,7 @@ import json
 import logging
 import random
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sqlmodel import Session
@@ -153,9 +154,13 @@ def _imbalance(night: Night) -> str | None:
 # -- the night, read and written under a lock -------------------------------------------------
 
 
+Decide = Callable[[Session, TournamentRecord], tuple[Night, Entry]]
+"""Decides an entry on the night as read (raises to refuse: nothing is written)."""
+
+
 def _write(
     ctx: Context,
-    decide: Any,
+    decide: Decide,
     *,
     with_log: bool = False,
 ) -> tuple[TournamentRecord, Night, Entry]:
@@ -485,7 +490,7 @@ def status(ctx: Context) -> Reply:
 
 
 def _store_finish(
-    ctx: Context, decide: Any
+    ctx: Context, decide: Callable[[Night], tuple[Night, NightFinished]]
 ) -> tuple[TournamentRecord, ImportOutcome, NightFinished]:
     with ctx.transaction() as session:
         record = get_open_tournament(session=session, channel_id=_channel(ctx), for_update=True)
