@@ -80,6 +80,15 @@ def test_a_night_in_the_console_from_sign_in_to_stored_results(db):
         {"player": "Fay", "position": 6},
     ]
     assert data["remaining"] == 3
+    text = subprocess.run(
+        [sys.executable, "-m", "bot", "tournament", "show", "--db", db],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert text.returncode == 0, text.stderr
+    assert "Status: finished" in text.stdout
+    assert "Busted: 4. Eve, 5. Dee, 6. Fay" in text.stdout
 
 
 def test_console_mistakes_are_one_line_and_change_nothing(db):
