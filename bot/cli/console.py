@@ -28,17 +28,35 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="type the bot's commands (/rule, /hand, /help) in a terminal or pipe them in",
         description="Answer /rule, /hand, /help ... lines from a prompt or from stdin.",
     )
-    console.add_argument("--database-url", help="override DATABASE_URL")
+    for parser in (console,):
+        parser.add_argument(
+            "--db",
+            "--database-url",
+            dest="db",
+            metavar="URL",
+            help="database URL (default: DATABASE_URL)",
+        )
+        parser.add_argument(
+            "--guild",
+            metavar="ID",
+            help="the league of this Discord server (default: the only one)",
+        )
     console.set_defaults(handler=run_console)
     run = sub.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN)")
-    run.add_argument("--database-url", help="override DATABASE_URL")
+    run.add_argument(
+        "--db",
+        "--database-url",
+        dest="db",
+        metavar="URL",
+        help="database URL (default: DATABASE_URL)",
+    )
     run.set_defaults(handler=run_bot)
 
 
 def load_settings(args: argparse.Namespace) -> Settings:
     """Settings from the environment and ``.env``, with command-line overrides."""
     settings = Settings()
-    url = getattr(args, "database_url", None)
+    url = getattr(args, "db", None)
     if url:
         settings = settings.model_copy(update={"database_url": url})
     return settings
@@ -59,18 +77,40 @@ def run_console(args: argparse.Namespace) -> int:
         _say(f"pokerfloor: bad configuration: {_first_error(exc)}")
         return EXIT_USAGE
     from bot.console import Console, ConsoleContext
+    from bot.database import Database
+    from bot.errors import describe
     from storage.db import make_engine, upgrade_schema
+    from storage.leagues import only_league_guild
 
-    engine = make_engine(settings.database_url)
+    raw_guild = getattr(args, "guild", None)
+    if raw_guild is not None and not str(raw_guild).strip().isdigit():
+        _say(f"pokerfloor console: --guild: '{raw_guild}' is not a Discord server id")
+        return EXIT_USAGE
+    try:
+        engine = make_engine(settings.database_url)
+    except Exception as exc:
+        _say(f"pokerfloor console: {describe(exc)[0]}")
+        return EXIT_USAGE
     try:
         upgrade_schema(engine)
+        if raw_guild is not None:
+            guild_id: int | None = int(raw_guild)
+        else:
+            guild_id = Database(engine).run_sync(only_league_guild)
         interactive = sys.stdin.isatty()
         if interactive:
-            sys.stdout.write("pokerfloor console: type /help, or quit to leave.\n")
-        console = Console(ConsoleContext(settings=settings, engine=engine))
+            where = f" (the league of server {guild_id})" if guild_id else ""
+            sys.stdout.write(f"pokerfloor console{where}: type /help, or quit to leave.\n")
+        console = Console(ConsoleContext(settings=settings, engine=engine, guild_id=guild_id))
         return console.run(sys.stdin, sys.stdout, sys.stderr, interactive=interactive)
     except KeyboardInterrupt:
         return 0
+    except Exception as exc:  # the one error path, for what fails before the first line
+        message, is_bug = describe(exc)
+        if is_bug:
+            log.error("the console failed to start", exc_info=exc)
+        _say(f"pokerfloor console: {message}")
+        return 1 if is_bug else EXIT_USAGE
     finally:
         engine.dispose()
 

@@ -21,31 +21,40 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 import rulings
+from bot.cli.commands import common_options
 from bot.config import Settings
+from bot.errors import BadOption, describe, one_line
 from bot.reply import Reply
 from bot.views import league as views
 from storage import events as store_events
 from storage import players as store_players
 from storage.db import make_engine, session_scope, upgrade_schema
 from storage.errors import AlreadyExists, DuplicatePlayerError
-from storage.leagues import LeagueInfo, ensure_league, get_league_rules
+from storage.guild_settings import ensure_guild_league
+from storage.leagues import (
+    LeagueInfo,
+    ensure_league,
+    get_league_rules,
+    list_leagues,
+    only_league_guild,
+)
 from storage.seasons import list_seasons
 from storage.standings import RESULT_COLUMNS, iter_result_rows, season_standings
 
 log = logging.getLogger(__name__)
 
 EXIT_OK = 0
+EXIT_BUG = 1
 EXIT_USAGE = 2
 KINDS = ("regular", "second_chance", "toc")
 _TERMINAL = {"per_page": 1_000_000, "char_limit": 1 << 30}
 
 
-class CliError(Exception):
+class CliError(BadOption):
     """A user mistake the CLI reports as one line (exit 2)."""
 
 
@@ -53,28 +62,26 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def _guard(handler: Callable[[argparse.Namespace], int]) -> Handler:
-    """Turn user mistakes into one line on stderr and exit code 2."""
+    """Turn any error into one line on stderr (``bot.errors.describe``).
+
+    A user mistake exits 2; anything else exits 1 with the apology (the bug is logged).
+    """
 
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
-        except (rulings.RulingsError, CliError) as exc:
+        except Exception as exc:  # the one error path
+            message, is_bug = describe(exc)
+            if is_bug:
+                log.error("pokerfloor %s failed", args.command, exc_info=exc)
+                sys.stderr.write(f"pokerfloor: {message}\n")
+                return EXIT_BUG
             log.debug("pokerfloor %s rejected: %s", args.command, exc)
-            message = str(exc)
             if isinstance(exc, DuplicatePlayerError):
                 message += f' (--new-player "{exc.name}" confirms)'
             elif isinstance(exc, AlreadyExists) and "confirm" in message:
                 message += " (--allow-new confirms)"
-        except OSError as exc:
-            message = f"{exc.filename or 'file'}: {exc.strerror or exc}"
-        except json.JSONDecodeError as exc:
-            message = f"not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
-        except UnicodeDecodeError:
-            message = "the file is not UTF-8 text"
-        except (sa_exc.ArgumentError, sa_exc.NoSuchModuleError, sa_exc.OperationalError) as exc:
-            first = str(exc.args[0] if exc.args else exc).splitlines()[0]
-            message = f"cannot use the database: {first}"
-        sys.stderr.write(f"pokerfloor: {message}\n")
+        sys.stderr.write(f"pokerfloor: {one_line(message)}\n")
         return EXIT_USAGE
 
     return run
@@ -85,14 +92,44 @@ def _url(args: argparse.Namespace) -> str:
     return str(args.db) if args.db else Settings().database_url
 
 
+def _day(text: str) -> Any:
+    """``--date``: YYYY-MM-DD, ``today`` or ``yesterday`` in the league's ``TIMEZONE``."""
+    import datetime as dt
+    import zoneinfo
+
+    from bot.commands.options import parse_date
+
+    today = dt.datetime.now(zoneinfo.ZoneInfo(Settings().timezone)).date()
+    return parse_date(text, today)
+
+
+def _guild(args: argparse.Namespace) -> int | None:
+    raw = getattr(args, "guild", None)
+    if raw is None:
+        return None
+    if not str(raw).strip().isdigit():
+        raise CliError(f"--guild: '{raw}' is not a Discord server id")
+    return int(raw)
+
+
 @contextmanager
 def _database(args: argparse.Namespace) -> Iterator[tuple[Session, LeagueInfo]]:
-    """Open the database (migrating it), one transaction, and the CLI's league."""
+    """Open the database (migrating it), one transaction, and the league it speaks for.
+
+    ``--guild ID`` is that Discord server's league; without it, the database's only league
+    (``only_league_guild``), else the command line's own (created on first use).
+    """
     engine: Engine = make_engine(_url(args))
     try:
         upgrade_schema(engine)
         with session_scope(engine) as session:
-            league = ensure_league(session=session, name=args.league, actor=_actor(args))
+            guild_id = _guild(args)
+            if guild_id is None and args.league is None:
+                guild_id = only_league_guild(session=session)
+            if guild_id is not None:
+                league = ensure_guild_league(session=session, guild_id=guild_id, actor=_actor(args))
+            else:
+                league = ensure_league(session=session, name=args.league, actor=_actor(args))
             yield session, league
     finally:
         engine.dispose()
@@ -108,8 +145,7 @@ def _out(text: str) -> None:
 
 def _print(reply: Reply | list[Reply]) -> None:
     replies = reply if isinstance(reply, list) else [reply]
-    text = "\n\n".join(r.to_text() for r in replies)
-    _out("\n".join(line for line in text.splitlines() if line != "```"))  # no markdown fences
+    _out("\n\n".join(r.to_plain() for r in replies))  # no markdown in a terminal
 
 
 def _dump(data: Any) -> None:
@@ -132,7 +168,7 @@ def _read_records(args: argparse.Namespace, session: Session, league_id: int) ->
             rulings.build_event(
                 season=args.season,
                 location=args.location,
-                date=args.date,
+                date=_day(args.date),
                 kind=args.kind,
                 finish=finish,
                 max_receipt_cents=rules.receipt_max_cents,
@@ -472,17 +508,37 @@ def _strike_list(args: argparse.Namespace) -> int:
 
 def _common() -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument("--db", metavar="URL", help="database URL (default: DATABASE_URL)")
-    parent.add_argument("--league", default=None, help=argparse.SUPPRESS)
-    parent.add_argument("--actor", default=None, help="name recorded in the audit log")
+    common_options(parent)  # --db, --guild, --actor: the same as every defined command's
     return parent
+
+
+@_guard
+def _league_list(args: argparse.Namespace) -> int:
+    engine = make_engine(_url(args))
+    try:
+        upgrade_schema(engine)
+        with session_scope(engine) as session:
+            leagues = list_leagues(session=session)
+    finally:
+        engine.dispose()
+    if args.json:
+        _dump(
+            [{"id": x.id, "name": x.name, "guild": x.guild_id, "preset": x.preset} for x in leagues]
+        )
+        return EXIT_OK
+    if not leagues:
+        _out("No leagues yet: the first recorded event starts one.")
+    for x in leagues:
+        where = f"Discord server {x.guild_id} (--guild {x.guild_id})" if x.guild_id else "no server"
+        _out(f"{x.name}: {where}, preset {x.preset}")
+    return EXIT_OK
 
 
 def _import_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="FILE.json (one event or a list) or FILE.csv")
     parser.add_argument("--season", help="season of a CSV import")
     parser.add_argument("--location", help="location of a CSV import")
-    parser.add_argument("--date", help="date of a CSV import (YYYY-MM-DD)")
+    parser.add_argument("--date", help="date of a CSV import (YYYY-MM-DD, today, yesterday)")
     parser.add_argument("--kind", choices=KINDS, help="kind of a CSV import")
     parser.add_argument(
         "--allow-new", action="store_true", help="accept new names even if they resemble known ones"
@@ -525,8 +581,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--csv", required=True, metavar="DIR", help="folder to write into")
     p.set_defaults(handler=_export)
 
-    league = sub.add_parser("league", help="show or change the league's rules")
+    league = sub.add_parser("league", help="list the leagues; show or change a league's rules")
     league_sub = league.add_subparsers(dest="league_command", metavar="ACTION", required=True)
+    p = league_sub.add_parser("list", parents=[common], help="every league in the database")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_league_list)
     p = league_sub.add_parser("show", parents=[common], help="every rule value in force")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=_league_show)
