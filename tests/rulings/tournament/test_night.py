@@ -417,3 +417,10 @@ def test_1_e_d_a_late_reserve_is_chipped_down_at_the_level_he_sits_down_in():
     assert undo_last(night)[0].chart.players["late"].stack == 16800
     assert entry_from_data(entry_to_data(bust)) == bust
     assert chart_from_data(chart_to_data(night.chart)) == night.chart
+
+
+def test_director_move_to_a_full_table_is_refused():
+    night, rng = night_of(names(6), seats=3, tables=2)
+    mover = next(k for k, s in night.chart.seated.items() if s.table == 2)
+    with pytest.raises(TournamentError, match="table 1 is full"):
+        move_player(night, mover, 1, None, rng)
