@@ -456,16 +456,27 @@ def seats(ctx: Context, table: int | None = None) -> Reply:
         in_play = ", ".join(map(str, chart.tables)) or "none"
         raise TournamentError(f"there is no table {table} in play (tables: {in_play})")
     shown = [table] if table is not None else list(chart.tables)
-    fields = [Field(f"Table {t}", "\n".join(_table_lines(chart, t)), inline=True) for t in shown]
+    lines = ["Stacks are starting stacks."]
+    if len(shown) > TABLES_PER_REPLY:
+        lines.append(
+            f"Tables {shown[0]}-{shown[TABLES_PER_REPLY - 1]} of {len(shown)}; "
+            "/tournament seats table:N shows any other."
+        )
+        shown = shown[:TABLES_PER_REPLY]
     if chart.reserve and table is None:
         names = ", ".join(escape(chart.name(k)) for k in chart.reserve)
-        fields.append(Field("Reserve list", names))
+        lines.append(f"Reserve list: {names}")
+    fields = [Field(f"Table {t}", "\n".join(_table_lines(chart, t)), inline=True) for t in shown]
     return Reply(
         title=f"Seats: {record.night.setup.location}",
-        text="Stacks are starting stacks.",
+        text="\n".join(lines),
         fields=tuple(fields),
         footer=_head(chart),
     )
+
+
+TABLES_PER_REPLY = 25
+"""Tables one seating chart shows (a Discord embed holds 25 fields)."""
 
 
 def status(ctx: Context) -> Reply:

@@ -335,3 +335,15 @@ def test_2_d_d_with_a_live_clock_service_the_redraw_pauses_it_through_the_servic
         loop.close()
     assert calls == [(CHANNEL, ClockAction.PAUSE)]
     assert "the clock is paused until /clock resume" in reply.text
+
+
+def test_a_big_room_fits_one_seating_chart(engine):
+    ctx = ctx_for(engine)
+    t.open(ctx, location="Brewpub", tables=30, seats=2)
+    for i in range(61):
+        t.register(ctx, player=f"P{i:02d}")
+    chart = t.seats(ctx)
+    assert len(chart.fields) == 25
+    assert "Tables 1-25 of 30" in chart.text
+    assert "Reserve list: P60" in chart.text
+    assert [f.name for f in t.seats(ctx, table=30).fields] == ["Table 30"]
