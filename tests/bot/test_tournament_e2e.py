@@ -18,6 +18,17 @@ from tests.fakediscord import CHANNEL_ID, EPHEMERAL, GUILD_ID, MANAGE_GUILD, Fak
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 DIRECTOR_ID = 900_000_000_000_000_411
+RESULTS_CHANNEL = 900_000_000_000_000_811
+
+
+def _channel(channel_id: int) -> dict[str, Any]:
+    return {
+        "id": str(channel_id),
+        "type": 0,
+        "name": "results",
+        "permissions": "0",
+        "guild_id": str(GUILD_ID),
+    }
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -89,8 +100,21 @@ async def test_a_whole_night_on_discord(fake: FakeDiscord, bot: LeagueBot):
     status = await (await fake.interact("tournament", {}, sub=["status"])).settled()
     assert "Players left: 3" in _text(status)
     await director(fake, "tournament", ["bust"], players="Cy")
+    settings = await fake.interact(
+        "td",
+        {"results_channel": str(RESULTS_CHANNEL)},
+        sub=["settings"],
+        user_id=DIRECTOR_ID,
+        permissions=MANAGE_GUILD,
+        option_types={"results_channel": 7},
+        resolved={"channels": {str(RESULTS_CHANNEL): _channel(RESULTS_CHANNEL)}},
+    )
+    await settings.settled()
     chopped = await director(fake, "tournament", ["chop"], leader="Bob")
     assert "Stored as event" in _text(chopped)
+    posted = await fake.wait_message(RESULTS_CHANNEL, count=2)  # after the settings notice
+    assert "1st Bob" in _text(posted)
+    assert posted["allowed_mentions"] == {"parse": []}
 
     def standings(*, session: Session) -> list[str]:
         league = get_league(session=session, guild_id=GUILD_ID)
