@@ -29,6 +29,7 @@ from rulings.league import name_key
 log = logging.getLogger(__name__)
 
 Status = Literal["registering", "running", "finished"]
+FinishHow = Literal["last_player", "chip_count", "chop"]
 
 MAX_SEATS_PER_TABLE = 10
 """The most seats a table may have."""
@@ -176,7 +177,7 @@ class NightFinished:
     """
 
     finish: tuple[tuple[str, ...], ...]
-    how: Literal["last_player", "chip_count", "chop"] = "last_player"
+    how: FinishHow = "last_player"
 
 
 Entry = (
@@ -188,10 +189,6 @@ UNDOABLE = (SignedIn, BustedOut, TablesBalanced, PlayerMoved, ButtonSet)
 
 
 # -- the seating chart --------------------------------------------------------------------------
-
-
-def _frozen(mapping: Mapping[str, Seat] | Mapping[int, int] | None = None) -> Mapping[str, Seat]:
-    return MappingProxyType(dict(mapping or {}))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -212,7 +209,7 @@ class Chart:
 
     status: Status = "registering"
     players: Mapping[str, Entrant] = field(default_factory=lambda: MappingProxyType({}))
-    seated: Mapping[str, Seat] = field(default_factory=_frozen)
+    seated: Mapping[str, Seat] = field(default_factory=lambda: MappingProxyType({}))
     reserve: tuple[str, ...] = ()
     busted: tuple[tuple[str, ...], ...] = ()
     tables: tuple[int, ...] = ()

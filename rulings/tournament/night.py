@@ -47,6 +47,7 @@ from rulings.tournament.chart import (
     Chart,
     Entrant,
     Entry,
+    FinishHow,
     Night,
     NightFinished,
     PlayerMoved,
@@ -514,10 +515,12 @@ def finish_order(chart: Chart) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(chart.name(k) for k in group) for group in reversed(chart.busted))
 
 
-def _finished(night: Night, top: Sequence[Sequence[str]], how: str) -> tuple[Night, NightFinished]:
-    chart = night.chart
-    groups = tuple(tuple(chart.name(k) for k in g) for g in top) + finish_order(chart)
-    entry = NightFinished(tuple(tuple(name_key(n) for n in g) for g in groups), how)  # type: ignore[arg-type]
+def _finished(
+    night: Night, top: Sequence[Sequence[str]], how: FinishHow
+) -> tuple[Night, NightFinished]:
+    """The night ends: ``top`` (groups of keys) above the busted players, last out first."""
+    groups = tuple(tuple(g) for g in top) + tuple(reversed(night.chart.busted))
+    entry = NightFinished(groups, how)
     return night.apply(entry), entry
 
 
