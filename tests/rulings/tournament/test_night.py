@@ -375,6 +375,12 @@ def test_property_any_night_keeps_one_seat_each_balanced_tables_exact_undo(
                 counts = night.chart.counts()
                 assert len(night.chart.tables) == tables_needed(len(night.chart.seated), seats)
                 assert max(counts.values()) - min(counts.values()) <= 1
+            elif action == "button" and night.chart.tables:
+                table = night.chart.tables[pick % len(night.chart.tables)]
+                night, _ = set_button(night, table, pick % seats + 1)
+            elif action == "move" and night.chart.tables:
+                table = night.chart.tables[pick % len(night.chart.tables)]
+                night, _ = move_player(night, seated[pick % len(seated)], table, None, rng)
             elif action == "undo":
                 night, _ = undo_last(night)
                 assert night == replay_night(night.setup, night.log)
