@@ -16,14 +16,16 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/pokerfloor
 
-## test: lint, types, architecture and the whole test suite (SQLite and PostgreSQL); each test
-## file runs whole in one worker (--dist loadfile): the e2e modules share one fake Discord and bot.
+## test: lint, types, architecture and the whole test suite (SQLite and PostgreSQL), doctests
+## included, in a random order (pytest-randomly; the seed is printed, -p "randomly" -p
+## no:randomly pins it): each test owns its guild or database. Each test file runs whole in one
+## worker (--dist loadfile): the e2e modules share one fake Discord and bot.
 test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy bot rulings storage tests
 	$(BIN)/lint-imports
-	$(BIN)/pytest -n 2 --dist loadfile -q
+	$(BIN)/pytest -n 2 --dist loadfile -q -p randomly
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python -m benchmarks.$$(basename $$b .py) || exit 1; done

@@ -249,7 +249,8 @@ class Console:
         ``stderr`` and the console goes on.
 
         Returns:
-            0 when every line was answered, 2 when a line was a user mistake, 1 after a bug.
+            0 after ``quit``; at the end of the input, 0 when every line was answered, 2 when
+            a line was a user mistake, 1 after a bug.
         """
         self.ctx.out = stdout
         self.ctx.clock.out = stdout
@@ -265,8 +266,10 @@ class Console:
                 import readline  # noqa: F401  (line editing and history for input())
         while True:
             line = _read(stdin, stdout, interactive=interactive)
-            if line is None or line.strip().lower() in QUIT:
-                return code
+            if line is None:
+                return code  # end of input: a script learns whether every line was answered
+            if line.strip().lower() in QUIT:
+                return EXIT_OK  # asked to leave: a session ends well whatever it typed
             try:
                 reply = self.handle(line)
             except Exception as exc:  # the one error path

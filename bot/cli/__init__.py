@@ -18,7 +18,7 @@ from typing import NoReturn
 
 log = logging.getLogger(__name__)
 
-SUBCOMMANDS = ("commands", "league", "console")
+SUBCOMMANDS = ("commands", "jobs", "run")
 
 EXIT_USAGE = 2
 
@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
-        from bot.cli.console import run_default
+        from bot.cli.run import run_default
 
         handler = run_default
     code: int = handler(args)

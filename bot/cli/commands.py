@@ -176,17 +176,64 @@ def _values(command: Command, args: argparse.Namespace) -> dict[str, Any]:
     return values
 
 
+DEFAULT_DATABASE_URL = "sqlite:///pokerfloor.db"  # Settings' default
+
+
+class LazySettings:
+    """``bot.config.Settings``, built on first use of a field it alone can answer.
+
+    ``database_url`` (``--db``, else ``DATABASE_URL``) and ``rulebook_dir`` are peeked at
+    (``bot.environment.peek``) so that ``pokerfloor hand`` and ``rule`` never import pydantic;
+    any other field (``timezone``, ...) builds the real ``Settings``, validated as always.
+    """
+
+    def __init__(self, database_url: str | None) -> None:
+        self._url = database_url
+        self._real: Any = None
+
+    def real(self) -> Any:
+        """The validated ``Settings`` (built once)."""
+        if self._real is None:
+            from bot.config import Settings
+
+            settings = Settings()
+            if self._url:
+                settings = settings.model_copy(update={"database_url": self._url})
+            self._real = settings
+        return self._real
+
+    @property
+    def database_url(self) -> str:
+        """``--db``, else ``DATABASE_URL``, else SQLite in the working directory."""
+        if self._real is not None:
+            return str(self._real.database_url)
+        from bot.environment import peek
+
+        return self._url or peek("DATABASE_URL") or DEFAULT_DATABASE_URL
+
+    @property
+    def rulebook_dir(self) -> Path | None:
+        """``RULEBOOK_DIR`` (checked by ``load_rulebooks``)."""
+        if self._real is not None:
+            folder: Path | None = self._real.rulebook_dir
+            return folder
+        from bot.environment import peek
+
+        value = peek("RULEBOOK_DIR")
+        return Path(value) if value else None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+
 def context(
     args: argparse.Namespace, *, league: bool, writes: bool = True
 ) -> tuple[Context, LazyDatabase]:
-    """The handler's context for one command line (settings with ``--db``, the league)."""
-    from bot.config import Settings
+    """The handler's context for one command line (``--db``, ``--guild``, ``--actor``)."""
     from bot.errors import BadOption
 
-    settings = Settings()
     url = getattr(args, "db", None)
-    if url:
-        settings = settings.model_copy(update={"database_url": str(url)})
+    settings = LazySettings(str(url) if url else None)
     db = LazyDatabase(settings.database_url, writes=writes)
     guild_id: int | None = None
     raw_guild = getattr(args, "guild", None)
@@ -200,7 +247,7 @@ def context(
         guild_id = db.run_sync(only_league_guild)
     ctx = Context(
         surface="cli",
-        settings=settings,
+        settings=settings,  # type: ignore[arg-type]  # the same fields, built on first use
         db=db,  # type: ignore[arg-type]  # the same interface, opened on first use
         guild_id=guild_id,
         actor=str(getattr(args, "actor", None) or f"cli:{getpass.getuser()}"),

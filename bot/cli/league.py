@@ -1,11 +1,8 @@
-"""League sub-commands: event, standings, toc, export, league, strike and player.
+"""The command line's own jobs, run by ``bot.cli.jobs`` (which declares their arguments).
 
-``pokerfloor event import FILE.json`` (one event object or a list of them) or ``FILE.csv``
-(``position,player`` rows, with ``--season --location --date --kind``) stores results all or
-nothing; ``event list|show|void|correct`` manage them; ``standings`` and ``toc`` print a
-season (``--json`` for machines); ``export --csv DIR`` writes everything as CSV files.
-``--db URL`` (else ``DATABASE_URL``, else ``sqlite:///pokerfloor.db``) picks the database.
-User mistakes exit 2 with one line on stderr and write nothing.
+``--db URL`` (else ``DATABASE_URL``, else ``sqlite:///pokerfloor.db``) picks the database and
+``--guild ID`` the league (else the database's only one). User mistakes exit 2 with one line on
+stderr and write nothing (``bot.errors.describe`` words them).
 """
 
 from __future__ import annotations
@@ -25,7 +22,6 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 import rulings
-from bot.cli.commands import common_options
 from bot.config import Settings
 from bot.errors import BadOption, describe, one_line
 from bot.reply import Reply
@@ -506,12 +502,6 @@ def _strike_list(args: argparse.Namespace) -> int:
 # --- registration ------------------------------------------------------------------------
 
 
-def _common() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
-    common_options(parent)  # --db, --guild, --actor: the same as every defined command's
-    return parent
-
-
 @_guard
 def _league_list(args: argparse.Namespace) -> int:
     engine = make_engine(_url(args))
@@ -532,94 +522,3 @@ def _league_list(args: argparse.Namespace) -> int:
         where = f"Discord server {x.guild_id} (--guild {x.guild_id})" if x.guild_id else "no server"
         _out(f"{x.name}: {where}, preset {x.preset}")
     return EXIT_OK
-
-
-def _import_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="FILE.json (one event or a list) or FILE.csv")
-    parser.add_argument("--season", help="season of a CSV import")
-    parser.add_argument("--location", help="location of a CSV import")
-    parser.add_argument("--date", help="date of a CSV import (YYYY-MM-DD, today, yesterday)")
-    parser.add_argument("--kind", choices=KINDS, help="kind of a CSV import")
-    parser.add_argument(
-        "--allow-new", action="store_true", help="accept new names even if they resemble known ones"
-    )
-    parser.add_argument(
-        "--new-player", action="append", metavar="NAME", help="confirm NAME is a new player"
-    )
-    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
-
-
-def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Add ``event``, ``standings``, ``toc``, ``export``, ``league``, ``strike`` and ``player``."""
-    common = _common()
-
-    event = sub.add_parser("event", help="import, list, show, correct or void events")
-    event_sub = event.add_subparsers(dest="event_command", metavar="ACTION", required=True)
-    p = event_sub.add_parser("import", parents=[common], help="import results (all or nothing)")
-    _import_options(p)
-    p.set_defaults(handler=_event_import)
-    p = event_sub.add_parser(
-        "correct", parents=[common], help="replace a stored event's results (audited)"
-    )
-    _import_options(p)
-    p.set_defaults(handler=_event_correct)
-    p = event_sub.add_parser("list", parents=[common], help="list events")
-    p.add_argument("--season")
-    p.add_argument("--location")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=_event_list)
-    p = event_sub.add_parser("show", parents=[common], help="show an event's points")
-    p.add_argument("id", type=int)
-    p.add_argument("--json", action="store_true", help="print the event in the import format")
-    p.set_defaults(handler=_event_show)
-    p = event_sub.add_parser("void", parents=[common], help="void an event (needs a reason)")
-    p.add_argument("id", type=int)
-    p.add_argument("--reason", required=True)
-    p.set_defaults(handler=_event_void)
-
-    p = sub.add_parser("export", parents=[common], help="export everything as CSV files")
-    p.add_argument("--csv", required=True, metavar="DIR", help="folder to write into")
-    p.set_defaults(handler=_export)
-
-    league = sub.add_parser("league", help="list the leagues; show or change a league's rules")
-    league_sub = league.add_subparsers(dest="league_command", metavar="ACTION", required=True)
-    p = league_sub.add_parser("list", parents=[common], help="every league in the database")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=_league_list)
-    p = league_sub.add_parser("show", parents=[common], help="every rule value in force")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=_league_show)
-    p = league_sub.add_parser("set", parents=[common], help="change the preset or overrides")
-    p.add_argument("--preset", help="btown or poker-pub")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override one value")
-    p.add_argument("--unset", action="append", metavar="KEY", help="drop an override")
-    p.set_defaults(handler=_league_set)
-
-    strike = sub.add_parser("strike", help="record or list strikes (3.B)")
-    strike_sub = strike.add_subparsers(dest="strike_command", metavar="ACTION", required=True)
-    p = strike_sub.add_parser("add", parents=[common], help="record a strike")
-    p.add_argument("player")
-    p.add_argument("--level", type=int, required=True)
-    p.add_argument("--reason", required=True)
-    p.add_argument("--season", help="season name (default: the current season)")
-    p.set_defaults(handler=_strike_add)
-    p = strike_sub.add_parser("list", parents=[common], help="list strikes")
-    p.add_argument("--player")
-    p.set_defaults(handler=_strike_list)
-
-    player = sub.add_parser("player", help="list, add, alias or merge players")
-    player_sub = player.add_subparsers(dest="player_command", metavar="ACTION", required=True)
-    p = player_sub.add_parser("list", parents=[common], help="list players and aliases")
-    p.set_defaults(handler=_player_list)
-    p = player_sub.add_parser("add", parents=[common], help="add a player")
-    p.add_argument("name")
-    p.add_argument("--allow-new", action="store_true", help="even if it resembles a known name")
-    p.set_defaults(handler=_player_add)
-    p = player_sub.add_parser("alias", parents=[common], help="another name for a player")
-    p.add_argument("name")
-    p.add_argument("alias")
-    p.set_defaults(handler=_player_alias)
-    p = player_sub.add_parser("merge", parents=[common], help="merge a duplicate into a player")
-    p.add_argument("keep")
-    p.add_argument("merge")
-    p.set_defaults(handler=_player_merge)

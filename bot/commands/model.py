@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib
-import zoneinfo
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -287,6 +286,8 @@ class Context:
 
     def today(self) -> dt.date:
         """Today in the league's time zone (``TIMEZONE``)."""
+        import zoneinfo
+
         try:
             zone: dt.tzinfo = zoneinfo.ZoneInfo(self.settings.timezone)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):

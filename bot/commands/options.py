@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -295,6 +294,8 @@ def _quote_end(text: str, at: int) -> int:
 def _unquote(value: str) -> str:
     value = value.strip()
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        import shlex
+
         try:
             parts = shlex.split(value)
         except ValueError:

@@ -36,10 +36,12 @@ from __future__ import annotations
 
 import array
 import enum
+import functools
 import itertools
 import logging
 import operator
 from collections.abc import Iterable, Sequence
+from importlib import resources
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -179,18 +181,24 @@ class HandValue(int):
     """
 
     category: HandCategory
-    ranks: tuple[Rank, ...]
-    name: str
     _indexes: tuple[int, ...]
 
     @classmethod
     def _make(cls, strength: int, category: HandCategory, ranks: tuple[int, ...]) -> HandValue:
         value = int.__new__(cls, strength)
-        object.__setattr__(value, "category", category)
-        object.__setattr__(value, "ranks", tuple(_RANKS[r] for r in ranks))
-        object.__setattr__(value, "name", _describe(category, ranks))
-        object.__setattr__(value, "_indexes", ranks)
+        value.__dict__.update(category=category, _indexes=ranks)  # past the frozen __setattr__
         return value
+
+    # Worked out on first use: the 7,462 values are made at import, their words rarely.
+    @functools.cached_property
+    def ranks(self) -> tuple[Rank, ...]:
+        """The five ranks in display order."""
+        return tuple(_RANKS[r] for r in self._indexes)
+
+    @functools.cached_property
+    def name(self) -> str:
+        """The plain name ("Full house, Kings full of Tens")."""
+        return _describe(self.category, self._indexes)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("HandValue is immutable")
@@ -328,8 +336,69 @@ def _build_nonflush_tables() -> tuple[dict[int, HandValue], array.array[int]]:
     return table, flat7
 
 
-_FLUSH: Final = _build_flush_table()
-_NONFLUSH, _FLAT7 = _build_nonflush_tables()
+TABLES: Final = resources.files("rulings") / "data" / "tables" / "hand-tables.npz"
+"""The evaluation tables, built once (``write_tables``) and shipped: loading them takes a few
+milliseconds where building them takes a few hundred (every start of ``pokerfloor hand``)."""
+
+
+def build_tables() -> dict[str, NDArray[Any]]:
+    """The evaluation tables as arrays (strengths; the sparse 7-card table as index/value)."""
+    nonflush, flat7 = _build_nonflush_tables()
+    keys = sorted(nonflush)
+    seven = np.frombuffer(flat7, dtype=np.uint16)
+    index = np.flatnonzero(seven).astype(np.int32)
+    return {
+        "distinct_values": np.array([DISTINCT_VALUES], dtype=np.int32),
+        "flush": np.array([v or 0 for v in _build_flush_table()], dtype=np.int16),
+        "nonflush_keys": np.array(keys, dtype=np.int64),
+        "nonflush_values": np.array([nonflush[k] for k in keys], dtype=np.int16),
+        "flat7_size": np.array([len(seven)], dtype=np.int64),
+        "flat7_index": index,
+        "flat7_values": seven[index],
+    }
+
+
+def write_tables(path: Any) -> None:
+    """Write ``build_tables()`` to ``path`` (the shipped ``TABLES``; run after changing them)."""
+    with open(path, "wb") as handle:
+        np.savez_compressed(handle, **build_tables())  # type: ignore[arg-type]
+
+
+def _table_data() -> dict[str, NDArray[Any]]:
+    """The shipped tables; built here instead when they are missing or do not fit."""
+    try:
+        with TABLES.open("rb") as handle, np.load(handle) as shipped:
+            data = {name: shipped[name] for name in shipped.files}
+        if int(data["distinct_values"][0]) != DISTINCT_VALUES:
+            raise ValueError("the shipped tables are for another hand ranking")
+    except (OSError, KeyError, ValueError) as exc:
+        log.warning("building the hand tables (%s)", exc)
+        data = build_tables()
+    return data
+
+
+def _load_tables(
+    data: dict[str, NDArray[Any]],
+) -> tuple[list[HandValue | None], dict[int, HandValue], memoryview]:
+    """The evaluator's tables from ``_table_data``: flush list, 5/6-card dict, 7-card view."""
+    values = _VALUES
+    flush = [values[v] if v else None for v in data["flush"].tolist()]
+    nonflush = dict(
+        zip(
+            data["nonflush_keys"].tolist(),
+            map(values.__getitem__, data["nonflush_values"].tolist()),
+            strict=True,
+        )
+    )
+    # Zeroed pages come from the OS on demand: no 15.6 MB fill, then 50,000 entries set. A
+    # memoryview of it indexes as fast as an array (``evaluate``'s hot path).
+    seven = np.zeros(int(data["flat7_size"][0]), dtype=np.uint16)
+    seven[data["flat7_index"]] = data["flat7_values"]
+    return flush, nonflush, seven.data
+
+
+_DATA: Final = _table_data()
+_FLUSH, _NONFLUSH, _FLAT7 = _load_tables(_DATA)
 
 # Key layout (rulings.poker.cards): 52 card bits (suit-major), four 6-bit suit counters (7 per
 # card: bit 5 set means five of a suit), the rank key, the card counter (7 for seven cards).
@@ -629,9 +698,9 @@ def explain_win(winner: HandValue, loser: HandValue) -> str:
 # ---------------------------------------------------------------------------------------
 # Batch evaluation (numpy): the same keys, vectorised.
 
-_SORTED_KEYS = np.array(sorted(_NONFLUSH), dtype=np.int64)
-_SORTED_VALUES = np.array([_NONFLUSH[k] for k in sorted(_NONFLUSH)], dtype=np.int32)
-_FLUSH_NP = np.array([v or 0 for v in _FLUSH], dtype=np.int32)
+_SORTED_KEYS = _DATA["nonflush_keys"]  # sorted when built
+_SORTED_VALUES = _DATA["nonflush_values"].astype(np.int32)
+_FLUSH_NP = _DATA["flush"].astype(np.int32)
 _CODE_RANK_KEY = np.array([_W5[c // 4] for c in range(52)], dtype=np.int64)
 _CODE_W7 = np.array([_W7[c // 4] for c in range(52)], dtype=np.intp)
 #: the 7-card table as a numpy view (shares memory with ``_FLAT7``)

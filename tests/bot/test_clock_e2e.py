@@ -162,6 +162,8 @@ async def test_clock_runs_pings_only_the_role_and_resumes_exactly_after_restarts
     first = make_clock_bot(fake, db_url)
     await start_bot(fake, first)
     already = len(posts(fake))
+    # Every wait looks only at what this test's clock posted (other tests share the channel).
+    start = len(announcements(fake))
     body = await clock(fake, "start", {"structure": "bar-league", "level_minutes": 0.05}, role=ROLE)
     assert body["flags"] & EPHEMERAL
     assert "Bar League clock started" in body["embeds"][0]["description"]
@@ -170,10 +172,10 @@ async def test_clock_runs_pings_only_the_role_and_resumes_exactly_after_restarts
     buttons = [c["custom_id"] for row in status.body["components"] for c in row["components"]]
     assert buttons == ["clock:pause:1", "clock:plus1:1"]
 
-    level1 = await wait_for(fake, "Level 1: blinds 1/2")
+    level1 = await wait_for(fake, "Level 1: blinds 1/2", after=start)
     assert level1.body["content"] == f"<@&{ROLE}> Level 1: blinds 1/2"
     assert level1.body["allowed_mentions"] == {"parse": [], "roles": [ROLE]}
-    level2 = await wait_for(fake, "Level 2: blinds 2/4")
+    level2 = await wait_for(fake, "Level 2: blinds 2/4", after=start)
     assert abs(level2.at - level1.at - LEVEL_S) < TOLERANCE_S
 
     # Stop the bot mid-level 2 and start another on the same database within the level.
@@ -182,9 +184,9 @@ async def test_clock_runs_pings_only_the_role_and_resumes_exactly_after_restarts
     second = make_clock_bot(fake, db_url)
     await start_bot(fake, second)
     assert time.perf_counter() - level1.at < 2 * LEVEL_S, "restart too slow for this test"
-    level3 = await wait_for(fake, "Level 3: blinds 4/8")
+    level3 = await wait_for(fake, "Level 3: blinds 4/8", after=start)
     assert abs(level3.at - level1.at - 2 * LEVEL_S) < TOLERANCE_S  # exact resumption
-    assert texts(fake).count(f"<@&{ROLE}> Level 2: blinds 2/4") == 1
+    assert texts(fake)[start:].count(f"<@&{ROLE}> Level 2: blinds 2/4") == 1
     status_now = await clock(fake, "status", director=False)
     assert status_now["flags"] & EPHEMERAL
     fields = {f["name"]: f["value"] for f in status_now["embeds"][0]["fields"]}
@@ -198,17 +200,17 @@ async def test_clock_runs_pings_only_the_role_and_resumes_exactly_after_restarts
     before = len(announcements(fake))
     await start_bot(fake, third)
     try:
-        catch_up = await wait_for(fake, "We are now at level")
+        catch_up = await wait_for(fake, "We are now at level", after=before)
         after_restart = announcements(fake)[before:]
         assert after_restart[0] is catch_up  # first thing posted, and the only catch-up
         assert [r for r in after_restart if "We are now" in r.body["content"]] == [catch_up]
         assert catch_up.body["content"].startswith(f"<@&{ROLE}> We are now at level")
         missed = int(catch_up.body["content"].split("level ")[1].split(":")[0])
-        following = await wait_for(fake, f"Level {missed + 1}: blinds")
+        following = await wait_for(fake, f"Level {missed + 1}: blinds", after=before)
         assert abs(following.at - level1.at - missed * LEVEL_S) < TOLERANCE_S
 
         # Nothing was ever announced twice, and the levels came in order.
-        levels = [t for t in texts(fake) if "Level " in t and "blinds" in t]
+        levels = [t for t in texts(fake)[start:] if "Level " in t and "blinds" in t]
         assert len(levels) == len(set(levels))
         numbers = [int(t.split("Level ")[1].split(":")[0]) for t in levels]
         assert numbers == sorted(numbers)
@@ -216,9 +218,10 @@ async def test_clock_runs_pings_only_the_role_and_resumes_exactly_after_restarts
         # A pause from the status message's button: private reply, public unpinging notice.
         record = await third.db.run(clocks.get_clock, clock_id=1)
         assert record.status_message_id is not None
+        pressed = len(announcements(fake))
         reply = await press(fake, status, record.status_message_id, "clock:pause:1", director=True)
         assert reply["flags"] & EPHEMERAL
-        notice = await wait_for(fake, "The clock is paused")
+        notice = await wait_for(fake, "The clock is paused", after=pressed)
         assert notice.body["allowed_mentions"] == {"parse": []}
         assert not notice.body["content"].startswith("<@&")
         count = len(announcements(fake))
@@ -295,12 +298,14 @@ async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path
         several = await clock(fake, "status", director=False)  # this channel's own clock
         assert "blinds **100/200**" in several["embeds"][0]["fields"][0]["value"]
 
+        jumped = len(announcements(fake))
         jump = await clock(fake, "level", {"n": 6})
         assert "Level 6: blinds 1,000/2,000" in jump["embeds"][0]["description"]
-        await wait_for(fake, "Level 6: blinds 1,000/2,000")
+        await wait_for(fake, "Level 6: blinds 1,000/2,000", after=jumped)
+        taken = len(announcements(fake))
         added = await clock(fake, "add-time", {"minutes": -0.25})
         assert added["flags"] & EPHEMERAL
-        await wait_for(fake, "15 seconds taken off")
+        await wait_for(fake, "15 seconds taken off", after=taken)
         ante_ok = await clock(fake, "ante", {"amount": 500})
         assert "ante 500" in ante_ok["embeds"][0]["description"]
         assert texts(fake)[-1].startswith("Ante added: 500 from level 6 on")

@@ -177,3 +177,15 @@ def test_console_hand_with_board_option(console: Console):
     reply = console.handle("/hand As Ks vs Qh Qd board: 2c 7d 9h Jc 3s")
     assert reply is not None
     assert reply.title == "Player 2 wins"
+
+
+def test_quit_exits_zero_whatever_the_session_typed(console: Console):
+    code, _, err = _run(console, "/nonsense\n/crash\nquit\n")
+    assert code == 0
+    assert err.count("\n") == 2  # both lines were still answered, each on one line
+
+
+def test_make_run_exits_zero_after_quit(tmp_path: Path):
+    done = _pokerfloor([], "/rule smoking\n/td season add\nquit\n", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "name: is required" in done.stderr

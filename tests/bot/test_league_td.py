@@ -1,18 +1,28 @@
-"""End to end: /td director commands through the real client and the fake Discord."""
+"""End to end: /td director commands through the real client and the fake Discord.
+
+Each test owns a Discord server of its own (``guild``: its settings name the director role and
+the results channel; ``league``: one night already recorded there), so any test passes alone
+and in any order.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
 import json
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from sqlalchemy import func, select
 from sqlmodel import Session
 
+import rulings
 from bot.app import LeagueBot
 from storage.audit import list_audit
+from storage.event_changes import record_guild_events
 from storage.events import get_event, list_events
-from storage.guild_settings import get_guild_settings
+from storage.guild_settings import get_guild_settings, update_guild_settings
 from storage.league_models import AuditEntry, League, Result
 from storage.leagues import get_league
 from tests.fakediscord import EPHEMERAL, GUILD_ID, MANAGE_GUILD, FakeDiscord
@@ -24,6 +34,45 @@ PING_ROLE = 900_000_000_000_000_701
 RESULTS_CHANNEL = 900_000_000_000_000_800
 DIRECTOR_ID = 900_000_000_000_000_401
 BOSS_ID = 900_000_000_000_000_402
+
+
+_GUILDS = itertools.count(GUILD_ID + 7_000)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def guild(bot: LeagueBot) -> int:
+    """A server of this test's own, whose settings name the director role and results channel."""
+    guild_id = next(_GUILDS)
+    await bot.db.run(
+        update_guild_settings,
+        guild_id=guild_id,
+        actor="test",
+        director_role_id=DIRECTOR_ROLE,
+        results_channel_id=RESULTS_CHANNEL,
+        clock_ping_role_id=PING_ROLE,
+    )
+    return guild_id
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def league(bot: LeagueBot, guild: int) -> int:
+    """``guild`` with one night recorded: 1 Alice, 2 Bob, 3 Carol=Dave, 5 Eve (Gus played)."""
+
+    def build(rules: rulings.LeagueRules, current: str | None) -> list[Any]:
+        return [
+            rulings.build_event(
+                season="2026 Fall",
+                location="Brewpub",
+                date=dt.date(2026, 11, 20),
+                kind="regular",
+                finish=rulings.parse_finish_text("1 Alice, 2 Bob, 3 Carol=Dave, 5 Eve"),
+                played=("Gus",),
+                max_receipt_cents=rules.receipt_max_cents,
+            )
+        ]
+
+    await bot.db.run(record_guild_events, guild_id=guild, build=build, actor="test", allow_new=True)
+    return guild
 
 
 def _flags(body: dict[str, Any]) -> int:
@@ -51,13 +100,13 @@ def _role(role_id: int, name: str) -> dict[str, Any]:
     }
 
 
-def _channel(channel_id: int) -> dict[str, Any]:
+def _channel(channel_id: int, guild_id: int) -> dict[str, Any]:
     return {
         "id": str(channel_id),
         "type": 0,
         "name": "results",
         "permissions": "0",
-        "guild_id": str(GUILD_ID),
+        "guild_id": str(guild_id),
     }
 
 
@@ -71,7 +120,10 @@ async def _counts(bot: LeagueBot) -> tuple[int, int, int]:
     return await bot.db.run(count)
 
 
-async def td(fake: FakeDiscord, sub: list[str], options: dict[str, Any], **kw: Any) -> Any:
+async def td(
+    fake: FakeDiscord, guild: int, sub: list[str], options: dict[str, Any], **kw: Any
+) -> Any:
+    kw.setdefault("guild_id", guild)
     kw.setdefault("user_id", DIRECTOR_ID)
     kw.setdefault("roles", [DIRECTOR_ROLE])
     kw.setdefault("username", "tdmike")
@@ -86,23 +138,25 @@ async def test_td_is_hidden_by_default_permissions(fake: FakeDiscord, bot: Leagu
 
 
 async def test_player_is_refused_privately_and_nothing_is_written(
-    fake: FakeDiscord, bot: LeagueBot
+    fake: FakeDiscord, bot: LeagueBot, guild: int
 ):
     before = await _counts(bot)
     it = await fake.interact(
-        "td", {"finish": "1 Alice, 2 Bob", "location": "Brewpub"}, sub=["result"]
+        "td", {"finish": "1 Alice, 2 Bob", "location": "Brewpub"}, sub=["result"], guild_id=guild
     )
     data = (await it.response())["data"]
     assert _flags(data) & EPHEMERAL
     assert "Only the league's directors" in data["embeds"][0]["description"]
     assert await _counts(bot) == before
     # A role that is not the director role changes nothing either.
-    other = await td(fake, ["season", "add"], {"name": "2027 Spring"}, roles=[PING_ROLE])
+    other = await td(fake, guild, ["season", "add"], {"name": "2027 Spring"}, roles=[PING_ROLE])
     assert _flags((await other.response())["data"]) & EPHEMERAL
     assert await _counts(bot) == before
 
 
 async def test_manager_sets_director_role_and_results_channel(fake: FakeDiscord, bot: LeagueBot):
+    guild = next(_GUILDS)  # a server with nothing set yet
+    posted_before = len(fake.messages.get(RESULTS_CHANNEL, []))
     it = await fake.interact(
         "td",
         {
@@ -111,6 +165,7 @@ async def test_manager_sets_director_role_and_results_channel(fake: FakeDiscord,
             "clock_ping_role": str(PING_ROLE),
         },
         sub=["settings"],
+        guild_id=guild,
         user_id=BOSS_ID,
         username="owner",
         permissions=MANAGE_GUILD,
@@ -120,26 +175,27 @@ async def test_manager_sets_director_role_and_results_channel(fake: FakeDiscord,
                 str(DIRECTOR_ROLE): _role(DIRECTOR_ROLE, "TD"),
                 str(PING_ROLE): _role(PING_ROLE, "Players"),
             },
-            "channels": {str(RESULTS_CHANNEL): _channel(RESULTS_CHANNEL)},
+            "channels": {str(RESULTS_CHANNEL): _channel(RESULTS_CHANNEL, guild)},
         },
     )
     reply = await it.settled()
     assert _flags(reply) & EPHEMERAL
     assert "Director role (changed)" in _text(reply)
-    settings = await bot.db.run(get_guild_settings, guild_id=GUILD_ID)
+    settings = await bot.db.run(get_guild_settings, guild_id=guild)
     assert settings.director_role_id == DIRECTOR_ROLE
     assert settings.results_channel_id == RESULTS_CHANNEL
     assert settings.clock_ping_role_id == PING_ROLE
-    posted = await fake.wait_message(RESULTS_CHANNEL)
+    posted = await fake.wait_message(RESULTS_CHANNEL, posted_before + 1)
     assert posted["allowed_mentions"] == {"parse": []}
 
 
 async def test_director_records_a_finish_with_a_tie_and_it_is_posted_and_audited(
-    fake: FakeDiscord, bot: LeagueBot
+    fake: FakeDiscord, bot: LeagueBot, guild: int
 ):
     posted_before = len(fake.messages.get(RESULTS_CHANNEL, []))
     it = await td(
         fake,
+        guild,
         ["result"],
         {
             "finish": "1 Alice, 2 Bob, 3 Carol=Dave, 5 Eve",
@@ -163,19 +219,21 @@ async def test_director_records_a_finish_with_a_tie_and_it_is_posted_and_audited
     assert post["allowed_mentions"] == {"parse": []}
     assert "Recorded by tdmike" in _text(post)
 
-    league = await bot.db.run(get_league, guild_id=GUILD_ID)
-    audit = await bot.db.run(list_audit, league_id=league.id)
+    stored = await bot.db.run(get_league, guild_id=guild)
+    audit = await bot.db.run(list_audit, league_id=stored.id)
     assert any(
         e.action == "event.import" and e.actor == f"discord:{DIRECTOR_ID}:tdmike" for e in audit
     )
 
 
 async def test_likely_duplicate_name_gets_a_suggestion_and_nothing_is_written(
-    fake: FakeDiscord, bot: LeagueBot
+    fake: FakeDiscord, bot: LeagueBot, league: int
 ):
+    guild = league
     before = await _counts(bot)
     it = await td(
         fake,
+        guild,
         ["result"],
         {"finish": "1 Allice, 2 Bob", "location": "Brewpub", "date": "2026-11-27"},
     )
@@ -185,6 +243,7 @@ async def test_likely_duplicate_name_gets_a_suggestion_and_nothing_is_written(
     assert await _counts(bot) == before
     ok = await td(
         fake,
+        guild,
         ["result"],
         {
             "finish": "1 Allice, 2 Bob",
@@ -196,10 +255,13 @@ async def test_likely_duplicate_name_gets_a_suggestion_and_nothing_is_written(
     assert "Imported" in _text(await ok.settled())
 
 
-async def test_awards_on_a_stored_event_recompute_its_points(fake: FakeDiscord, bot: LeagueBot):
-    league = await bot.db.run(get_league, guild_id=GUILD_ID)
-    first = (await bot.db.run(list_events, league_id=league.id))[0].id
-    bounty = await td(fake, ["bounty"], {"event": first, "player": "alice", "chips": 2})
+async def test_awards_on_a_stored_event_recompute_its_points(
+    fake: FakeDiscord, bot: LeagueBot, league: int
+):
+    guild = league
+    stored = await bot.db.run(get_league, guild_id=guild)
+    first = (await bot.db.run(list_events, league_id=stored.id))[0].id
+    bounty = await td(fake, guild, ["bounty"], {"event": first, "player": "alice", "chips": 2})
     text = _text(await bounty.settled())
     assert "Alice: 1,300 RP, 250 BP" in text  # 1,200 + 2 bounty chips x 50 RP
     assert "Change: bounty chips of alice set to 2" in text
@@ -207,6 +269,7 @@ async def test_awards_on_a_stored_event_recompute_its_points(fake: FakeDiscord, 
     photo = fake.add_attachment("receipt.png", b"\x89PNG fake", "image/png")
     receipt = await td(
         fake,
+        guild,
         ["receipt"],
         {"event": first, "player": "Eve", "amount": "12.50", "ref": "R-1001", "photo": photo["id"]},
         option_types={"photo": 11},
@@ -214,23 +277,27 @@ async def test_awards_on_a_stored_event_recompute_its_points(fake: FakeDiscord, 
     )
     # 1.C.b: 20 BP for every full dollar: $12.50 earns 240 BP.
     assert "Eve: 500 RP, 240 BP" in _text(await receipt.settled())
-    detail = await bot.db.run(get_event, league_id=league.id, event_id=first)
+    detail = await bot.db.run(get_event, league_id=stored.id, event_id=first)
     assert detail.record["receipts"][0]["image_url"] == photo["url"]
 
     again = await td(
-        fake, ["receipt"], {"event": first, "player": "Bob", "amount": "5", "ref": "R-1001"}
+        fake, guild, ["receipt"], {"event": first, "player": "Bob", "amount": "5", "ref": "R-1001"}
     )
     refused = await again.settled()
     assert _flags(refused) & EPHEMERAL
     assert "R-1001" in _text(refused)
 
-    hand = await td(fake, ["premium"], {"event": first, "player": "Bob", "hand": "quads"})
+    hand = await td(fake, guild, ["premium"], {"event": first, "player": "Bob", "hand": "quads"})
     assert "premium hand (quads) for Bob" in _text(await hand.settled())
-    win = await td(fake, ["second_chance"], {"event": first, "player": "Frank", "confirm": True})
+    win = await td(
+        fake, guild, ["second_chance"], {"event": first, "player": "Frank", "confirm": True}
+    )
     assert "Frank: 0 RP, 250 BP" in _text(await win.settled())
 
 
-async def test_json_results_file_is_downloaded_and_imported(fake: FakeDiscord, bot: LeagueBot):
+async def test_json_results_file_is_downloaded_and_imported(
+    fake: FakeDiscord, bot: LeagueBot, guild: int
+):
     night = {
         "season": "2026 Fall",
         "location": "Brewpub",
@@ -242,6 +309,7 @@ async def test_json_results_file_is_downloaded_and_imported(fake: FakeDiscord, b
     file = fake.add_attachment("night.json", json.dumps(night).encode())
     it = await td(
         fake,
+        guild,
         ["result"],
         {"file": file["id"]},
         option_types={"file": 11},
@@ -252,6 +320,7 @@ async def test_json_results_file_is_downloaded_and_imported(fake: FakeDiscord, b
     csv_file = fake.add_attachment("night.csv", b"position,player\n1,Carol\n2,Dave\n", "text/csv")
     it = await td(
         fake,
+        guild,
         ["result"],
         {"file": csv_file["id"], "location": "Brewpub", "date": "2026-12-11"},
         option_types={"file": 11},
@@ -261,13 +330,14 @@ async def test_json_results_file_is_downloaded_and_imported(fake: FakeDiscord, b
 
 
 async def test_oversized_or_malformed_files_are_refused_before_writing(
-    fake: FakeDiscord, bot: LeagueBot
+    fake: FakeDiscord, bot: LeagueBot, guild: int
 ):
     before = await _counts(bot)
     big = fake.add_attachment("huge.json", b"{}")
     big["size"] = 5_000_000
     it = await td(
         fake,
+        guild,
         ["result"],
         {"file": big["id"]},
         option_types={"file": 11},
@@ -279,6 +349,7 @@ async def test_oversized_or_malformed_files_are_refused_before_writing(
     bad = fake.add_attachment("bad.json", b'{"season": "2026 Fall", "finish": ')
     it = await td(
         fake,
+        guild,
         ["result"],
         {"file": bad["id"]},
         option_types={"file": 11},
@@ -291,6 +362,7 @@ async def test_oversized_or_malformed_files_are_refused_before_writing(
     del fake.files[int(gone["id"])]  # the CDN answers 404
     it = await td(
         fake,
+        guild,
         ["result"],
         {"file": gone["id"]},
         option_types={"file": 11},
@@ -302,12 +374,14 @@ async def test_oversized_or_malformed_files_are_refused_before_writing(
     assert await _counts(bot) == before
 
 
-async def test_correct_void_and_strike(fake: FakeDiscord, bot: LeagueBot):
-    league = await bot.db.run(get_league, guild_id=GUILD_ID)
-    events = await bot.db.run(list_events, league_id=league.id)
+async def test_correct_void_and_strike(fake: FakeDiscord, bot: LeagueBot, league: int):
+    guild = league
+    stored = await bot.db.run(get_league, guild_id=guild)
+    events = await bot.db.run(list_events, league_id=stored.id)
     last = events[-1].id
     fixed = await td(
         fake,
+        guild,
         ["correct"],
         {"event": last, "finish": "1 Dave, 2 Carol", "reason": "places swapped"},
     )
@@ -315,41 +389,48 @@ async def test_correct_void_and_strike(fake: FakeDiscord, bot: LeagueBot):
     assert "Reason: places swapped" in text
     assert "Dave: 1,200 RP" in text
 
-    void = await td(fake, ["void"], {"event": last, "reason": "played on the wrong night"})
+    void = await td(fake, guild, ["void"], {"event": last, "reason": "played on the wrong night"})
     assert "voided" in _text(await void.settled())
-    assert (await bot.db.run(get_event, league_id=league.id, event_id=last)).event.status == "void"
+    assert (await bot.db.run(get_event, league_id=stored.id, event_id=last)).event.status == "void"
 
-    strike = await td(fake, ["strike"], {"player": "Bob", "level": 1, "reason": "slow play"})
+    strike = await td(fake, guild, ["strike"], {"player": "Bob", "level": 1, "reason": "slow play"})
     assert "Suspended for the next 3 events" in _text(await strike.settled())
-    three = await td(fake, ["strike"], {"player": "Bob", "level": 4, "reason": "x"})
+    three = await td(fake, guild, ["strike"], {"player": "Bob", "level": 4, "reason": "x"})
     assert "strike level must be 1 to 3" in _text(await three.settled())
 
 
-async def test_only_a_server_manager_changes_settings(fake: FakeDiscord, bot: LeagueBot):
-    look = await td(fake, ["settings"], {})
+async def test_only_a_server_manager_changes_settings(
+    fake: FakeDiscord, bot: LeagueBot, league: int
+):
+    guild = league
+    look = await td(fake, guild, ["settings"], {})
     shown = await look.settled()
     assert _flags(shown) & EPHEMERAL
     assert f"<@&{DIRECTOR_ROLE}>" in _text(shown)
-    change = await td(fake, ["settings"], {"preset": "poker-pub"})
+    change = await td(fake, guild, ["settings"], {"preset": "poker-pub"})
     refused = await change.settled()
     assert _flags(refused) & EPHEMERAL
     assert "Manage Server" in _text(refused)
-    assert (await bot.db.run(get_guild_settings, guild_id=GUILD_ID)).preset == "btown"
+    assert (await bot.db.run(get_guild_settings, guild_id=guild)).preset == "btown"
 
 
-async def test_seasons_and_locations(fake: FakeDiscord, bot: LeagueBot):
-    add = await td(fake, ["season", "add"], {"name": "2027 Spring"})
+async def test_seasons_and_locations(fake: FakeDiscord, bot: LeagueBot, league: int):
+    guild = league
+    add = await td(fake, guild, ["season", "add"], {"name": "2027 Spring"})
     assert "2027 Spring" in _text(await add.settled())
-    listed = await td(fake, ["season", "list"], {})
+    listed = await td(fake, guild, ["season", "list"], {})
     assert "2026 Fall" in _text(await listed.settled())
-    near = await td(fake, ["location", "add"], {"name": "Brew pub"})
+    near = await td(fake, guild, ["location", "add"], {"name": "Brew pub"})
     assert "looks like the existing" in _text(await near.settled())
-    ok = await td(fake, ["location", "add"], {"name": "Brew pub", "confirm": True})
+    ok = await td(fake, guild, ["location", "add"], {"name": "Brew pub", "confirm": True})
     assert "Brew pub" in _text(await ok.settled())
 
 
-async def test_director_autocomplete_lists_players(fake: FakeDiscord, bot: LeagueBot):
-    it = await td(fake, ["bounty"], {"event": 1, "player": "al", "chips": 1}, focused="player")
+async def test_director_autocomplete_lists_players(fake: FakeDiscord, bot: LeagueBot, league: int):
+    guild = league
+    it = await td(
+        fake, guild, ["bounty"], {"event": 1, "player": "al", "chips": 1}, focused="player"
+    )
     body = await it.response()
     names = [c["name"] for c in body["data"]["choices"]]
     assert names[:1] == ["Alice"]

@@ -431,3 +431,16 @@ def test_evaluate_many_rejects_bad_arrays():
 def test_best_five_prefers_hole_cards_and_flush_suit():
     assert five("Ah 2c", "Ad Kc Kd 7s 8s") == "Ah Ad Kc Kd 8s"
     assert five("Ah 2h", "Kh 9h 5h 5c 5d") == "Ah Kh 9h 5h 2h"
+
+
+def test_the_shipped_tables_are_what_the_builder_makes():
+    """``rulings/data/tables/hand-tables.npz`` (loaded at import) is a fresh build, exactly."""
+
+    from rulings.poker import hands
+
+    fresh = hands.build_tables()
+    with hands.TABLES.open("rb") as handle, np.load(handle) as shipped:
+        assert sorted(shipped.files) == sorted(fresh)
+        for name, array in fresh.items():
+            assert shipped[name].dtype == array.dtype, name
+            assert np.array_equal(shipped[name], array), name

@@ -9,12 +9,12 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
-from bot.config import Settings
-from rulings import RulingsError
+    from bot.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -54,12 +54,29 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def load_settings(args: argparse.Namespace) -> Settings:
-    """Settings from the environment and ``.env``, with command-line overrides."""
+    """Settings from the environment and ``.env``, with command-line overrides.
+
+    Raises:
+        ValidationError: a variable with a bad value.
+    """
+    from bot.config import Settings
+
     settings = Settings()
     url = getattr(args, "db", None)
     if url:
         settings = settings.model_copy(update={"database_url": url})
     return settings
+
+
+def _settings(args: argparse.Namespace) -> Settings | None:
+    """``load_settings``, or None after one line on stderr for a bad configuration."""
+    from pydantic import ValidationError
+
+    try:
+        return load_settings(args)
+    except ValidationError as exc:
+        _say(f"pokerfloor: bad configuration: {_first_error(exc)}")
+        return None
 
 
 def _configure_logging(level: int) -> None:
@@ -71,10 +88,8 @@ def _configure_logging(level: int) -> None:
 def run_console(args: argparse.Namespace) -> int:
     """Read command lines from the prompt (a terminal) or stdin until EOF."""
     _configure_logging(logging.WARNING)
-    try:
-        settings = load_settings(args)
-    except ValidationError as exc:
-        _say(f"pokerfloor: bad configuration: {_first_error(exc)}")
+    settings = _settings(args)
+    if settings is None:
         return EXIT_USAGE
     from bot.console import Console, ConsoleContext
     from bot.database import Database
@@ -118,10 +133,8 @@ def run_console(args: argparse.Namespace) -> int:
 def run_bot(args: argparse.Namespace) -> int:
     """Connect to Discord and serve every league until interrupted."""
     _configure_logging(logging.INFO)
-    try:
-        settings = load_settings(args)
-    except ValidationError as exc:
-        _say(f"pokerfloor: bad configuration: {_first_error(exc)}")
+    settings = _settings(args)
+    if settings is None:
         return EXIT_USAGE
     if settings.discord_token is None or not settings.has_token:
         _say("pokerfloor: DISCORD_TOKEN is not set (see .env.example)")
@@ -130,6 +143,7 @@ def run_bot(args: argparse.Namespace) -> int:
     import discord
 
     from bot.app import LeagueBot
+    from rulings import RulingsError
     from storage.db import make_engine
 
     engine = make_engine(settings.database_url)
@@ -153,11 +167,10 @@ def run_bot(args: argparse.Namespace) -> int:
 
 def run_default(args: argparse.Namespace) -> int:
     """No sub-command: the bot when a token is configured, the console otherwise."""
-    try:
-        has_token = Settings().has_token
-    except ValidationError as exc:
-        _say(f"pokerfloor: bad configuration: {_first_error(exc)}")
+    settings = _settings(args)
+    if settings is None:
         return EXIT_USAGE
+    has_token = settings.has_token
     return run_bot(args) if has_token else run_console(args)
 
 

@@ -1,0 +1,82 @@
+"""Command-line start-up: whole processes, next to a bare ``python -c "import numpy"`` run alike.
+
+Run: ``.venv/bin/python -m benchmarks.cli [--rounds N]``.
+
+Targets (issue 10, point 6), each as a ratio of wall time to the peer measured in the same run:
+
+* ``pokerfloor --help`` <= 1.5x;
+* ``pokerfloor hand "As Ks Qs Js Ts"`` <= 2.5x;
+* ``pokerfloor rule "oversized chip"`` <= 4x.
+
+Every process starts the same way (the venv's interpreter, a fresh working directory without a
+database, no ``DISCORD_*``/``DATABASE_URL`` in the environment). The commands take turns within
+each round so a busy machine slows them alike; the figure is the median over the rounds (the
+best round is printed too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PEER = ("peer: python -c 'import numpy'", [sys.executable, "-c", "import numpy"])
+COMMANDS = (
+    ("pokerfloor --help", ["--help"], 1.5),
+    ('pokerfloor hand "As Ks Qs Js Ts"', ["hand", "As Ks Qs Js Ts"], 2.5),
+    ('pokerfloor rule "oversized chip"', ["rule", "oversized chip"], 4.0),
+)
+
+
+def _run(argv: list[str], cwd: str, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("DISCORD_") and k not in ("DATABASE_URL", "RULEBOOK_DIR")
+    }
+    pokerfloor = [sys.executable, "-m", "bot"]
+    runs: list[tuple[str, list[str]]] = [PEER]
+    runs += [(name, [*pokerfloor, *argv]) for name, argv, _ in COMMANDS]
+    times: dict[str, list[float]] = {name: [] for name, _ in runs}
+    with tempfile.TemporaryDirectory() as cwd:
+        for _name, argv in runs:  # warm the file cache (and write .pyc files) once
+            _run(argv, cwd, env)
+        for _ in range(args.rounds):
+            for name, argv in runs:
+                times[name].append(_run(argv, cwd, env))
+    peer = statistics.median(times[PEER[0]])
+    print(f"{args.rounds} rounds, medians (best) in seconds; the machine is shared")
+    print(f"{PEER[0]:40} {peer:6.3f} ({min(times[PEER[0]]):.3f})")
+    failed = []
+    for name, _, target in COMMANDS:
+        median = statistics.median(times[name])
+        ratio = median / peer
+        met = "ok" if ratio <= target else "MISSED"
+        if ratio > target:
+            failed.append(name)
+        print(
+            f"{name:40} {median:6.3f} ({min(times[name]):.3f})  ratio {ratio:4.2f}"
+            f"  target <= {target}  {met}"
+        )
+    if failed:
+        print("targets missed: " + ", ".join(failed))
+
+
+if __name__ == "__main__":
+    main()
