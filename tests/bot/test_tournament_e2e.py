@@ -19,6 +19,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 DIRECTOR_ID = 900_000_000_000_000_411
 RESULTS_CHANNEL = 900_000_000_000_000_811
+OTHER_GUILD = 900_000_000_000_000_131
 
 
 def _channel(channel_id: int) -> dict[str, Any]:
@@ -39,10 +40,16 @@ def _text(message: dict[str, Any]) -> str:
 
 
 async def director(
-    fake: FakeDiscord, command: str, sub: list[str], **options: Any
+    fake: FakeDiscord, command: str, sub: list[str], guild: int = GUILD_ID, **options: Any
 ) -> dict[str, Any]:
     it = await fake.interact(
-        command, options, sub=sub, user_id=DIRECTOR_ID, permissions=MANAGE_GUILD, username="tdmike"
+        command,
+        options,
+        sub=sub,
+        user_id=DIRECTOR_ID,
+        permissions=MANAGE_GUILD,
+        username="tdmike",
+        guild_id=guild,
     )
     return await it.settled()
 
@@ -137,17 +144,21 @@ async def test_a_whole_night_on_discord(fake: FakeDiscord, bot: LeagueBot):
 
 
 async def test_start_offers_the_clock_and_late_sign_ins_read_it(fake: FakeDiscord, bot: LeagueBot):
-    await director(fake, "tournament", ["open"], location="Brewpub")
+    # Its own server (league), so it runs alone or in any order; it finishes its night.
+    g = OTHER_GUILD
+    await director(fake, "td", ["season", "add"], guild=g, name="2026 Fall")
+    await director(fake, "td", ["location", "add"], guild=g, name="Taproom")
+    await director(fake, "tournament", ["open"], guild=g, location="Taproom")
     for name in ("Kim", "Lou"):
-        await director(fake, "tournament", ["register"], player=name)
-    started = await director(fake, "tournament", ["start"])
+        await director(fake, "tournament", ["register"], guild=g, player=name)
+    started = await director(fake, "tournament", ["start"], guild=g)
     assert "No clock runs in this channel" in _text(started)
     buttons = [c for row in started["components"] for c in row["components"]]
     assert [b["custom_id"] for b in buttons] == ["pf:tclock:btown"]
 
     data = {"custom_id": "pf:tclock:btown", "component_type": 2}
     payload = fake._interaction_base(
-        3, data, user_id=DIRECTOR_ID, permissions=MANAGE_GUILD, username="tdmike"
+        3, data, user_id=DIRECTOR_ID, permissions=MANAGE_GUILD, username="tdmike", guild_id=g
     )
     payload["message"] = fake._message(started, CHANNEL_ID, message_id=77)
     pressed = await (await fake._send_interaction(payload)).settled()
@@ -160,9 +171,12 @@ async def test_start_offers_the_clock_and_late_sign_ins_read_it(fake: FakeDiscor
         return int(level.big_blind)  # type: ignore[union-attr]
 
     big_blind = await bot.db.run(running)
-    late = await director(fake, "tournament", ["register"], player="Mo")
+    late = await director(fake, "tournament", ["register"], guild=g, player="Mo")
     assert f"late -{2 * big_blind:,} (1.E.d)" in _text(late)
-    status = await (await fake.interact("tournament", {}, sub=["status"])).settled()
+    status = await (await fake.interact("tournament", {}, sub=["status"], guild_id=g)).settled()
     assert "Registration: open (late)" in _text(status)
     assert "Clock: Level 1" in _text(status)
-    await director(fake, "clock", ["end"])
+    await director(fake, "clock", ["end"], guild=g)
+    await director(fake, "tournament", ["bust"], guild=g, players="Mo, Lou", chips="1, 2")
+    done = await director(fake, "tournament", ["finish"], guild=g)
+    assert "Stored as event" in _text(done)
