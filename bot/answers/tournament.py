@@ -278,8 +278,8 @@ def start(ctx: Context) -> Reply:
     buttons: tuple[Button, ...] = ()
     if clock is None:
         lines.append(
-            f"No clock runs in this channel: start the league's ({structure}) with the button "
-            f"or /clock start {structure}."
+            f"No clock runs in this channel: the button starts the league's {structure} "
+            f"structure (or /clock start {structure})."
         )
         label = f"Start the clock ({structure})"
         buttons = (Button(label, f"pf:{START_CLOCK}:{structure}", style="primary"),)
