@@ -112,8 +112,9 @@ class Reply:
         return "\n\n".join(parts)
 
 
-_MARKDOWN = re.compile(r"([\\*_~`|>#\[\]()<:])")
-_ESCAPED = re.compile(r"(\\[\\*_~`|>#\[\]()<:])")
+# What formats on Discord: emphasis, code, spoilers, quotes, headings, masked links, mentions.
+_MARKDOWN = re.compile(r"([\\*_~`|>#\[\]<])")
+_ESCAPED = re.compile(r"(\\[\\*_~`|>#\[\]<])")
 
 
 def escape(text: str) -> str:
@@ -127,6 +128,27 @@ def escape(text: str) -> str:
     '**Bold** Bob'
     """
     return _MARKDOWN.sub(r"\\\1", text).replace("@", "@\u200b")
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 player``, ``2 players``: a count with its noun.
+
+    >>> plural(1, "player"), plural(3, "card"), plural(2, "match", "matches")
+    ('1 player', '3 cards', '2 matches')
+    """
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+def code_safe(text: str) -> str:
+    """A name shown inside a code block, where only a backtick matters.
+
+    A backtick could close the block, so it becomes a look-alike; markdown does not render in
+    a code block, so nothing else needs escaping.
+
+    >>> code_safe("Bob `x`")
+    'Bob ˋxˋ'
+    """
+    return text.replace("`", "ˋ")
 
 
 def plain(text: str) -> str:

@@ -27,7 +27,7 @@ from bot.commands import ACTIONS, COMMANDS, group_description
 from bot.commands.model import Action, Command, Context, Opt, Upload, Who
 from bot.commands.options import MAX_FILE_BYTES, bind
 from bot.errors import REFUSAL, BadOption, NotDirectorError, describe
-from bot.reply import Effect, Reply, error_reply
+from bot.reply import Effect, Reply, error_reply, escape
 
 if TYPE_CHECKING:
     from bot.app import LeagueBot
@@ -333,7 +333,8 @@ class SlashRunner:
         else:
             log.debug("%s rejected: %s", what, exc)
         try:
-            await self.send(interaction, error_reply(text))
+            # The message may echo what the user typed; on Discord it must not render.
+            await self.send(interaction, error_reply(escape(text)))
         except discord.HTTPException:
             log.warning("could not send the error reply for interaction %s", interaction.id)
 

@@ -242,7 +242,7 @@ def _known_book(ctx: Context, name: str) -> str:
     books = ctx.rules().book_names
     found = next((b for b in books if b.lower() == name.strip().lower()), None)
     if found is None:
-        shown = escape(name.strip()[:100])
+        shown = name.strip()[:100]  # the Discord adapter escapes what it echoes
         raise BadOption(f"There is no rulebook called '{shown}'; try: {', '.join(books)}.")
     return found
 

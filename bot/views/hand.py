@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 
 import rulings
-from bot.reply import Field, Reply
+from bot.reply import Field, Reply, escape
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def _percent(fraction: float) -> str:
 
 
 def _names(report: rulings.ShowdownReport, indexes: tuple[int, ...]) -> str:
-    names = [f"**{report.players[i].label}**" for i in indexes]
+    names = [f"**{escape(report.players[i].label)}**" for i in indexes]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
@@ -60,7 +60,7 @@ def _player_field(
     if note is not None:
         lines.append(note.reason)
     cards = rulings.format_cards(player.cards)
-    return Field(name=f"{player.label}: {cards}", value="\n".join(lines) or "-")
+    return Field(name=f"{escape(player.label)}: {cards}", value="\n".join(lines) or "-")
 
 
 def hand_reply(text: str, board: str | None = None, *, rules: rulings.LeagueRules) -> Reply:
@@ -96,7 +96,7 @@ def hand_reply(text: str, board: str | None = None, *, rules: rulings.LeagueRule
     elif report.complete:
         winners = report.winners
         if len(winners) == 1:
-            title = f"{report.players[winners[0]].label} wins"
+            title = f"{escape(report.players[winners[0]].label)} wins"
             body = f"{_names(report, winners)} wins: {report.explanation}."
         else:
             title = "Split pot"

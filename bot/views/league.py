@@ -11,7 +11,7 @@ import logging
 from collections.abc import Sequence
 
 import rulings
-from bot.reply import Field, Reply
+from bot.reply import Field, Reply, code_safe, escape, plural
 from storage.events import EventDetail, EventSummary, ImportOutcome, PlayerPoints
 from storage.standings import StandingsTable, TocTable
 
@@ -33,6 +33,8 @@ _COMPONENT_LABELS = {
 
 
 def _short(name: str, width: int = _NAME_WIDTH) -> str:
+    """A name cut to ``width`` for a table column (inside a code block)."""
+    name = code_safe(name)
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
@@ -76,8 +78,8 @@ def standings_pages(
 
     A terminal passes a large ``per_page`` and ``char_limit`` to get one page.
     """
-    where = f" at {table.location}" if table.location else ""
-    title = f"Standings{where}, {table.season}"
+    where = f" at {escape(table.location)}" if table.location else ""
+    title = f"Standings{where}, {escape(table.season)}"
     header = f"{'#':>3} {'Player':<{_NAME_WIDTH}} {'RP':>7} {'BP':>7} {'Ev':>3}"
     lines = [
         f"{r.rank:>3} {_short(r.row.player):<{_NAME_WIDTH}} {r.row.rp:>7,} {r.row.bp:>7,} "
@@ -100,7 +102,7 @@ def toc_pages(
     table: TocTable, *, per_page: int = ROWS_PER_PAGE, char_limit: int = DESCRIPTION_LIMIT
 ) -> list[Reply]:
     """Render the TOC table: status, extra chips and what each player is short."""
-    title = f"Tournament of Champions, {table.season}"
+    title = f"Tournament of Champions, {escape(table.season)}"
     header = (
         f"{'Player':<{_NAME_WIDTH}} {'Status':<13} {'Extra':>7} {'RP short':>8} {'BP short':>8}"
     )
@@ -125,7 +127,11 @@ def _points_line(p: PlayerPoints) -> str:
         f"{_COMPONENT_LABELS.get(k, k)} {rp:,}/{bp:,}" for k, (rp, bp) in p.breakdown.items()
     )
     extra = f" ({parts})" if parts and len(p.breakdown) > 1 else ""
-    return f"{place:>4} {_short(p.player)}: {p.rp:,} RP, {p.bp:,} BP{extra}"
+    return f"{place:>4} {escape(_cut(p.player))}: {p.rp:,} RP, {p.bp:,} BP{extra}"
+
+
+def _cut(name: str, width: int = _NAME_WIDTH) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 def _fields_for(lines: Sequence[str], name: str) -> tuple[Field, ...]:
@@ -143,10 +149,10 @@ def _fields_for(lines: Sequence[str], name: str) -> tuple[Field, ...]:
 
 
 def _event_head(event: EventSummary) -> str:
-    state = "" if event.status == "active" else f" — VOID: {event.void_reason}"
+    state = "" if event.status == "active" else f" — VOID: {escape(event.void_reason or '')}"
     return (
-        f"{event.season} · {event.location} · {event.date.isoformat()} · {event.kind} · "
-        f"{event.players} players{state}"
+        f"{escape(event.season)} · {escape(event.location)} · {event.date.isoformat()} · "
+        f"{event.kind} · {plural(event.players, 'player')}{state}"
     )
 
 
@@ -166,7 +172,7 @@ def event_summary_reply(result: ImportOutcome | EventDetail) -> Reply:
     text = _event_head(event) if change is None else f"**{change}.** {_event_head(event)}"
     lines = [_points_line(p) for p in points if p.rp or p.bp or p.position is not None]
     idle = sum(1 for p in points if not (p.rp or p.bp or p.position is not None))
-    footer = f"{idle} more played without points" if idle else None
+    footer = f"{idle:,} more played without points" if idle else None
     return Reply(
         title=f"Event #{event.id}",
         text=text,
@@ -181,7 +187,10 @@ def import_report_reply(outcomes: Sequence[ImportOutcome]) -> Reply:
         s: sum(o.status == s for o in outcomes) for s in ("imported", "corrected", "unchanged")
     }
     head = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing to import"
-    lines = [f"{o.status:<9} {o.event.label}: {o.event.players} players" for o in outcomes]
+    lines = [
+        f"{o.status:<9} {escape(o.event.label)}: {plural(o.event.players, 'player')}"
+        for o in outcomes
+    ]
     return Reply(title="Event import", text=head, fields=_fields_for(lines, "Events"))
 
 
@@ -216,7 +225,7 @@ def stack_reply(player: str, stack: rulings.StartingStack, rules: rulings.League
         else ()
     )
     return Reply(
-        title=f"Starting stack for {player}: {stack.total:,}",
+        title=f"Starting stack for {escape(player)}: {stack.total:,}",
         text="\n".join(lines),
         fields=fields,
         citation=rulings.rule_citation(rules, "starting_stack", "late_registration"),

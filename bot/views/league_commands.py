@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sqlmodel import Session
 
 import rulings
-from bot.reply import Reply
+from bot.reply import Reply, escape, plural
 from bot.views import league as views
 from rulings import name_key
 from storage.errors import NotFound
@@ -91,15 +91,14 @@ def standings_player_reply(table: StandingsTable, player: str) -> Reply:
     names = [r.row.player for r in table.rows]
     ranked = table.rows[_row_for(names, player)]
     row = ranked.row
-    where = f" at {table.location}" if table.location else ""
+    where = f" at {escape(table.location)}" if table.location else ""
     text = (
         f"**#{ranked.rank}** of {len(table.rows)}{where}: {row.rp:,} RP, {row.bp:,} BP, "
-        f"{row.events} event{'s' if row.events != 1 else ''}, {row.wins} win"
-        f"{'s' if row.wins != 1 else ''}"
+        f"{plural(row.events, 'event')}, {plural(row.wins, 'win')}"
     )
     if ranked.tied_on_points:
         text += "\nLevel on points with the player above; placed by the tie-break."
-    return Reply(title=f"{row.player}, {table.season}", text=text)
+    return Reply(title=f"{escape(row.player)}, {escape(table.season)}", text=text)
 
 
 def toc_player_reply(table: TocTable, player: str, rules: rulings.LeagueRules) -> Reply:
@@ -115,7 +114,7 @@ def toc_player_reply(table: TocTable, player: str, rules: rulings.LeagueRules) -
     if status.status == "not_qualified":
         lines.append(f"Short: {status.rp_short:,} RP and {status.bp_short:,} BP")
     return Reply(
-        title=f"TOC: {status.player}, {table.season}",
+        title=f"TOC: {escape(status.player)}, {escape(table.season)}",
         text="\n".join(lines),
         citation=rulings.rule_citation(rules, "toc"),
     )

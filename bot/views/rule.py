@@ -10,10 +10,9 @@ What the player typed is echoed back with control characters removed and markdow
 from __future__ import annotations
 
 import logging
-import re
 
 import rulings
-from bot.reply import Field, Reply
+from bot.reply import Field, Reply, escape
 
 log = logging.getLogger(__name__)
 
@@ -21,17 +20,15 @@ FIELD_LIMIT = 1024
 SNIPPET_CHARS = 160
 TABLE_ROWS_CHARS = 900
 MAX_LIMIT = rulings.MAX_LIMIT  # the search engine's own bound
-_MARKDOWN = re.compile(r"([\\*_~`|>#\[\]()<:])")
 
 
 def escape_markdown(text: str) -> str:
-    r"""Neutralise text for echoing: markdown escaped, mentions and links defused.
+    r"""Neutralise text for echoing (``bot.reply.escape``).
 
     >>> escape_markdown("**bold** @everyone <@123>")
     '\\*\\*bold\\*\\* @\u200beveryone \\<@\u200b123\\>'
     """
-    escaped = _MARKDOWN.sub(r"\\\1", text)
-    return escaped.replace("@", "@\u200b")
+    return escape(text)
 
 
 def _clip(text: str, limit: int) -> str:

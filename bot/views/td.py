@@ -18,7 +18,7 @@ from dataclasses import replace
 from sqlmodel import Session
 
 import rulings
-from bot.reply import Field, Reply
+from bot.reply import Field, Reply, escape, plural
 from bot.transformers import BadOption
 from bot.views import league as views
 from bot.views.league_commands import league_of
@@ -366,8 +366,9 @@ def void_reply(event: EventSummary) -> Reply:
     return Reply(
         title=f"Event #{event.id} voided",
         text=(
-            f"{event.label} no longer counts in the standings ({event.players} players).\n"
-            f"Reason: {event.void_reason}"
+            f"{escape(event.label)} no longer counts in the standings "
+            f"({plural(event.players, 'player')}).\n"
+            f"Reason: {escape(event.void_reason or '')}"
         ),
         footer="The event and its points stay on record in the audit log.",
     )
@@ -379,27 +380,27 @@ def strike_reply(strike: StrikeInfo, rules: LeagueRules) -> Reply:
     if strike.level >= rules.strike_forfeit_level:
         meaning = "Suspended for the rest of the season and the TOC; the season's points are lost."
     else:
-        meaning = f"Suspended for the next {events} event{'s' if events != 1 else ''}."
+        meaning = f"Suspended for the next {plural(events or 0, 'event')}."
     return Reply(
-        title=f"Strike {strike.level} for {strike.player}",
-        text=f"{meaning}\nSeason: {strike.season}\nReason: {strike.reason}",
+        title=f"Strike {strike.level} for {escape(strike.player)}",
+        text=f"{meaning}\nSeason: {escape(strike.season)}\nReason: {escape(strike.reason)}",
         citation=rule_citation(rules, "strikes"),
     )
 
 
 def season_added_reply(season: SeasonInfo) -> Reply:
     """Confirm a new season."""
-    return Reply(title="Season added", text=f"**{season.name}** is ready for events.")
+    return Reply(title="Season added", text=f"**{escape(season.name)}** is ready for events.")
 
 
 def location_added_reply(location: LocationInfo) -> Reply:
     """Confirm a new location."""
-    return Reply(title="Location added", text=f"**{location.name}** can host events now.")
+    return Reply(title="Location added", text=f"**{escape(location.name)}** can host events now.")
 
 
 def names_reply(title: str, names: Sequence[str], *, empty: str) -> Reply:
     """A plain list of names (seasons, locations)."""
-    return Reply(title=title, text="\n".join(f"• {n}" for n in names) if names else empty)
+    return Reply(title=title, text="\n".join(f"• {escape(n)}" for n in names) if names else empty)
 
 
 def _mention(kind: str, value: int | None) -> str:

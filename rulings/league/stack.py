@@ -177,7 +177,8 @@ def starting_stack(arrival: Arrival, rules: LeagueRules) -> StartingStack:
             extras.append(("new player", rules.new_player_chips))
     counted = min(arrival.new_players_brought, rules.referral_max_players)
     if counted and rules.referral_chips:
-        extras.append((f"brought {counted} new player(s)", counted * rules.referral_chips))
+        players = "player" if counted == 1 else "players"
+        extras.append((f"brought {counted} new {players}", counted * rules.referral_chips))
     if rules.referral_chips and arrival.new_players_brought > counted:
         refused.append(
             f"brought {arrival.new_players_brought} new players: only "

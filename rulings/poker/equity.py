@@ -95,7 +95,8 @@ def check_deal(holes: Sequence[Sequence[Card]], board: Sequence[Card]) -> None:
     for number, hole in enumerate(holes, start=1):
         if len(hole) != 2:
             raise InvalidShowdownError(
-                f"Player {number} has {len(hole)} cards ({format_cards(hole) or 'none'}); "
+                f"Player {number} has {len(hole)} card{'s' if len(hole) != 1 else ''} "
+                f"({format_cards(hole) or 'none'}); "
                 "each player needs exactly two hole cards."
             )
     if len(board) not in BOARD_SIZES:

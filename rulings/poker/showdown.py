@@ -142,7 +142,8 @@ def _check(query: HandQuery) -> None:
     for index, player in enumerate(query.players):
         if len(player.cards) != 2:
             raise InvalidShowdownError(
-                f"{query.label(index)} has {len(player.cards)} cards "
+                f"{query.label(index)} has {len(player.cards)} "
+                f"card{'s' if len(player.cards) != 1 else ''} "
                 f"({format_cards(player.cards)}); each player needs two hole cards."
             )
     check_deal([p.cards for p in query.players], query.board)

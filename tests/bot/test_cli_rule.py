@@ -175,7 +175,8 @@ def test_reply_echo_is_neutralised_and_cut(index):
 
 
 def test_escape_markdown():
-    assert escape_markdown("_a_ `b` [c](d) > e") == "\\_a\\_ \\`b\\` \\[c\\]\\(d\\) \\> e"
+    # a masked link cannot form once its brackets are escaped
+    assert escape_markdown("_a_ `b` [c](d) > e") == "\\_a\\_ \\`b\\` \\[c\\](d) \\> e"
 
 
 def test_reply_empty_query_is_the_guide(index):

@@ -440,3 +440,28 @@ async def test_td_in_a_direct_message_is_refused(fake: FakeDiscord, bot: LeagueB
     it = await fake.interact("td", {"name": "x"}, sub=["season", "add"], guild_id=None)
     data = (await it.response())["data"]
     assert _flags(data) & EPHEMERAL
+
+
+async def test_typed_names_are_escaped_in_the_confirmation_and_the_post(
+    fake: FakeDiscord, bot: LeagueBot, guild: int
+):
+    posted_before = len(fake.messages.get(RESULTS_CHANNEL, []))
+    it = await td(
+        fake,
+        guild,
+        ["result"],
+        {
+            "finish": "1 **Bold** Bob, 2 ||Spoiler||, 3 `Tick`",
+            "location": "Brew**pub**",
+            "season": "2026 Fall",
+            "date": "2026-11-20",
+        },
+    )
+    text = _text(await it.settled())
+    assert "\\*\\*Bold\\*\\* Bob: 1,200 RP" in text
+    assert "\\|\\|Spoiler\\|\\|" in text
+    assert "\\`Tick\\`" in text
+    assert "Brew\\*\\*pub\\*\\*" in text
+    assert "3 players" in text
+    post = await fake.wait_message(RESULTS_CHANNEL, posted_before + 1)
+    assert "\\*\\*Bold\\*\\* Bob" in _text(post)

@@ -63,7 +63,7 @@ def test_1_e_d_example_late_player_at_300_600_starts_with_1200_removed():
 def test_1_e_d_and_2_c_b_4_late_player_gets_only_referral_chips():
     arrival = Arrival(birthday=True, new_player=True, new_players_brought=1, late_big_blind=400)
     stack = starting_stack(arrival, BTOWN)
-    assert stack.extras == (("brought 1 new player(s)", 8000),)
+    assert stack.extras == (("brought 1 new player", 8000),)
     assert stack.total == 18000 + 8000 - 800
     assert len(stack.not_awarded) == 2
 

@@ -78,7 +78,7 @@ def test_query_lone_hand_of_five_to_seven_cards(text):
     [
         ("", InvalidShowdownError, "Type some cards"),
         ("As Ks", InvalidShowdownError, "A lone hand needs 5 to 7 cards"),
-        ("As Ks vs Qh", InvalidShowdownError, "Player 2 has 1 cards"),
+        ("As Ks vs Qh", InvalidShowdownError, "Player 2 has 1 card "),
         ("As Ks vs Qh Qd Jd", InvalidShowdownError, "two hole cards"),
         ("As Ks vs Qh Qd board 2c", InvalidShowdownError, "0, 3, 4 or 5 cards"),
         ("As Ks vs Qh Qd board 2c 3c 4c 5c 6c 7c", InvalidCardsError, "at most 5"),
