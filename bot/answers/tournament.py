@@ -20,7 +20,7 @@ import rulings
 from bot.answers.clock import CONSOLE_CHANNEL, ClockDoor
 from bot.answers.td import announced
 from bot.commands.model import Context
-from bot.reply import Button, Field, Reply, escape
+from bot.reply import Button, Field, Reply, escape, plural
 from rulings import (
     Arrival,
     BustedOut,
@@ -135,7 +135,7 @@ def _move_line(move: SeatMove) -> str:
 def _head(chart: Chart) -> str:
     tables = len([t for t, n in chart.counts().items() if n])
     return (
-        f"{chart.remaining} players left at {tables} table(s); "
+        f"{plural(chart.remaining, 'player')} left at {plural(tables, 'table')}; "
         f"average stack {_n(chart.average_stack)}"
     )
 
@@ -417,7 +417,7 @@ def _undone_text(chart: Chart, entry: Entry) -> str:
     if isinstance(entry, BustedOut):
         return "the bust of " + ", ".join(escape(chart.name(k)) for k, _ in entry.players)
     if isinstance(entry, TablesBalanced):
-        return f"the balance ({len(entry.moves)} move(s) taken back)"
+        return f"the balance ({plural(len(entry.moves), 'move')} taken back)"
     if isinstance(entry, PlayerMoved):
         return f"the move {_move_line(entry.move)}"
     if isinstance(entry, ButtonSet):

@@ -238,6 +238,10 @@ def _shared_positions(
     return tuple(out)
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word if n == 1 else word + 's'}"
+
+
 def _check_chips(names: Sequence[str], chips: Sequence[int] | None, what: str) -> None:
     if chips is None:
         if len(names) > 1:
@@ -247,7 +251,8 @@ def _check_chips(names: Sequence[str], chips: Sequence[int] | None, what: str) -
         return
     if len(chips) != len(names):
         raise TournamentError(
-            f"{len(names)} player(s) but {len(chips)} chip count(s); give one count per player"
+            f"{_count(len(names), 'player')} but {_count(len(chips), 'chip count')}; "
+            "give one count per player"
         )
     if any(c < 0 for c in chips):
         raise TournamentError("chip counts cannot be negative")
@@ -534,7 +539,7 @@ def chop_heads_up(night: Night, leader: str) -> tuple[Night, NightFinished]:
     _running(chart)
     if len(chart.seated) != 2:
         raise TournamentError(
-            f"a chop is heads-up only (2.F.b); {len(chart.seated)} players are left"
+            f"a chop is heads-up only (2.F.b); {_count(len(chart.seated), 'player')} left"
         )
     key = _playing(chart, leader)
     other = next(k for k in chart.seated if k != key)
