@@ -437,3 +437,18 @@ def pause_for_redraw(*, session: Session, channel_id: int, now: dt.datetime) -> 
         return None
     add_clock_event(session=session, clock_id=clock.id, action=ClockAction.PAUSE, at=now)
     return clock.id
+
+
+def tournament_status_line(*, session: Session, channel_id: int) -> str | None:
+    """One line for the clock's live status message while a tournament runs in the channel.
+
+    Returns:
+        ``"Tournament: 37 players left, average stack 24,324"``, or None when no tournament
+        is open there.
+    """
+    record = find_open_tournament(session=session, channel_id=channel_id)
+    if record is None:
+        return None
+    chart = record.night.chart
+    left = f"{chart.remaining} player{'' if chart.remaining == 1 else 's'} left"
+    return f"Tournament: {left}, average stack {chart.average_stack:,}"

@@ -24,6 +24,7 @@ from storage.tournaments import (
     latest_tournament,
     list_entries,
     open_tournament,
+    tournament_status_line,
     undo_entry,
 )
 from tests.storage._league import NOW
@@ -141,3 +142,12 @@ def test_a_locked_read_then_write_commits_on_both_databases(engine):
         again = get_open_tournament(session=s, channel_id=CHANNEL)
         assert again.night.chart.status == "running"
         assert again.seq == rec.seq + 1
+
+
+def test_the_status_line_for_the_clock_message(engine):
+    with session_scope(engine) as s:
+        assert tournament_status_line(session=s, channel_id=CHANNEL) is None
+    opened(engine, players=3)
+    with session_scope(engine) as s:
+        line = tournament_status_line(session=s, channel_id=CHANNEL)
+    assert line == "Tournament: 3 players left, average stack 18,000"
