@@ -17,9 +17,9 @@ run: $(STAMP)
 	$(BIN)/pokerfloor
 
 ## test: lint, types, architecture and the whole test suite (SQLite and PostgreSQL), doctests
-## included, in a random order (pytest-randomly; the seed is printed, -p "randomly" -p
-## no:randomly pins it): each test owns its guild or database. Each test file runs whole in one
-## worker (--dist loadfile): the e2e modules share one fake Discord and bot.
+## included, in a random order (pytest-randomly prints the seed; --randomly-seed=N repeats it):
+## each test owns its guild or database. Each test file runs whole in one worker
+## (--dist loadfile): an e2e module's tests share one fake Discord and one bot.
 test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .

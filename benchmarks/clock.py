@@ -211,7 +211,7 @@ async def main(argv: list[str] | None = None) -> int:
         bot = LeagueBot(
             fake.settings(database_url=url),
             make_engine(url),
-            extensions=("bot.cogs.clock",),
+            extensions=("bot.app.clock",),
             guild_ready_timeout=0.01,
         )
         await start_bot(fake, bot)

@@ -34,8 +34,8 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlmodel import Session
 
 from bot.database import Database
+from bot.replies.clock import status_reply
 from bot.reply import Reply
-from bot.views.clock import status_reply
 from rulings import (
     Announcement,
     ClockAction,

@@ -1,7 +1,7 @@
 """A transport-neutral reply: what a command answers, before it becomes a Discord embed or text.
 
-Command logic (``bot.views.*``) returns a ``Reply``; the Discord adapter renders it as an embed
-(``bot.render``) and the console and CLI print ``Reply.to_text()``.
+Command logic (``bot.replies.*``) returns a ``Reply``; the Discord adapter renders it as an embed
+(``bot.app.render``) and the console and CLI print ``Reply.to_text()``.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class Effect:
       its index now so that no ``/rule`` waits.
 
     A surface ignores (and logs) a kind it does not know; add the kind here and in
-    ``bot.slash.SlashRunner`` when a command needs a new one.
+    ``bot.app.slash.SlashRunner`` when a command needs a new one.
     """
 
     kind: str

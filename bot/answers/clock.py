@@ -177,7 +177,7 @@ def end(ctx: Context) -> Reply:
 
 def status(ctx: Context) -> Reply:
     """``/clock status``: this channel's clock; elsewhere, every running clock briefly."""
-    from bot.views.clock import running_clocks_reply, status_reply
+    from bot.replies.clock import running_clocks_reply, status_reply
     from storage import clocks
     from storage.errors import NotFound
 

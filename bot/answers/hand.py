@@ -1,4 +1,4 @@
-"""/hand: best hands, winners and odds (``bot.views.hand`` builds the reply)."""
+"""/hand: best hands, winners and odds (``bot.replies.hand`` builds the reply)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import logging
 
 import rulings
 from bot.commands.model import Context
+from bot.replies.hand import hand_reply, hand_reply_needs_thread
 from bot.reply import Reply
-from bot.views.hand import hand_reply, hand_reply_needs_thread
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,8 @@ from typing import Any
 
 import rulings
 from bot.commands.model import Context
-from bot.reply import Button, Reply
-from bot.views import league as views
-from bot.views.league_commands import (
+from bot.replies import league as views
+from bot.replies.league_commands import (
     TERMINAL_PAGE,
     Paged,
     league_rules_for,
@@ -24,6 +23,7 @@ from bot.views.league_commands import (
     standings_for,
     toc_for,
 )
+from bot.reply import Button, Reply
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def standings(
 def _standings_table(
     ctx: Context, season: str | None, location: str | None, by: str, *, json: bool
 ) -> Reply:
-    from bot.views.league_commands import league_of
+    from bot.replies.league_commands import league_of
     from storage.leagues import get_location
     from storage.standings import season_standings
 
@@ -109,7 +109,7 @@ def toc(
 ) -> Reply:
     """``/toc [player] [season]``: Tournament of Champions qualification."""
     if json or staff:
-        from bot.views.league_commands import league_of
+        from bot.replies.league_commands import league_of
         from storage.standings import season_toc
 
         with ctx.transaction() as session:

@@ -1,4 +1,4 @@
-"""/rule: the passage that rules on a question, cited (``bot.views.rule`` builds the reply)."""
+"""/rule: the passage that rules on a question, cited (``bot.replies.rule`` builds the reply)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import rulings
 from bot.commands.model import Context
+from bot.replies.rule import rule_reply
 from bot.reply import Reply
-from bot.views.rule import rule_reply
 
 log = logging.getLogger(__name__)
 

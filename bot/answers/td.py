@@ -14,8 +14,8 @@ from typing import Any
 import rulings
 from bot.commands.model import Context, Upload
 from bot.errors import BadOption, NotDirectorError
+from bot.replies import td as views
 from bot.reply import Effect, Field, Reply, escape
-from bot.views import td as views
 from storage.event_changes import EventEdit, RecordBuilder
 
 log = logging.getLogger(__name__)
@@ -169,7 +169,7 @@ def void(ctx: Context, event: int, reason: str) -> Reply:
 
 def events(ctx: Context, season: str | None = None) -> Reply:
     """``/td events [season]``: a season's events with their numbers."""
-    from bot.views import league as league_views
+    from bot.replies import league as league_views
 
     with ctx.transaction() as session:
         found = views.events_for(session=session, guild_id=ctx.guild_id, season=season)

@@ -24,8 +24,8 @@ from sqlmodel import Session
 import rulings
 from bot.config import Settings
 from bot.errors import BadOption, describe, one_line
+from bot.replies import league as views
 from bot.reply import Reply
-from bot.views import league as views
 from storage import events as store_events
 from storage import players as store_players
 from storage.db import make_engine, session_scope, upgrade_schema

@@ -318,7 +318,7 @@ class Context:
         is_empty = getattr(self.db, "is_empty", None)
         if is_empty is not None and is_empty():
             return rulings.load_league_rules()
-        from bot.views.league_commands import league_rules_for
+        from bot.replies.league_commands import league_rules_for
 
         rules: rulings.LeagueRules = self.db.run_sync(league_rules_for, guild_id=self.guild_id)
         return rules

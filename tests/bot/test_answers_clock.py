@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.answers.clock import parse_warning_minutes
-from bot.transformers import BadOption
+from bot.errors import BadOption
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from bot.cli import main
-from bot.views.hand import TEXT_LIMIT, hand_reply, hand_reply_needs_thread
+from bot.replies.hand import TEXT_LIMIT, hand_reply, hand_reply_needs_thread
 from rulings import load_league_rules
 
 BTOWN = load_league_rules("btown")

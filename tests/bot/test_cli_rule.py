@@ -1,4 +1,4 @@
-"""`pokerfloor rule` and the shared `/rule` reply (bot.views.rule)."""
+"""`pokerfloor rule` and the shared `/rule` reply (bot.replies.rule)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import rulings
 from bot.cli import main
-from bot.views.rule import escape_markdown, rule_reply
+from bot.replies.rule import escape_markdown, rule_reply
 
 
 @pytest.fixture(scope="module")

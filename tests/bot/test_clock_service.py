@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 
 from bot.clock_service import ClockService, ClockStatus
 from bot.database import Database
-from bot.views.clock import status_reply
+from bot.replies.clock import status_reply
 from rulings import Announcement, BlindStructureError, ClockAction, ClockError
 from storage import clocks
 from storage.db import create_schema, make_engine
@@ -420,7 +420,7 @@ _DIE_WHILE_POSTING = """
 import asyncio, datetime as dt, os, sys
 from bot.clock_service import ClockService
 from bot.database import Database
-from bot.views.clock import status_reply
+from bot.replies.clock import status_reply
 from storage.db import make_engine
 
 class DyingPoster:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -11,12 +13,12 @@ import pytest
 from discord import app_commands
 from discord.ext import commands as ext
 
+from bot.app.slash import install
 from bot.cli import build_parser
 from bot.commands import COMMANDS, GROUPS
 from bot.commands.model import Command
 from bot.commands.options import bind, parse_line
 from bot.errors import BadOption
-from bot.slash import install
 
 TODAY = dt.date(2026, 11, 21)
 
@@ -124,3 +126,35 @@ def test_an_option_out_of_range_is_refused_the_same_everywhere():
                 surface=surface,
                 today=TODAY,
             )
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_the_readme_command_table_is_written_from_the_definitions():
+    from bot.commands.docs import section
+
+    assert section(COMMANDS) in README.read_text(encoding="utf-8"), (
+        "README's command table is out of date: run python -m bot.commands.docs"
+    )
+
+
+def _leaves(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    subs = _subparsers(parser)
+    if not subs:
+        return [path]
+    return [leaf for name, sub in subs.items() for leaf in _leaves(sub, (*path, name))]
+
+
+def test_the_readme_names_every_command_line_command():
+    text = README.read_text(encoding="utf-8")
+    defined = {c.cli_path for c in COMMANDS if "cli" in c.surfaces}
+    for leaf in _leaves(build_parser()):
+        if leaf in defined:
+            continue  # in the generated table, with the same words
+        group, *action = leaf
+        rows = [line for line in text.splitlines() if f"`pokerfloor {group}" in line]
+        assert rows, f"README names no pokerfloor {group}"
+        if action:
+            words = {w for row in rows for w in re.split(r"[\s`|\\,]+", row)}
+            assert action[0] in words, f"README names no pokerfloor {' '.join(leaf)}"

@@ -123,3 +123,25 @@ def test_result_date_words_use_the_league_timezone(console: Console):
     assert (code, err) == (0, "")
     today = console.ctx.context().today().isoformat()
     assert today in out
+
+
+def test_td_result_file_takes_a_path(console: Console, tmp_path):
+    night = tmp_path / "night.csv"
+    night.write_text("position,player\n1,Carol\n2,Alice\n", encoding="utf-8")
+    code, out, err = _run(
+        console,
+        f'/td result file:"{night}" location:Brewpub season:2026 Fall date:2026-11-20',
+        "/td result file:/no/such/file.csv location:Brewpub",
+    )
+    assert code == 2
+    assert "Carol: 1,200 RP, 250 BP" in out
+    assert err.strip().splitlines() == ["/no/such/file.csv: No such file or directory"]
+
+
+def test_every_console_command_is_reached_by_its_words():
+    from bot.commands import COMMANDS
+    from bot.console import match
+
+    for command in COMMANDS:
+        if "console" in command.surfaces:
+            assert match(COMMANDS, [*command.path, "extra"]) == (command, len(command.path))

@@ -8,7 +8,6 @@ import pytest
 from discord import app_commands
 
 from bot.errors import APOLOGY, BadOption, NotDirectorError, describe, unwrap
-from bot.transformers import tidy_text
 from rulings import RulingsError
 from storage.errors import NotFound
 
@@ -67,11 +66,3 @@ def test_unwrap_finds_what_the_command_raised():
 )
 def test_user_messages_are_short_and_plain(error: Exception, expected: str):
     assert expected in user_message(error)
-
-
-def test_tidy_text_collapses_and_limits():
-    assert tidy_text("  As   Ks\n vs Qh Qd ", what="cards") == "As Ks vs Qh Qd"
-    with pytest.raises(BadOption, match="Please type cards"):
-        tidy_text("   ", what="cards")
-    with pytest.raises(BadOption, match="at most 200"):
-        tidy_text("x" * 201, what="cards")

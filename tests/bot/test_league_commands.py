@@ -132,3 +132,22 @@ async def test_season_autocomplete(fake: FakeDiscord, bot: LeagueBot, league: No
     it = await fake.interact("standings", {"season": "20"}, focused="season")
     body = await it.response()
     assert [c["value"] for c in body["data"]["choices"]] == ["2026 Fall"]
+
+
+async def test_a_stale_page_button_answers_privately(
+    fake: FakeDiscord, bot: LeagueBot, league: None
+):
+    """A page of a season that is gone takes the one error path, not "interaction failed"."""
+    it = await fake.interact("standings")
+    first = await it.settled()
+    forward = _buttons(first)[1]
+    for custom_id, says in (
+        ("pf:st:999999:0:2", "no longer exists"),  # the season is gone
+        ("pf:st:x", "out of date"),  # a button of an older version of the bot
+    ):
+        components = [{"type": 1, "components": [dict(forward, custom_id=custom_id)]}]
+        press = await fake.press(it.message_id, custom_id, components=components)
+        body = await press.response()
+        assert body["type"] == 4
+        assert _flags(body["data"]) & EPHEMERAL
+        assert says in _description(body["data"])

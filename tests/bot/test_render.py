@@ -1,10 +1,10 @@
-"""bot.render: Discord's limits enforced in one place; text cut cleanly, citation kept."""
+"""bot.app.render: Discord's limits enforced in one place; text cut cleanly, citation kept."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot import render
+from bot.app import render
 from bot.reply import Field, Reply
 
 

@@ -18,10 +18,10 @@ from dataclasses import replace
 from sqlmodel import Session
 
 import rulings
+from bot.errors import BadOption
+from bot.replies import league as views
+from bot.replies.league_commands import league_of
 from bot.reply import Field, Reply, escape, plural
-from bot.transformers import BadOption
-from bot.views import league as views
-from bot.views.league_commands import league_of
 from rulings import (
     EventFormatError,
     EventRecord,

@@ -14,7 +14,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot import render
+from bot.app import render
 from bot.errors import APOLOGY, describe, unwrap
 from bot.reply import Reply, error_reply
 

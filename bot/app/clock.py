@@ -5,10 +5,10 @@ Directors start, pause, resume, move and end the clock; everyone can ask ``/cloc
 cog owns it, posts its messages (``DiscordClockPoster``) and answers the status message's
 buttons.
 
-Who is a director: ``bot.permissions`` (the league's director role, or Manage Server), checked
-at call time for each director command and each button press. ``default_permissions`` cannot
-be used: it applies to the whole ``/clock`` group and would hide ``/clock status`` from
-players.
+Who is a director: ``bot.app.slash.SlashRunner.allowed`` (the league's director role, or
+Manage Server), checked at call time for each director command and each button press.
+``default_permissions`` cannot be used: it applies to the whole ``/clock`` group and would hide
+``/clock status`` from players.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import render
 from bot.answers.clock import ClockDoor
+from bot.app import render
+from bot.app.tree import reply_privately, respond
 from bot.clock_service import ClockService, ClockStatus
+from bot.commands.model import Who
 from bot.errors import describe
-from bot.permissions import check_director
 from bot.reply import Reply
-from bot.tree import reply_privately, respond
 from rulings import Announcement, ClockAction, position_at
 from storage.clocks import ClockRecord
 
@@ -116,7 +116,9 @@ class ClockButton(
     async def callback(self, interaction: discord.Interaction) -> None:
         """Pause, resume or add a minute, then confirm privately."""
         try:
-            await check_director(interaction)  # refuses privately; nothing is written
+            # Refused privately (NotDirectorError, through describe); nothing is written.
+            runner = interaction.client.slash  # type: ignore[attr-defined]
+            await runner.allowed(interaction, Who.DIRECTOR, guild_only=True)
             cog = interaction.client.get_cog("ClockCog")  # type: ignore[attr-defined]
             if not isinstance(cog, ClockCog):
                 raise app_commands.CheckFailure("The clock is not running on this bot right now.")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.views.league import (
+from bot.replies.league import (
     event_summary_reply,
     stack_reply,
     standings_pages,

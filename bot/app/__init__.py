@@ -26,11 +26,11 @@ from discord.ext import commands
 from sqlalchemy.engine import Engine
 
 import rulings
-from bot import render
+from bot.app import render
+from bot.app.tree import LeagueTree, respond
 from bot.config import Settings
 from bot.database import Database
 from bot.reply import Reply
-from bot.tree import LeagueTree, respond
 from storage import bot_models
 from storage.db import upgrade_schema
 from storage.guild_settings import guild_rulebooks
@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-EXTENSIONS: tuple[str, ...] = ("bot.cogs.clock",)
+EXTENSIONS: tuple[str, ...] = ("bot.app.clock",)
 
 # A command that has not answered after this long defers ("is thinking…") so that the
 # interaction is acknowledged well inside Discord's 3 s, then answers with a follow-up.
@@ -130,7 +130,7 @@ class LeagueBot(commands.Bot):
         # home), and each such server's choice; servers without one use ``rules``.
         self._home_rules: dict[str, asyncio.Task[rulings.RuleIndex]] = {}
         self._guild_homes: dict[int, str] = {}
-        self.slash: Any = None  # bot.slash.SlashRunner, set by setup_hook
+        self.slash: Any = None  # bot.app.slash.SlashRunner, set by setup_hook
         self.clock_door: Any = None  # bot.answers.clock.ClockDoor, set by the clock cog
 
     # -- start-up and shutdown -------------------------------------------------------------
@@ -150,7 +150,7 @@ class LeagueBot(commands.Bot):
         await self.load_rule_homes()
         for name in self.extension_names:
             await self.load_extension(name)
-        from bot.slash import install
+        from bot.app.slash import install
 
         install(self)  # every definition in bot.commands becomes an app command
         self.last_sync = await self.sync_commands()

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import discord
 from discord import app_commands
 
-from bot import render
+from bot.app import render
 from bot.commands import ACTIONS, COMMANDS, group_description
 from bot.commands.model import Action, Command, Context, Opt, Upload, Who
 from bot.commands.options import MAX_FILE_BYTES, bind
@@ -529,7 +529,7 @@ async def choices_for(
         wanted = current.strip().lower()
         books = [n for n in index.book_names if wanted in n.lower()]
         return choice_list([(index.books[n].title + f" ({n})", n) for n in books])
-    from bot.views.league_commands import choices
+    from bot.replies.league_commands import choices
 
     names: list[str] = await bot.db.run(
         choices, guild_id=interaction.guild_id, what=source, typed=current[:100]

@@ -2,7 +2,7 @@
 
 Each ``*_for`` function is a storage call (keyword-only ``session``) that the Discord cog runs
 with ``bot.db.run`` and the console with ``db.run_sync``; both render the same ``Reply``
-pages built by ``bot.views.league``. A server's league is found by its guild id; the console
+pages built by ``bot.replies.league``. A server's league is found by its guild id; the console
 (guild None) uses the CLI's ``default`` league, so both see the same data on one database.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from sqlmodel import Session
 
 import rulings
+from bot.replies import league as views
 from bot.reply import Reply, escape, plural
-from bot.views import league as views
 from rulings import name_key
 from storage.errors import NotFound
 from storage.guild_settings import get_guild_league

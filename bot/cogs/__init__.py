@@ -1,1 +1,0 @@
-"""Discord cogs: one module per topic, each with ``async def setup(bot)``; see ``bot.app``."""
