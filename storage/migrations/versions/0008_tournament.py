@@ -1,7 +1,8 @@
 """Tournament night: tournament (room, chart snapshot) and tournament_entry (the night's log).
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0008
+Revises: 0006 (main's 0007_clock_lease is not on this branch yet: when both are in,
+this revises 0007)
 Create Date: 2026-12-01 09:40:00
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0007"
+revision: str = "0008"
 down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
