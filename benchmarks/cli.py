@@ -11,7 +11,8 @@ Targets (issue 10, point 6), each as a ratio of wall time to the peer measured i
 Every process starts the same way (the venv's interpreter, a fresh working directory without a
 database, no ``DISCORD_*``/``DATABASE_URL`` in the environment). The commands take turns within
 each round so a busy machine slows them alike; the figure is the median over the rounds (the
-best round is printed too).
+best round is printed too). The warm-up run writes what a first run writes on any machine
+(``.pyc`` files, the rulebook index cache of ``bot.cli.rulebook_cache``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """A transport-neutral reply: what a command answers, before it becomes a Discord embed or text.
 
-Command logic (``bot.replies.*``) returns a ``Reply``; the Discord adapter renders it as an embed
-(``bot.app.render``) and the console and CLI print ``Reply.to_text()``.
+A command's handler (``bot.answers``, worded by ``bot.replies``) returns a ``Reply``; the Discord
+adapter renders it as an embed (``bot.app.render``), the console and the command line print
+``Reply.to_plain()``.
 """
 
 from __future__ import annotations

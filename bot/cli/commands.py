@@ -252,8 +252,15 @@ def context(
         guild_id=guild_id,
         actor=str(getattr(args, "actor", None) or f"cli:{getpass.getuser()}"),
         is_director=True,
+        rule_index=lambda: _rulebooks(settings),
     )
     return ctx, db
+
+
+def _rulebooks(settings: LazySettings) -> Any:
+    from bot.cli.rulebook_cache import load_rulebooks
+
+    return load_rulebooks(settings.rulebook_dir)
 
 
 def _flagged(command: Command, message: str) -> str:

@@ -7,7 +7,7 @@ test walks them. A command is written once::
     STACK = Command(
         path=("stack",),
         description="Work out a starting stack (2.C, 1.E.d)",
-        handler="bot.commands.league:stack",
+        handler="bot.answers.league:stack",
         options=(
             Opt("player", "Whose stack", positional=True),
             Opt("brought", "New players he brought", kind="int", min=0, max=20, default=0),

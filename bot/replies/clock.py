@@ -1,9 +1,8 @@
 """Clock replies: the live status of one clock and a brief list of the running clocks.
 
-Shared by the Discord cog (the status message and ``/clock status``, through
-``bot.clock_service``) and the console's ``/clock status``. Builders take ``storage`` records
-and the moment to show (time is a parameter here too) and return ``Reply`` objects within
-Discord's limits; ``clock_console`` is the console's handler.
+Used by the clock service (the status message) and ``/clock status`` on every surface
+(``bot.answers.clock``). Builders take ``storage`` records and the moment to show (time is a
+parameter here too) and return ``Reply`` objects within Discord's limits.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""/standings, /toc and /stack: the storage reads behind them and their console handlers.
+"""/standings, /toc and /stack: the storage reads behind them.
 
-Each ``*_for`` function is a storage call (keyword-only ``session``) that the Discord cog runs
-with ``bot.db.run`` and the console with ``db.run_sync``; both render the same ``Reply``
-pages built by ``bot.replies.league``. A server's league is found by its guild id; the console
-(guild None) uses the CLI's ``default`` league, so both see the same data on one database.
+Each ``*_for`` function is a storage call (keyword-only ``session``) that the handlers
+(``bot.answers.league``) run in one transaction on every surface; the pages are built by
+``bot.replies.league``. A server's league is found by its guild id; guild None is the
+database's own league (the command line's and the console's without ``--guild``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Director (/td) command logic shared by the Discord cog and the console.
+"""Director (/td) replies and storage calls, used by the handlers in ``bot.answers.td``.
 
 Parsing of options (finish text, uploads, names, dates), the storage calls that resolve a
 server's league first (``*_for``, keyword-only ``session``, run with ``Database.run``), and
