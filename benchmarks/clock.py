@@ -13,8 +13,17 @@ per clock, and the event loop's lag (a 10 ms sleeper's overshoot).
 Targets (issue 6): every announcement exactly once and in order, p99 lateness <= 500 ms,
 event-loop lag p99 <= 50 ms.
 
+Two instances (issue 12), with ``--instances 2`` (PostgreSQL at ``TEST_DATABASE_URL``, a fresh
+schema): two ``pokerfloor run`` processes start together on the empty database, half of the
+clocks are started through each, and halfway through the run the first process is killed
+(``kill -9``). Measured at the fake Discord: every level announced once (a catch-up "We are
+now at level N" counts as level N; levels it covers are not missing), in order, lateness of
+the scheduled levels outside the takeover, and the takeover time: from the kill to the
+survivor's first post for each of the dead one's clocks, with the production lease (10 s).
+
     .venv/bin/python -m benchmarks.clock                 # 200 clocks, 5 s levels, 30 s
     .venv/bin/python -m benchmarks.clock --seconds 120   # the full two minutes
+    .venv/bin/python -m benchmarks.clock --instances 2   # and the two-process run
 """
 
 from __future__ import annotations
@@ -24,24 +33,42 @@ import asyncio
 import datetime as dt
 import itertools
 import logging
+import os
 import re
+import signal
 import statistics
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import discord
+from sqlalchemy import event, text
 
 from bot.app import LeagueBot
 from bot.clock_service import ClockService
-from storage.db import make_engine
-from tests.fakediscord import GUILD_ID, FakeDiscord, start_bot, stop_bot
+from storage.db import make_engine, scratch_schema
+from tests.fakediscord import (
+    CHANNEL_ID,
+    GUILD_ID,
+    MANAGE_GUILD,
+    FakeDiscord,
+    snowflake,
+    start_bot,
+    stop_bot,
+)
 
 LEVEL = re.compile(r"Level (\d+): blinds")
+CATCH_UP = re.compile(r"We are now at level (\d+): blinds")
 OURS_BASE = 700_000_000_000_000_000
 PEER_BASE = 800_000_000_000_000_000
+TWO_BASE = 600_000_000_000_000_000
+POSTGRES_URL = os.environ.get(
+    "TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+A, B = "fake-token-a", "fake-token-b"
 
 
 @dataclass
@@ -56,6 +83,13 @@ class Phase:
     duplicates: int = 0
     out_of_order: int = 0
     missing: int = 0
+    covered: int = 0  # levels not posted but covered by a catch-up (after a takeover)
+    catch_ups: int = 0
+    takeover_s: list[float] = field(default_factory=list)
+    statements: int = 0  # SQL statements during the steady run (after the clocks started)
+    action_s: list[float] = field(default_factory=list)  # action via the non-owner, to its post
+    latest: list[tuple[float, int, int, float]] = field(default_factory=list)  # ms, ch, n, at
+    killed_at: float | None = None  # wall time of the kill
 
 
 def pct(values: list[float], q: float) -> float:
@@ -88,27 +122,37 @@ def check(
     ``starts`` maps channel -> wall time (epoch seconds) of level 1; ``offset`` converts the
     fake's perf_counter stamps to epoch seconds.
     """
-    seen: dict[int, list[tuple[int, float]]] = {cid: [] for cid in starts}
+    seen: dict[int, list[tuple[int, float, bool]]] = {cid: [] for cid in starts}
     for rec in fake.requests:
-        if rec.method != "POST" or not rec.path.startswith("/channels/"):
+        if rec.method != "POST" or not rec.path.startswith("/channels/") or rec.deduplicated:
             continue
         cid = int(rec.path.split("/")[2])
-        if cid not in seen or not isinstance(rec.body, dict):
+        if cid not in seen or not isinstance(rec.body, dict) or rec.status != 200:
             continue
-        match = LEVEL.search(rec.body.get("content") or "")
+        content = rec.body.get("content") or ""
+        match = LEVEL.search(content)
+        summary = CATCH_UP.search(content)
         if match:
-            seen[cid].append((int(match.group(1)), rec.at + offset))
+            seen[cid].append((int(match.group(1)), rec.at + offset, False))
+        elif summary:
+            seen[cid].append((int(summary.group(1)), rec.at + offset, True))
     for cid, started in starts.items():
         due = int((horizon - started) // level_s) + 1  # levels 1..due are due by the horizon
         phase.expected += due
-        levels = [n for n, _ in seen[cid]]
-        phase.sent += sum(1 for n in levels if n <= due)
+        levels = [n for n, _, _ in seen[cid]]
+        phase.sent += sum(1 for n, _, summary in seen[cid] if n <= due and not summary)
+        phase.catch_ups += sum(1 for _, _, summary in seen[cid] if summary)
         phase.duplicates += len(levels) - len(set(levels))
         phase.out_of_order += sum(1 for a, b in itertools.pairwise(levels) if b <= a)
-        phase.missing += len(set(range(1, due + 1)) - set(levels))
-        for n, arrived in seen[cid]:
-            if 2 <= n <= due:
-                phase.lateness_ms.append((arrived - (started + (n - 1) * level_s)) * 1000)
+        highest_summary = max((n for n, _, summary in seen[cid] if summary), default=0)
+        absent = set(range(1, due + 1)) - set(levels)
+        phase.covered += sum(1 for n in absent if n < highest_summary)
+        phase.missing += sum(1 for n in absent if n >= highest_summary)
+        for n, arrived, is_summary in seen[cid]:
+            if 2 <= n <= due and not is_summary:
+                late_ms = (arrived - (started + (n - 1) * level_s)) * 1000
+                phase.lateness_ms.append(late_ms)
+                phase.latest.append((late_ms, cid, n, arrived))
 
 
 async def run_ours(
@@ -134,12 +178,20 @@ async def run_ours(
     )
     starts = {r.channel_id: r.state.started_at.timestamp() for r in records}
     horizon = min(starts.values()) + seconds
+    statements = [0]
+
+    def count(*_: Any) -> None:
+        statements[0] += 1
+
+    event.listen(bot.engine, "before_cursor_execute", count)  # steady state: after the starts
     await asyncio.sleep(horizon - time.time())
     await asyncio.sleep(1.0)  # let announcements due at the horizon land
+    event.remove(bot.engine, "before_cursor_execute", count)
     stop.set()
     await lag
     await service.stop()
     check(phase, fake, starts, level_s, horizon, time.time() - time.perf_counter())
+    phase.statements = statements[0]
     return phase
 
 
@@ -175,19 +227,199 @@ async def run_peer(
     return phase
 
 
+class Process:
+    """One ``pokerfloor run`` process against the fake Discord, with its own token."""
+
+    def __init__(self, fake: FakeDiscord, token: str, database_url: str, logs: Path) -> None:
+        self.fake, self.token, self.database_url, self.logs = fake, token, database_url, logs
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        env = {
+            **os.environ,
+            "DISCORD_TOKEN": self.token,
+            "DISCORD_API_BASE": self.fake.api_base,
+            "DISCORD_GATEWAY_URL": self.fake.gateway_url,
+            "DATABASE_URL": self.database_url,
+        }
+        for name in ("DISCORD_GUILD_ID", "SHARD_COUNT", "SHARD_IDS", "CLOCK_LEASE_SECONDS"):
+            env.pop(name, None)
+        log = (self.logs / f"{self.token}.log").open("wb")
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "run", env=env, cwd=self.logs, stderr=log
+        )
+
+    async def connected(self) -> None:
+        async with asyncio.timeout(120):
+            while not self.fake.connected(self.token):
+                assert self.proc is not None
+                if self.proc.returncode is not None:
+                    raise RuntimeError(f"{self.token} exited {self.proc.returncode}")
+                await asyncio.sleep(0.05)
+
+    async def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.send_signal(sig)
+            try:
+                await asyncio.wait_for(self.proc.wait(), 15)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+
+
+async def start_clock_via(fake: FakeDiscord, token: str, channel: int, level_s: float) -> Any:
+    """``/clock start`` for ``channel`` sent to the instance logged in with ``token``."""
+    options = [
+        {"name": "structure", "type": 3, "value": "bar-league"},
+        {"name": "level_minutes", "type": 10, "value": level_s / 60},
+        {"name": "warnings", "type": 3, "value": "none"},
+        {"name": "channel", "type": 7, "value": str(channel)},
+    ]
+    data: dict[str, Any] = {
+        "id": str(snowflake()),
+        "name": "clock",
+        "type": 1,
+        "options": [{"name": "start", "type": 1, "options": options}],
+        "resolved": {
+            "channels": {
+                str(channel): {"id": str(channel), "type": 0, "name": "t", "permissions": "0"}
+            }
+        },
+    }
+    payload = fake._interaction_base(2, data, user_id=42, permissions=MANAGE_GUILD, username="td")
+    return await fake._send_interaction(payload, token=token)
+
+
+async def clock_command_via(fake: FakeDiscord, token: str, sub: str) -> Any:
+    """``/clock <sub>`` in the test channel, sent to the instance with ``token``."""
+    data = {
+        "id": str(snowflake()),
+        "name": "clock",
+        "type": 1,
+        "options": [{"name": sub, "type": 1, "options": []}],
+    }
+    payload = fake._interaction_base(2, data, user_id=42, permissions=MANAGE_GUILD, username="td")
+    return await fake._send_interaction(payload, token=token)
+
+
+async def action_latency(fake: FakeDiscord) -> float:
+    """Seconds from ``/clock pause`` sent to B until A (the owner) posts the pause notice."""
+    channel = f"/channels/{CHANNEL_ID}/messages"
+    if not any(r.auth == A for r in fake.requests_to("POST", channel)):
+        it = await clock_command_via(fake, A, "start")
+        await it.settled(30)
+    before = len(fake.requests)
+    sent = time.perf_counter()
+    await (await clock_command_via(fake, B, "pause")).settled(30)
+    async with asyncio.timeout(30):
+        while True:
+            notices = [
+                r
+                for r in fake.requests[before:]
+                if r.method == "POST"
+                and r.path == channel
+                and "The clock is paused" in ((r.body or {}).get("content") or "")
+            ]
+            if notices:
+                assert notices[0].auth == A, "the pause was posted by a process not owning it"
+                latency = notices[0].at - sent
+                break
+            await asyncio.sleep(0.01)
+    await (await clock_command_via(fake, B, "resume")).settled(30)
+    await asyncio.sleep(0.5)
+    return latency
+
+
+async def run_two_instances(
+    fake: FakeDiscord, clocks: int, level_s: float, seconds: float, logs: Path
+) -> Phase:
+    """Two processes on one PostgreSQL schema; the first is killed halfway through."""
+    phase = Phase("two pokerfloor run processes on PostgreSQL (kill -9 of one halfway)")
+    with scratch_schema(POSTGRES_URL, prefix="bench", create=False) as engine:
+        url = engine.url.render_as_string(hide_password=False)
+        first, second = Process(fake, A, url, logs), Process(fake, B, url, logs)
+        await asyncio.gather(first.start(), second.start())  # together, on an empty database
+        try:
+            await asyncio.gather(first.connected(), second.connected())
+            via = {TWO_BASE + i: (A if i % 2 == 0 else B) for i in range(clocks)}
+            started = [
+                await start_clock_via(fake, token, channel, level_s)
+                for channel, token in via.items()
+            ]
+            await asyncio.gather(*(it.settled(60) for it in started))
+            with engine.connect() as conn:
+                rows = conn.execute(text("SELECT channel_id, started_at FROM clock")).all()
+            starts = {int(cid): at.timestamp() for cid, at in rows}
+            # A director action through the process that does not own the clock: a clock of
+            # its own (outside the measured ones), started through A, paused through B.
+            await asyncio.sleep(1.0)
+            for _ in range(5):
+                phase.action_s.append(await action_latency(fake))
+            t0 = min(starts.values())
+            await asyncio.sleep(max(0.0, t0 + seconds / 2 - time.time()))
+            await first.stop(signal.SIGKILL)
+            killed = time.perf_counter()
+            phase.killed_at = time.time()
+            horizon = t0 + seconds
+            await asyncio.sleep(max(0.0, horizon - time.time()) + 1.0)
+            offset = time.time() - time.perf_counter()
+            check(phase, fake, starts, level_s, horizon, offset)
+            for channel, token in via.items():
+                if token != A:
+                    continue
+                after = [
+                    r.at
+                    for r in fake.requests_to("POST", f"/channels/{channel}/messages")
+                    if r.at > killed and r.auth == B and r.status == 200
+                ]
+                if after:
+                    phase.takeover_s.append(min(after) - killed)
+        finally:
+            await first.stop(signal.SIGKILL)
+            await second.stop()
+    return phase
+
+
 def report(phase: Phase) -> None:
     """Print one phase's figures."""
     print(f"{phase.name}:")
     print(
         f"  announcements due {phase.expected}, sent {phase.sent}, missing {phase.missing}, "
         f"duplicates {phase.duplicates}, out of order {phase.out_of_order}"
+        + (f", covered by {phase.catch_ups} catch-ups {phase.covered}" if phase.catch_ups else "")
     )
     late = phase.lateness_ms
     print(
         f"  lateness ms: p50 {pct(late, 50):.1f}  p99 {pct(late, 99):.1f}  "
         f"max {max(late, default=float('nan')):.1f}  (n={len(late)})"
     )
+    if phase.statements:
+        posted = len(phase.lateness_ms)
+        print(
+            f"  database statements: {phase.statements} for {posted} scheduled announcements "
+            f"({phase.statements / max(posted, 1):.2f} each, heartbeat and polls included)"
+        )
+    if phase.action_s:
+        act = phase.action_s
+        print(
+            f"  /clock pause through the other process, to the owner's notice: p50 "
+            f"{pct(act, 50):.2f} s  max {max(act):.2f} s  (n={len(act)})"
+        )
+    if phase.killed_at is not None and phase.latest:
+        worst = sorted(phase.latest, reverse=True)[:5]
+        where = ", ".join(
+            f"{ms:.0f} ms at kill{at - phase.killed_at:+.1f} s" for ms, _, _, at in worst
+        )
+        print(f"  latest announcements: {where}")
+    if phase.takeover_s:
+        take = phase.takeover_s
+        print(
+            f"  takeover after kill -9: first post by the survivor p50 {pct(take, 50):.2f} s  "
+            f"max {max(take):.2f} s  ({len(take)} clocks)"
+        )
     lag = phase.lag_ms
+    if not lag:
+        return
     print(
         f"  loop lag ms: p50 {pct(lag, 50):.2f}  p99 {pct(lag, 99):.2f}  "
         f"max {max(lag, default=float('nan')):.1f}  mean {statistics.fmean(lag or [0]):.2f}"
@@ -200,6 +432,9 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clocks", type=int, default=200)
     parser.add_argument("--level-seconds", type=float, default=5.0)
     parser.add_argument("--seconds", type=float, default=30.0, help="120 for the full run")
+    parser.add_argument(
+        "--instances", type=int, choices=(1, 2), default=1, help="2: also the two-process run"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("discord").setLevel(logging.ERROR)
@@ -223,10 +458,17 @@ async def main(argv: list[str] | None = None) -> int:
         peer = await run_peer(fake, bot, args.clocks, args.level_seconds, args.seconds)
         await stop_bot(bot)
         bot.engine.dispose()
+        two = None
+        if args.instances == 2:
+            two = await run_two_instances(
+                fake, args.clocks, args.level_seconds, max(args.seconds, 40.0), Path(tmp)
+            )
     await fake.stop()
 
     report(ours)
     report(peer)
+    if two is not None:
+        report(two)
     ratio = pct(ours.lateness_ms, 99) / max(pct(peer.lateness_ms, 99), 1e-9)
     print(f"p99 lateness ratio ours/peer: {ratio:.2f}")
     ok = (
@@ -236,6 +478,14 @@ async def main(argv: list[str] | None = None) -> int:
         and pct(ours.lateness_ms, 99) <= 500
         and pct(ours.lag_ms, 99) <= 50
     )
+    if two is not None:
+        ok = ok and two.missing == 0 and two.duplicates == 0 and two.out_of_order == 0
+        ok = ok and bool(two.takeover_s) and max(two.takeover_s) <= 15
+        ok = ok and bool(two.action_s) and max(two.action_s) <= 1.0
+        print(
+            "two-instance targets: exactly once, in order, takeover <= 15 s, "
+            "an action through the other process posted within 1 s"
+        )
     print(
         "targets (exactly once, in order, p99 lateness <= 500 ms, lag p99 <= 50 ms):",
         "met" if ok else "NOT met",

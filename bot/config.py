@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,12 @@ class Settings(BaseSettings):
             the bundled ones.
         discord_api_base: ``DISCORD_API_BASE``; REST base including the version path.
         discord_gateway_url: ``DISCORD_GATEWAY_URL``; the gateway websocket URL.
+        shard_count: ``SHARD_COUNT``; how many gateway shards the bot has in all (None: what
+            Discord recommends).
+        shard_ids: ``SHARD_IDS``; the shards this process runs, e.g. ``0,1`` (None: all), to
+            split the shards across processes.
+        clock_lease_seconds: ``CLOCK_LEASE_SECONDS``; how long a clock stays with a bot
+            instance that stopped renewing its lease (another one takes over after that).
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
@@ -44,8 +50,18 @@ class Settings(BaseSettings):
     rulebook_dir: Path | None = None
     discord_api_base: str = DEFAULT_API_BASE
     discord_gateway_url: str = DEFAULT_GATEWAY_URL
+    shard_count: int | None = Field(default=None, ge=1)
+    shard_ids: str | None = None
+    clock_lease_seconds: float = Field(default=10.0, ge=1.0, le=300.0)
 
-    @field_validator("discord_token", "discord_guild_id", "rulebook_dir", mode="before")
+    @field_validator(
+        "discord_token",
+        "discord_guild_id",
+        "rulebook_dir",
+        "shard_count",
+        "shard_ids",
+        mode="before",
+    )
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         """Treat an empty variable (``DISCORD_TOKEN=``) as not set."""
@@ -68,6 +84,33 @@ class Settings(BaseSettings):
         except (ZoneInfoNotFoundError, ValueError) as exc:
             raise ValueError(f"unknown time zone {value!r} (use an IANA name)") from exc
         return value
+
+    @field_validator("shard_ids")
+    @classmethod
+    def _shard_list(cls, value: str | None) -> str | None:
+        """``SHARD_IDS`` is a comma-separated list of shard numbers."""
+        if value is None:
+            return None
+        parts = [p.strip() for p in value.split(",") if p.strip()]
+        if not parts or not all(p.isdigit() for p in parts):
+            raise ValueError(f"SHARD_IDS must be shard numbers separated by commas, not {value!r}")
+        return ",".join(parts)
+
+    @model_validator(mode="after")
+    def _shards_fit(self) -> Settings:
+        """``SHARD_IDS`` needs ``SHARD_COUNT``, and each id must be below it."""
+        ids = self.shards
+        if ids is not None:
+            if self.shard_count is None:
+                raise ValueError("SHARD_IDS needs SHARD_COUNT (the number of shards in all)")
+            if max(ids) >= self.shard_count:
+                raise ValueError(f"SHARD_IDS go from 0 to SHARD_COUNT - 1 ({self.shard_count - 1})")
+        return self
+
+    @property
+    def shards(self) -> list[int] | None:
+        """``SHARD_IDS`` as numbers (None: every shard)."""
+        return None if self.shard_ids is None else [int(p) for p in self.shard_ids.split(",")]
 
     @property
     def has_token(self) -> bool:

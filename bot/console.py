@@ -48,7 +48,14 @@ class ConsolePoster:
         self.out = out
         self._ids = 0
 
-    async def announce(self, channel_id: int, announcement: Any, ping_role_id: int | None) -> None:
+    async def announce(
+        self,
+        channel_id: int,
+        announcement: Any,
+        ping_role_id: int | None,
+        *,
+        nonce: str | None = None,
+    ) -> None:
         """Print an announcement on its own line (the prompt stays where it is)."""
         self.out.write(f"\n[clock] {plain(announcement.text)}\n")
         self.out.flush()

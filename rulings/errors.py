@@ -28,7 +28,8 @@ way)::
         │   ├── DuplicateReceiptError   a receipt already counted at this location
         │   └── EventConflictError      the same event recorded with other content
         ├── DuplicatePlayerError   a new name close to an existing player's
-        └── MergeError             two players that cannot be merged
+        ├── MergeError             two players that cannot be merged
+        └── DatabaseBusyError      the database stayed locked or unreachable: try again soon
 
 Catch ``RulingsError`` to answer any user mistake; catch a leaf only where the caller does
 something different for it (``DuplicatePlayerError`` offers the existing name). Every surface

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from typing import Any
 
 from sqlalchemy import Column, DateTime
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Field, Session, SQLModel
 
 log = logging.getLogger(__name__)
@@ -32,12 +34,18 @@ def get_command_digest(*, session: Session, scope: str) -> str | None:
 
 
 def set_command_digest(*, session: Session, scope: str, digest: str, now: dt.datetime) -> None:
-    """Record that the command set with ``digest`` was synced to ``scope`` at ``now``."""
-    row = session.get(CommandSync, scope)
-    if row is None:
-        session.add(CommandSync(scope=scope, digest=digest, synced_at=now))
-    else:
-        row.digest = digest
-        row.synced_at = now
-        session.add(row)
-    session.flush()
+    """Record that the command set with ``digest`` was synced to ``scope`` at ``now``.
+
+    An upsert: instances started together both sync and both record it; the last one wins
+    (the digests are the same) and neither fails.
+    """
+    table: Any = CommandSync.__table__  # type: ignore[attr-defined]
+    dialect = session.get_bind().dialect.name
+    insert_fn: Any = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert_fn(table).values(scope=scope, digest=digest, synced_at=now)
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=["scope"],
+            set_={"digest": statement.excluded.digest, "synced_at": statement.excluded.synced_at},
+        )
+    )

@@ -3,6 +3,10 @@
 The clock's truth is its start plus its actions; the scheduler's jobs are derived from them.
 Announcement keys are claimed before the message is posted, so a restart never repeats one, and
 settled after it, so a restart knows which claims a crash left unposted.
+Each running clock has one owner: the bot instance that posts its announcements, holding a lease
+(``owner_id`` and ``lease_expires_at``, renewed by its heartbeat); a live instance adopts a clock
+whose lease ran out. ``version`` counts the director's actions, so the owner sees an action taken
+through another instance by polling it.
 All times are stored in UTC (``DateTime(timezone=True)``; SQLite gives them back naive and
 ``storage.clocks`` re-attaches UTC).
 """
@@ -31,6 +35,7 @@ class Clock(SQLModel, table=True):
             sqlite_where=text("ended_at IS NULL"),
             postgresql_where=text("ended_at IS NULL"),
         ),
+        Index("ix_clock_owner_id", "owner_id"),  # an instance's heartbeat finds its clocks
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -46,6 +51,13 @@ class Clock(SQLModel, table=True):
     started_at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
     ended_at: dt.datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+    owner_id: str | None = Field(default=None, sa_column=Column(String(64), nullable=True))
+    lease_expires_at: dt.datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+    version: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default=text("0"))
     )
 
 
@@ -68,8 +80,8 @@ class ClockAnnouncementRow(SQLModel, table=True):
     """An announcement claimed before it was posted, and settled once the post was done with.
 
     ``made_at`` is the claim (before posting). ``settled_at`` is set after the post returned
-    (posted, or given up after an error) or when a restart's catch-up covered it; a row still
-    unsettled at start-up was claimed by a process that died before posting it.
+    (posted, or given up after an error) or when an adopter's catch-up covered it; a row still
+    unsettled when its clock is adopted was claimed by an owner that died, perhaps mid-post.
     """
 
     __tablename__ = "clock_announcement"

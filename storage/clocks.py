@@ -3,6 +3,11 @@
 Functions take a keyword-only ``session``, may flush but never commit, and return
 ``ClockRecord`` values built from ``rulings`` objects. Every action is checked by
 ``rulings.ClockState.with_event`` before it is stored, so a refused action changes nothing.
+
+Several bot instances may share the database. Each running clock has one owner (a lease:
+``renew_leases``, ``adopt_expired_clocks``, ``release_leases``); claims are inserted with
+``ON CONFLICT DO NOTHING``, so two instances racing for one announcement is a normal outcome
+(one gets it) and never an error.
 """
 
 from __future__ import annotations
@@ -10,9 +15,11 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from sqlalchemy import delete, func, insert, tuple_, update
+from sqlalchemy import func, or_, tuple_, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from rulings import (
@@ -43,6 +50,9 @@ class ClockRecord:
         announced: keys of the announcements already claimed (made, or being made).
         unsettled: the claimed keys whose post was never done with: claimed by a process that
             died (or is still posting them); a subset of ``announced``.
+        unsettled_since: when each unsettled key was claimed.
+        owner_id: the instance holding the clock's lease (None: nobody yet, or released).
+        version: how many director actions were stored (a change counter other instances poll).
     """
 
     id: int
@@ -54,6 +64,9 @@ class ClockRecord:
     state: ClockState
     announced: frozenset[str]
     unsettled: frozenset[str] = frozenset()
+    unsettled_since: Mapping[str, dt.datetime] = field(default_factory=dict, compare=False)
+    owner_id: str | None = None
+    version: int = 0
 
     @property
     def is_ended(self) -> bool:
@@ -86,6 +99,8 @@ def add_clock(
     break_seconds: float | None = None,
     ping_role_id: int | None = None,
     warning_seconds: Sequence[float] = (60.0,),
+    owner_id: str | None = None,
+    lease_until: dt.datetime | None = None,
 ) -> ClockRecord:
     """Start a clock in a channel.
 
@@ -100,6 +115,8 @@ def add_clock(
         break_seconds: break length; the structure's default when None.
         ping_role_id: the role to ping on level and break announcements.
         warning_seconds: warnings before the end of each level or break.
+        owner_id: the instance that will run it (holds its lease until ``lease_until``).
+        lease_until: when that lease runs out unless renewed.
 
     Returns:
         The new clock.
@@ -129,6 +146,8 @@ def add_clock(
         ping_role_id=ping_role_id,
         created_by=created_by,
         started_at=state.started_at,
+        owner_id=owner_id,
+        lease_expires_at=None if lease_until is None else _aware(lease_until, "lease"),
     )
     session.add(row)
     session.flush()
@@ -224,6 +243,7 @@ def add_clock_event(
     at: dt.datetime,
     value: float = 0.0,
     user_id: int | None = None,
+    guild_id: int | None = None,
 ) -> ClockRecord:
     """Store one director action after checking it against the clock's rules.
 
@@ -234,16 +254,24 @@ def add_clock_event(
         at: when (timezone-aware; not before the previous action).
         value: minutes, level number or ante chips, as ``rulings.ClockEvent`` says.
         user_id: the director's Discord id, for the record.
+        guild_id: when given, the server the action comes from: a clock of another server is
+            refused as not found.
 
     Returns:
         The clock with the action applied.
 
     Raises:
-        NotFound: no such clock.
+        NotFound: no such clock (on that server).
         ClockError: the action does not apply now (nothing is stored).
         BlindStructureError: an ante above the small blind (nothing is stored).
     """
-    record = get_clock(session=session, clock_id=clock_id)
+    # The row lock orders actions taken at once through several instances (PostgreSQL); SQLite
+    # has one writer anyway.
+    row = session.get(Clock, clock_id, with_for_update=True)
+    record = get_clock(session=session, clock_id=clock_id)  # NotFound without a row
+    assert row is not None
+    if guild_id is not None and row.guild_id != guild_id:
+        raise NotFound("That clock is not running on this server.")
     event = ClockEvent(ClockAction(action), _aware(at, "action"), float(value))
     state = record.state.with_event(event)  # raises before anything is written
     seq = len(record.state.events)
@@ -258,10 +286,9 @@ def add_clock_event(
         )
     )
     if event.action is ClockAction.END:
-        row = session.get(Clock, clock_id)
-        assert row is not None
         row.ended_at = event.at
-        session.add(row)
+    row.version = (row.version or 0) + 1  # the owner polls this to see the action
+    session.add(row)
     session.flush()
     return ClockRecord(
         id=record.id,
@@ -273,6 +300,9 @@ def add_clock_event(
         state=state,
         announced=record.announced,
         unsettled=record.unsettled,
+        unsettled_since=record.unsettled_since,
+        owner_id=record.owner_id,
+        version=row.version,
     )
 
 
@@ -317,14 +347,32 @@ def record_many_announcements(
         col(ClockAnnouncementRow.key).in_(all_keys),
     )
     existing = {(cid, key) for cid, key in session.execute(query)}
-    fresh = {cid: [k for k in ks if (cid, k) not in existing] for cid, ks in wanted.items()}
     made_at = _aware(at, "announcement")
     rows = [
-        {"clock_id": cid, "key": k, "made_at": made_at} for cid, ks in fresh.items() for k in ks
+        {"clock_id": cid, "key": k, "made_at": made_at}
+        for cid, ks in wanted.items()
+        for k in ks
+        if (cid, k) not in existing
     ]
-    if rows:
-        session.execute(insert(ClockAnnouncementRow), rows)
-    return fresh
+    inserted: set[tuple[int, str]] = set()
+    for start in range(0, len(rows), 500):  # bounded statements, whatever the batch
+        inserted.update(_insert_new(session, rows[start : start + 500]))
+    return {cid: [k for k in ks if (cid, k) in inserted] for cid, ks in wanted.items()}
+
+
+def _insert_new(session: Session, rows: list[dict[str, Any]]) -> set[tuple[int, str]]:
+    """Insert claim rows, skipping those another instance inserted first; the ones inserted."""
+    table: Any = ClockAnnouncementRow.__table__  # type: ignore[attr-defined]
+    insert_fn: Any = (
+        postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    )
+    statement = (
+        insert_fn(table)
+        .values(rows)
+        .on_conflict_do_nothing(index_elements=["clock_id", "key"])
+        .returning(table.c.clock_id, table.c.key)
+    )
+    return {(int(cid), str(key)) for cid, key in session.execute(statement)}
 
 
 def settle_announcements(
@@ -362,41 +410,102 @@ def settle_announcements(
     return count
 
 
-def release_unsettled_announcements(
-    *, session: Session, clock_ids: Sequence[int]
-) -> dict[int, list[str]]:
-    """Forget the unsettled claims of some clocks, so a catch-up may claim them again.
+def renew_leases(
+    *, session: Session, owner_id: str, until: dt.datetime, clock_ids: Sequence[int] | None = None
+) -> set[int]:
+    """Extend ``owner_id``'s leases (on ``clock_ids`` only, when given) to ``until``.
 
-    Only for start-up, when no other process is posting for these clocks: an unsettled claim
-    then belongs to a process that died between claiming and posting.
+    On PostgreSQL the rows stay locked until the transaction ends, so an instance adopting
+    them waits and then sees the renewed lease: a claim made in the same transaction is fenced.
+
+    Returns:
+        The ids of the clocks ``owner_id`` still owns (of those asked about).
+    """
+    query = update(Clock).where(col(Clock.owner_id) == owner_id)
+    if clock_ids is not None:
+        if not clock_ids:
+            return set()
+        query = query.where(col(Clock.id).in_(list(clock_ids)))
+    result = session.execute(
+        query.values(lease_expires_at=_aware(until, "lease"))
+        .returning(col(Clock.id))
+        .execution_options(synchronize_session=False)
+    )
+    return {int(i) for (i,) in result}
+
+
+def adopt_expired_clocks(
+    *,
+    session: Session,
+    owner_id: str,
+    now: dt.datetime,
+    until: dt.datetime,
+    dead_owners: Sequence[str] = (),
+) -> set[int]:
+    """Take over every running clock with no owner or whose owner's lease ran out.
+
+    One ``UPDATE``: two instances adopting at once never both get a clock (the second sees
+    the first one's fresh lease).
 
     Args:
         session: the unit of work.
-        clock_ids: the clocks.
+        owner_id: the adopting instance.
+        now: the time leases are compared with.
+        until: the adopted clocks' new lease.
+        dead_owners: owners known to be dead although their lease runs (a process of this
+            machine that is gone): their clocks are adopted at once.
 
     Returns:
-        Per clock (only those that had any), the keys released.
+        The ids of the clocks adopted now.
     """
-    if not clock_ids:
-        return {}
-    unsettled = (
-        col(ClockAnnouncementRow.clock_id).in_(list(clock_ids)),
-        col(ClockAnnouncementRow.settled_at).is_(None),
+    now = _aware(now, "lease")
+    orphaned = [col(Clock.owner_id).is_(None), col(Clock.lease_expires_at) < now]
+    if dead_owners:
+        orphaned.append(col(Clock.owner_id).in_(list(dead_owners)))
+    result = session.execute(
+        update(Clock)
+        .where(col(Clock.ended_at).is_(None), or_(*orphaned))
+        .values(owner_id=owner_id, lease_expires_at=_aware(until, "lease"))
+        .returning(col(Clock.id))
+        .execution_options(synchronize_session=False)
     )
-    released: dict[int, list[str]] = {}
+    adopted = {int(i) for (i,) in result}
+    if adopted:
+        log.info("instance %s adopted clocks %s", owner_id, sorted(adopted))
+    return adopted
+
+
+def release_leases(*, session: Session, owner_id: str) -> int:
+    """Give up ``owner_id``'s clocks (a clean shutdown): another instance adopts them at once.
+
+    Returns:
+        How many running clocks were released.
+    """
+    result = session.execute(
+        update(Clock)
+        .where(col(Clock.owner_id) == owner_id, col(Clock.ended_at).is_(None))
+        .values(owner_id=None, lease_expires_at=None)
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def list_owners(*, session: Session) -> set[str]:
+    """The owners of the running clocks (to spot a dead process's among them)."""
     rows = session.execute(
-        select(col(ClockAnnouncementRow.clock_id), col(ClockAnnouncementRow.key)).where(*unsettled)
+        select(col(Clock.owner_id))
+        .where(col(Clock.ended_at).is_(None), col(Clock.owner_id).is_not(None))
+        .distinct()
     )
-    for clock_id, key in rows:
-        released.setdefault(clock_id, []).append(key)
-    if released:
-        session.execute(
-            delete(ClockAnnouncementRow)
-            .where(*unsettled)
-            .execution_options(synchronize_session=False)
-        )
-        log.warning("released unposted claims after a crash: %s", released)
-    return released
+    return {str(owner) for (owner,) in rows}
+
+
+def list_owned_versions(*, session: Session, owner_id: str) -> dict[int, int]:
+    """Per clock ``owner_id`` owns (running or ended), its change counter (one cheap query)."""
+    rows = session.execute(
+        select(col(Clock.id), col(Clock.version)).where(col(Clock.owner_id) == owner_id)
+    )
+    return {int(i): int(v) for i, v in rows}
 
 
 def set_status_message(*, session: Session, clock_id: int, message_id: int | None) -> None:
@@ -431,22 +540,26 @@ def _load(rows: list[Clock], session: Session) -> list[ClockRecord]:
     ).scalars():
         events[ev.clock_id].append(ev)
     made: dict[int, list[str]] = {i: [] for i in ids if i is not None}
-    unsettled: dict[int, list[str]] = {i: [] for i in ids if i is not None}
-    for clock_id, key, settled_at in session.execute(
+    unsettled: dict[int, dict[str, dt.datetime]] = {i: {} for i in ids if i is not None}
+    for clock_id, key, made_at, settled_at in session.execute(
         select(
             col(ClockAnnouncementRow.clock_id),
             col(ClockAnnouncementRow.key),
+            col(ClockAnnouncementRow.made_at),
             col(ClockAnnouncementRow.settled_at),
         ).where(col(ClockAnnouncementRow.clock_id).in_(ids))
     ):
         made[clock_id].append(key)
         if settled_at is None:
-            unsettled[clock_id].append(key)
+            unsettled[clock_id][key] = utc(made_at)
     return [_record(r, events[r.id], made[r.id], unsettled[r.id]) for r in rows if r.id is not None]
 
 
 def _record(
-    row: Clock, events: list[ClockEventRow], made: list[str], unsettled: Sequence[str] = ()
+    row: Clock,
+    events: list[ClockEventRow],
+    made: list[str],
+    unsettled: Mapping[str, dt.datetime] | None = None,
 ) -> ClockRecord:
     assert row.id is not None
     state = ClockState(
@@ -466,5 +579,8 @@ def _record(
         created_by=row.created_by,
         state=state,
         announced=frozenset(made),
-        unsettled=frozenset(unsettled),
+        unsettled=frozenset(unsettled or ()),
+        unsettled_since=dict(unsettled or {}),
+        owner_id=row.owner_id,
+        version=row.version or 0,
     )

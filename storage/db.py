@@ -22,6 +22,21 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_URL = "sqlite:///pokerfloor.db"
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def _schema_lock(conn: Any) -> None:
+    """On PostgreSQL, hold a transaction-level advisory lock while the schema is made.
+
+    Instances started together on a fresh database otherwise race creating the same tables
+    (``UniqueViolation`` on ``pg_type``); with the lock one creates, the others wait and find
+    the schema there. Keyed by the current schema, so parallel test schemas do not wait.
+    SQLite has one writer anyway.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(
+            text("SELECT pg_advisory_xact_lock(hashtext('pokerfloor:' || current_schema()))")
+        )
 
 
 def make_engine(url: str = DEFAULT_URL, *, echo: bool = False) -> Engine:
@@ -50,7 +65,8 @@ def make_engine(url: str = DEFAULT_URL, *, echo: bool = False) -> Engine:
             if is_file:
                 cursor.execute("PRAGMA journal_mode=WAL")
                 cursor.execute("PRAGMA synchronous=NORMAL")
-                cursor.execute("PRAGMA busy_timeout=5000")
+                # A writer waits this long for another's lock (a long import, another process).
+                cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             cursor.close()
 
     return engine
@@ -86,6 +102,7 @@ def create_schema(engine: Engine) -> None:
     import storage.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 
     with engine.begin() as conn:
+        _schema_lock(conn)
         SQLModel.metadata.create_all(conn)
         _stamp_head(conn)
 
@@ -163,6 +180,8 @@ def upgrade_schema(engine: Engine, revision: str = "head") -> None:
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     with engine.begin() as conn:
+        _schema_lock(conn)
+        tables = set(inspect(conn).get_table_names())  # again: another instance may have been first
         config.attributes["connection"] = conn
         if "league" in tables and "alembic_version" not in tables:
             command.stamp(config, "head" if not schema_diff(conn) else "0001")

@@ -53,3 +53,13 @@ class EventConflictError(AlreadyExists):
 
 class MergeError(StorageError):
     """Two players that cannot be merged (same player, or both played the same event)."""
+
+
+class DatabaseBusyError(StorageError):
+    """The database stayed locked or unreachable through every retry (a transient condition).
+
+    Shown to the user as it is: nothing was changed, and trying again shortly will work.
+    """
+
+    def __init__(self, message: str = "The database is busy, try again in a moment.") -> None:
+        super().__init__(message)

@@ -20,6 +20,13 @@ Reuse (the clock's e2e test and load benchmark do)::
     await fake.drop_connection()                    # the bot RESUMEs; missed events replay
     await stop_bot(bot); await fake.stop()
 
+Several bots at once (the multi-instance clock test runs bot processes): each may log in with
+its own token ``fake-token-<name>``; every recorded request carries the token that made it
+(``RecordedRequest.auth``), and ``dispatch(..., token=...)`` sends an event to that bot only.
+A channel message sent with ``nonce`` and ``enforce_nonce`` whose nonce was seen in the last
+``nonce_window_s`` is not created again (as Discord does): the first message is returned and
+the request is marked ``deduplicated``.
+
 Gateway facts the client depends on: TEXT frames only (no compression), HELLO then READY with
 ``resume_gateway_url``; REST bodies are ``Content-Type: application/json`` exactly; a 429
 carries a ``Via`` header and ``retry_after``; unknown routes get 404 (5xx would be retried).
@@ -239,6 +246,8 @@ class RecordedRequest:
     body: Any
     at: float
     status: int = 0
+    auth: str = ""  # the bot token that made the request ("fake-token-a")
+    deduplicated: bool = False  # a repeated nonce: Discord returned the first message
 
 
 @dataclass
@@ -322,6 +331,8 @@ class _Session:
     seq: int = 0
     sent: list[tuple[int, str]] = field(default_factory=list)
     dropped: bool = False
+    token: str = "fake-token"
+    shard: tuple[int, int] = (0, 1)  # (shard id, shard count) from IDENTIFY
 
     async def send(self, event: str, data: dict[str, Any]) -> None:
         self.seq += 1
@@ -365,6 +376,8 @@ class FakeDiscord:
         self.port = 0
         self.hooks: list[Callable[[RecordedRequest], Awaitable[None] | None]] = []
         self.files: dict[int, tuple[str, bytes]] = {}  # attachment id -> (content type, bytes)
+        self.nonce_window_s = 300.0
+        self._nonces: dict[str, tuple[float, dict[str, Any]]] = {}  # nonce -> (when, message)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -474,17 +487,38 @@ class FakeDiscord:
 
     # -- gateway --------------------------------------------------------------------------
 
-    def _current(self) -> _Session | None:
-        return self._sessions[-1] if self._sessions else None
+    def _current(self, token: str | None = None) -> _Session | None:
+        sessions = [s for s in self._sessions if token is None or s.token == token]
+        return sessions[-1] if sessions else None
 
-    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a DISPATCH (op 0) to the newest connected bot.
+    def connected(self, token: str | None = None) -> int:
+        """How many bot sessions (with ``token``, when given) are connected now."""
+        return sum(
+            1
+            for s in self._sessions
+            if (token is None or s.token == token) and s.ws is not None and not s.ws.closed
+        )
+
+    async def dispatch(self, event: str, data: dict[str, Any], *, token: str | None = None) -> None:
+        """Send a DISPATCH (op 0) to the newest connected bot (with ``token``, when given).
 
         Several bots may be connected (a restart test starts a second one); events go to the
         one that identified last, and back to the earlier one when it leaves. Frames are kept
         for replay when the connection is down or drops.
         """
-        session = self._current()
+        session = self._current(token)
+        guild_id = data.get("guild_id") if isinstance(data, dict) else None
+        if session is not None and guild_id is not None and session.shard[1] > 1:
+            # A sharded bot: the guild's events go to its shard, (guild_id >> 22) % count.
+            wanted = (int(guild_id) >> 22) % session.shard[1]
+            session = next(
+                (
+                    s
+                    for s in reversed(self._sessions)
+                    if s.token == session.token and s.shard[0] == wanted
+                ),
+                session,
+            )
         if session is None:
             raise RuntimeError("no bot is connected to the fake gateway")
         await session.send(event, data)
@@ -511,11 +545,15 @@ class FakeDiscord:
         return ws
 
     async def _identify(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> _Session | None:
-        if data.get("token") != "fake-token":
+        token = str(data.get("token") or "")
+        if token != "fake-token" and not token.startswith("fake-token-"):
             await ws.close(code=4004, message=b"Authentication failed.")
             return None
         self.identifies += 1
-        session = _Session(id=f"session-{snowflake()}", ws=ws)
+        session = _Session(id=f"session-{snowflake()}", ws=ws, token=token)
+        shard = data.get("shard")
+        if shard:
+            session.shard = (int(shard[0]), int(shard[1]))
         self._sessions.append(session)
         ready = {
             "v": 10,
@@ -525,6 +563,8 @@ class FakeDiscord:
             "resume_gateway_url": self.gateway_url,
             "application": {"id": str(APP_ID), "flags": 0},
         }
+        if shard:
+            ready["shard"] = list(session.shard)
         await session.send("READY", ready)
         self.ready.set()
         return session
@@ -618,10 +658,12 @@ class FakeDiscord:
         payload["message"] = self._message(body, CHANNEL_ID, message_id=message_id)
         return await self._send_interaction(payload)
 
-    async def _send_interaction(self, payload: dict[str, Any]) -> Interaction:
+    async def _send_interaction(
+        self, payload: dict[str, Any], *, token: str | None = None
+    ) -> Interaction:
         it = Interaction(payload=payload, sent_at=time.perf_counter())
         self.interactions[it.id] = it
-        await self.dispatch("INTERACTION_CREATE", payload)
+        await self.dispatch("INTERACTION_CREATE", payload, token=token)
         return it
 
     def _interaction_base(
@@ -694,6 +736,7 @@ class FakeDiscord:
         path = "/" + request.match_info["tail"]
         body = await _read_body(request)
         rec = RecordedRequest(request.method, path, dict(request.query), body, time.perf_counter())
+        rec.auth = request.headers.get("Authorization", "").removeprefix("Bot ")
         self.requests.append(rec)
         try:
             limited = self._take_rate_limit(request.method, path)
@@ -776,7 +819,7 @@ class FakeDiscord:
         if parts[0] == "webhooks" and len(parts) >= 3:
             return self._webhook(method, parts, body, rec)
         if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
-            return self._channel_message(method, int(parts[1]), parts, body)
+            return self._channel_message(method, int(parts[1]), parts, body, rec)
         raise DiscordError(404, 0, "404: Not Found")
 
     def _callback(self, interaction_id: int, token: str, body: dict[str, Any]) -> web.Response:
@@ -845,13 +888,23 @@ class FakeDiscord:
         raise DiscordError(404, 0, "404: Not Found")
 
     def _channel_message(
-        self, method: str, channel_id: int, parts: list[str], body: Any
+        self, method: str, channel_id: int, parts: list[str], body: Any, rec: RecordedRequest
     ) -> web.Response:
         if method == "POST" and len(parts) == 3:
             validate_message(body)
+            nonce = body.get("nonce") if body.get("enforce_nonce") else None
+            if nonce is not None:
+                seen = self._nonces.get(str(nonce))
+                if seen is not None and rec.at - seen[0] <= self.nonce_window_s:
+                    rec.deduplicated = True
+                    return _json(seen[1])
             self.messages.setdefault(channel_id, []).append(body)
             self._message_event.set()
-            return _json(self._message(body, channel_id))
+            message = self._message(body, channel_id)
+            if nonce is not None:
+                message["nonce"] = str(nonce)
+                self._nonces[str(nonce)] = (rec.at, message)
+            return _json(message)
         if method == "PATCH" and len(parts) == 4:
             validate_message(body, is_edit=True)
             self.messages.setdefault(channel_id, []).append(body)

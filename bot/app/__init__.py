@@ -15,6 +15,7 @@ import json
 import logging
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
@@ -30,6 +31,7 @@ from bot.app import render
 from bot.app.tree import LeagueTree, respond
 from bot.config import Settings
 from bot.database import Database
+from bot.fair_queue import FairQueue, UserCooldown
 from bot.reply import Reply
 from storage import bot_models
 from storage.db import upgrade_schema
@@ -92,8 +94,14 @@ def commands_digest(payload: Sequence[dict[str, Any]]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class LeagueBot(commands.Bot):
+class LeagueBot(commands.Bot, discord.AutoShardedClient):
     """The pokerfloor bot: one process serves every league (one league per Discord server).
+
+    Sharded as discord.py's ``AutoShardedBot`` is (the same two bases, in the order that keeps
+    it a ``commands.Bot`` for the code that checks): ``SHARD_COUNT`` shards in all (Discord's
+    recommendation when unset), of which this process runs ``SHARD_IDS`` (all when unset), so
+    a big bot splits its shards across processes that share one PostgreSQL database (and its
+    clocks: see ``bot.clock_service``).
 
     Attributes:
         settings: the configuration it was built with.
@@ -108,10 +116,15 @@ class LeagueBot(commands.Bot):
         engine: Engine,
         *,
         extensions: Sequence[str] = EXTENSIONS,
+        stop_on_sigterm: bool = False,
         **options: Any,
     ) -> None:
         configure_endpoints(settings)
         options.setdefault("intents", discord.Intents.default())
+        if settings.shard_count is not None:
+            options.setdefault("shard_count", settings.shard_count)
+        if settings.shards is not None:
+            options.setdefault("shard_ids", settings.shards)
         super().__init__(
             command_prefix=commands.when_mentioned,
             tree_cls=LeagueTree,
@@ -125,6 +138,10 @@ class LeagueBot(commands.Bot):
         self.extension_names = tuple(extensions)
         self.last_sync: bool | None = None
         self._compute: ProcessPoolExecutor | None = None
+        self._fair = FairQueue(COMPUTE_WORKERS)
+        self._stop_on_sigterm = stop_on_sigterm
+        self._closing: asyncio.Task[None] | None = None
+        self.heavy_cooldown = UserCooldown()
         self._rules: rulings.RuleIndex | None = None
         # One index per home book a server chose (built once, shared by every server with that
         # home), and each such server's choice; servers without one use ``rules``.
@@ -145,6 +162,10 @@ class LeagueBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         """Migrate the database, load the rulebooks and the cogs, then sync if changed."""
+        if self._stop_on_sigterm:
+            # systemd and docker stop with SIGTERM: close cleanly, so that the clock service
+            # releases its leases and another instance takes the clocks over at once.
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._close_soon)
         await asyncio.to_thread(upgrade_schema, self.engine)
         await self.load_rules()
         await self.load_rule_homes()
@@ -159,6 +180,11 @@ class LeagueBot(commands.Bot):
         # event loop) short.
         gc.collect()
         gc.freeze()
+
+    def _close_soon(self) -> None:
+        log.info("SIGTERM: closing")
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self.close())
 
     async def close(self) -> None:
         """Disconnect, then stop the compute workers."""
@@ -223,11 +249,15 @@ class LeagueBot(commands.Bot):
         book = self.rule_home(guild_id)
         return self.rules if book is None else await self.home_index(book)
 
-    async def compute(self, fn: Callable[..., T], /, *args: Any) -> T:
+    async def compute(self, fn: Callable[..., T], /, *args: Any, user_id: int | None = None) -> T:
         """Run CPU-heavy ``fn(*args)`` in a worker process, never on the event loop.
 
-        ``fn`` and its arguments must pickle (a module-level function and plain values).
+        ``fn`` and its arguments must pickle (a module-level function and plain values). With
+        ``user_id`` the job waits in that user's queue (``FairQueue``): users take turns, so
+        one user's flood does not delay another's answer by more than one job.
         """
+        if user_id is not None:
+            return await self._fair.run(user_id, lambda: self.compute(fn, *args))
         if self._compute is None:
             context = multiprocessing.get_context("spawn")  # no fork of a threaded process
             self._compute = ProcessPoolExecutor(
@@ -247,14 +277,16 @@ class LeagueBot(commands.Bot):
     ) -> None:
         """Compute a reply off the event loop and send it, deferring when it takes a while.
 
-        ``heavy`` work (preflop equity, big imports) defers at once ("thinking…") and runs on
-        the compute workers; other work runs on the default thread pool and defers only if it
+        ``heavy`` work (preflop equity, big imports) counts against the user's cooldown
+        (``heavy_cooldown``), defers at once ("thinking…") and runs on the compute workers,
+        queued fairly per user; other work runs on the default thread pool and defers only if it
         is not done after ``defer_after`` seconds. Either way the interaction is acknowledged
         well inside Discord's 3 s, and the answer follows. Errors propagate to ``LeagueTree``.
         """
         if heavy:
+            self.heavy_cooldown.check(interaction.user.id)  # "try again in N s"
             await interaction.response.defer(thinking=True)
-            task = asyncio.ensure_future(self.compute(fn, *args))
+            task = asyncio.ensure_future(self.compute(fn, *args, user_id=interaction.user.id))
         else:
             task = asyncio.ensure_future(asyncio.to_thread(fn, *args))
             done, _ = await asyncio.wait({task}, timeout=defer_after)

@@ -25,7 +25,7 @@ from discord.ext import commands
 from bot.answers.clock import ClockDoor
 from bot.app import render
 from bot.app.tree import reply_privately, respond
-from bot.clock_service import ClockService, ClockStatus
+from bot.clock_service import ClockService, ClockStatus, PostRejected
 from bot.commands.model import Who
 from bot.errors import describe
 from bot.reply import Reply
@@ -45,9 +45,18 @@ class DiscordClockPoster:
         self.bot = bot
 
     async def announce(
-        self, channel_id: int, announcement: Announcement, ping_role_id: int | None
+        self,
+        channel_id: int,
+        announcement: Announcement,
+        ping_role_id: int | None,
+        *,
+        nonce: str | None = None,
     ) -> None:
-        """Post an announcement; only level and break announcements ping, and only the role."""
+        """Post an announcement; only level and break announcements ping, and only the role.
+
+        With ``nonce`` discord.py sends ``enforce_nonce``: Discord drops a repeat of the post.
+        A 4xx refusal (no access, unknown channel) raises ``PostRejected``: no retry helps.
+        """
         channel = self.bot.get_partial_messageable(channel_id)
         if announcement.pings and ping_role_id is not None:
             content = f"<@&{ping_role_id}> {announcement.text}"
@@ -59,7 +68,13 @@ class DiscordClockPoster:
             )
         else:
             content, mentions = announcement.text, render.NO_MENTIONS
-        await channel.send(render.content(content), allowed_mentions=mentions)
+        try:
+            extra: dict[str, Any] = {} if nonce is None else {"nonce": nonce}
+            await channel.send(render.content(content), allowed_mentions=mentions, **extra)
+        except discord.HTTPException as exc:
+            if 400 <= exc.status < 500 and exc.status != 429:
+                raise PostRejected(f"{exc.status} {exc.text}") from exc
+            raise
 
     async def post_status(self, channel_id: int, status: ClockStatus) -> int:
         """Post the live status message with its director buttons."""
@@ -75,7 +90,11 @@ class DiscordClockPoster:
         """Edit the status message; False when it was deleted."""
         message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
         try:
-            await message.edit(embed=render.embed(status.reply), view=status_view(status))
+            await message.edit(
+                embed=render.embed(status.reply),
+                view=status_view(status),
+                allowed_mentions=render.NO_MENTIONS,
+            )
         except discord.NotFound:
             return False
         return True
@@ -127,8 +146,12 @@ class ClockButton(
                 "resume": (ClockAction.RESUME, 0.0),
                 "plus1": (ClockAction.ADD_TIME, 1.0),
             }[self.action]
-            record = await cog.service.act_on(
-                self.clock_id, action, value, user_id=interaction.user.id
+            record = await cog.service.act_on(  # a clock of another server: NotFound
+                self.clock_id,
+                action,
+                value,
+                user_id=interaction.user.id,
+                guild_id=interaction.guild_id or 0,
             )
             await respond(interaction, _done(record, cog.service))
         except Exception as exc:  # buttons do not go through LeagueTree: answer like it does
@@ -163,7 +186,9 @@ class ClockCog(commands.Cog):
 
     def __init__(self, bot: LeagueBot) -> None:
         self.bot = bot
-        self.service = ClockService(bot.db, DiscordClockPoster(bot))
+        self.service = ClockService(
+            bot.db, DiscordClockPoster(bot), lease_seconds=bot.settings.clock_lease_seconds
+        )
 
     async def cog_load(self) -> None:
         """Register the persistent buttons and resume every stored clock."""

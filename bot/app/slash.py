@@ -118,6 +118,7 @@ class SlashRunner:
         bot = self.bot
         loop = asyncio.get_running_loop()
         guild_id = interaction.guild_id
+        user = interaction.user
 
         def rule_index() -> Any:
             index = asyncio.run_coroutine_threadsafe(bot.rules_for(guild_id), loop).result()
@@ -125,10 +126,13 @@ class SlashRunner:
                 raise BadOption("The rulebooks are still loading; try again in a moment.")
             return index
 
-        def compute(fn: Callable[..., Any], /, *args: Any) -> Any:
-            return asyncio.run_coroutine_threadsafe(bot.compute(fn, *args), loop).result()
+        async def heavy(fn: Callable[..., Any], /, *args: Any) -> Any:
+            bot.heavy_cooldown.check(user.id)  # "try again in N s" (a user mistake)
+            return await bot.compute(fn, *args, user_id=user.id)  # users take turns
 
-        user = interaction.user
+        def compute(fn: Callable[..., Any], /, *args: Any) -> Any:
+            return asyncio.run_coroutine_threadsafe(heavy(fn, *args), loop).result()
+
         return Context(
             surface="discord",
             settings=bot.settings,

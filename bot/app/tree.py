@@ -20,12 +20,25 @@ from bot.reply import Reply, error_reply
 
 log = logging.getLogger(__name__)
 
-__all__ = ["APOLOGY", "LeagueTree", "is_user_error", "reply_privately", "respond", "unwrap"]
+__all__ = [
+    "APOLOGY",
+    "LeagueTree",
+    "is_user_error",
+    "reply_privately",
+    "respond",
+    "unwrap",
+    "user_message",
+]
 
 
 def is_user_error(error: BaseException) -> bool:
     """Whether ``error`` is a user mistake (answered with its message) rather than a bug."""
     return not describe(error)[1]
+
+
+def user_message(error: BaseException) -> str:
+    """What the user reads for ``error`` (``bot.errors.describe``)."""
+    return describe(error)[0]
 
 
 async def respond(interaction: discord.Interaction, reply: Reply) -> None:

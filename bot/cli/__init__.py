@@ -18,7 +18,7 @@ from typing import NoReturn
 
 log = logging.getLogger(__name__)
 
-SUBCOMMANDS = ("commands", "jobs", "run")
+SUBCOMMANDS = ("commands", "jobs", "run", "invite")
 
 EXIT_USAGE = 2
 

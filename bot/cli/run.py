@@ -147,7 +147,7 @@ def run_bot(args: argparse.Namespace) -> int:
     from storage.db import make_engine
 
     engine = make_engine(settings.database_url)
-    bot = LeagueBot(settings, engine)
+    bot = LeagueBot(settings, engine, stop_on_sigterm=True)
     try:
         bot.run(settings.discord_token.get_secret_value(), log_handler=None)
     except discord.LoginFailure:

@@ -129,9 +129,11 @@ async def press(
 
 
 def posts(fake: FakeDiscord) -> list[RecordedRequest]:
-    """Messages the bot posted in the channel (edits excluded), in order."""
+    """Messages the bot posted in the channel (edits and repeats Discord dropped excluded)."""
     return [
-        r for r in fake.requests_to("POST", f"/channels/{CHANNEL_ID}/messages") if r.status == 200
+        r
+        for r in fake.requests_to("POST", f"/channels/{CHANNEL_ID}/messages")
+        if r.status == 200 and not r.deduplicated
     ]
 
 
@@ -383,6 +385,35 @@ async def test_league_director_role_runs_the_clock_and_the_configured_role_is_pi
         assert actions == ["pause", "resume"]
         everyone = await clock(fake, "status", director=False)  # status stays open to all
         assert everyone["embeds"][0]["fields"][0]["value"] == "**Level 1**: blinds **100/200**"
+        await clock(fake, "end")
+    finally:
+        await stop_bot(bot)
+        bot.engine.dispose()
+
+
+async def test_a_button_pressed_in_another_server_does_not_touch_this_servers_clock(
+    fake: FakeDiscord, tmp_path: Path
+):
+    bot = make_clock_bot(fake, f"sqlite:///{tmp_path / 'guilds.db'}")
+    await start_bot(fake, bot)
+    try:
+        await clock(fake, "start", {"structure": "btown", "level_minutes": 0.5})
+        record = await bot.db.run(clocks.get_clock, clock_id=1)
+        assert record.status_message_id is not None
+        # A manager of another server crafts the same custom id on a message there.
+        payload = fake._interaction_base(
+            3,
+            {"custom_id": "clock:pause:1", "component_type": 2},
+            user_id=43,
+            permissions=MANAGE_GUILD,
+            guild_id=GUILD_ID + 1,
+        )
+        status = [r for r in posts(fake) if r.body.get("embeds")][-1]
+        payload["message"] = fake._message(status.body, CHANNEL_ID, message_id=snowflake())
+        reply = await (await fake._send_interaction(payload)).settled()
+        assert reply["flags"] & EPHEMERAL
+        assert "not running on this server" in reply["embeds"][0]["description"]
+        assert (await bot.db.run(clocks.get_clock, clock_id=1)).state.events == ()
         await clock(fake, "end")
     finally:
         await stop_bot(bot)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +13,13 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from bot.clock_service import ClockService, ClockStatus
+from bot.clock_service import (
+    ClockService,
+    ClockStatus,
+    PostRejected,
+    announcement_nonce,
+    new_instance_id,
+)
 from bot.database import Database
 from bot.replies.clock import status_reply
 from rulings import Announcement, BlindStructureError, ClockAction, ClockError
@@ -31,16 +38,31 @@ class Poster:
 
     posts: list[tuple[int, str, bool, int | None]] = field(default_factory=list)
     statuses: list[tuple[str, int, ClockStatus]] = field(default_factory=list)
+    nonces: list[str | None] = field(default_factory=list)
+    deduplicated: list[str] = field(default_factory=list)  # texts Discord dropped (same nonce)
     fail_next: bool = False
+    reject_next: bool = False
     deleted: set[int] = field(default_factory=set)
     _ids: int = 1000
 
     async def announce(
-        self, channel_id: int, announcement: Announcement, ping_role_id: int | None
+        self,
+        channel_id: int,
+        announcement: Announcement,
+        ping_role_id: int | None,
+        *,
+        nonce: str | None = None,
     ) -> None:
         if self.fail_next:
             self.fail_next = False
             raise RuntimeError("Discord is down")
+        if self.reject_next:
+            self.reject_next = False
+            raise PostRejected("403 Missing Access")
+        if nonce is not None and nonce in self.nonces:  # Discord's enforce_nonce
+            self.deduplicated.append(announcement.text)
+            return
+        self.nonces.append(nonce)
         self.posts.append((channel_id, announcement.text, announcement.pings, ping_role_id))
 
     async def post_status(self, channel_id: int, status: ClockStatus) -> int:
@@ -178,9 +200,10 @@ async def test_restart_collapses_missed_announcements_into_one_catch_up(
     ]
     assert poster.posts[-1][2] is True  # it covers level announcements: pings the role
     again = ClockService(Database(engine), poster, now=clock, status_interval=0)
-    await again.resume_all()  # a second restart at once: nothing more
+    assert await again.resume_all() == 0  # a second instance at once: the clock has an owner
     clock.advance(14)
-    await again.run_due(1)
+    await again.run_due(1)  # not its clock: nothing
+    await restarted.run_due(1)
     assert poster.texts()[2:] == ["One minute left in level 6. Next: level 7: blinds 2,000/4,000."]
 
 
@@ -233,12 +256,34 @@ async def test_a_paused_clock_stays_paused_across_a_restart(
     assert reply.fields[1].value == "15:00 (paused)"
 
 
-async def test_recorded_before_posting_a_failed_post_is_not_repeated(
+async def test_a_post_that_fails_is_retried_with_the_same_nonce_and_posted_once(
+    engine: Engine, poster: Poster, clock: Clock
+):
+    service = ClockService(
+        Database(engine), poster, now=clock, status_interval=0, post_retry_delays=(0.0,)
+    )
+    clock_id = await start(service)
+    clock.advance(19)
+    poster.fail_next = True  # Discord answers 5xx once: the post is tried again
+    await service.run_due(clock_id)
+    await service.run_due(clock_id)
+    assert poster.texts() == [
+        "Level 1: blinds 100/200",
+        "One minute left in level 1. Next: level 2: blinds 200/400.",
+    ]
+    record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
+    assert poster.nonces[1] == announcement_nonce(record, "0.0:warn60:0")
+    assert len(set(poster.nonces)) == 2
+    assert all(len(n or "") == 25 for n in poster.nonces)
+    assert await Database(engine).run(clocks.count_announcements, clock_id=clock_id) == 2
+
+
+async def test_a_post_discord_refuses_is_given_up_not_repeated(
     engine: Engine, service: ClockService, poster: Poster, clock: Clock
 ):
     clock_id = await start(service)
     clock.advance(19)
-    poster.fail_next = True
+    poster.reject_next = True  # 403: no retry can help
     await service.run_due(clock_id)  # the warning is lost, not retried
     await service.run_due(clock_id)
     assert poster.texts() == ["Level 1: blinds 100/200"]
@@ -336,12 +381,17 @@ class HangingPoster(Poster):
         self.reached = asyncio.Event()
 
     async def announce(
-        self, channel_id: int, announcement: Announcement, ping_role_id: int | None
+        self,
+        channel_id: int,
+        announcement: Announcement,
+        ping_role_id: int | None,
+        *,
+        nonce: str | None = None,
     ) -> None:
         if announcement.text.startswith(self.hang_on):
             self.reached.set()
             await asyncio.Event().wait()  # the process dies here
-        await super().announce(channel_id, announcement, ping_role_id)
+        await super().announce(channel_id, announcement, ping_role_id, nonce=nonce)
 
 
 async def crash_while_posting(service: ClockService, poster: HangingPoster, coro: Any) -> None:
@@ -354,7 +404,7 @@ async def crash_while_posting(service: ClockService, poster: HangingPoster, coro
     await service.stop()
 
 
-async def test_a_crash_between_claim_and_post_is_covered_by_one_catch_up(
+async def test_a_crash_between_claim_and_post_is_retried_and_discord_drops_the_repeat(
     engine: Engine, clock: Clock
 ):
     crashing = HangingPoster("Level 2")
@@ -368,18 +418,36 @@ async def test_a_crash_between_claim_and_post_is_covered_by_one_catch_up(
     assert crashing.texts()[-1].startswith("One minute left in level 1")
 
     clock.advance(0.5)
-    poster = Poster()
+    poster = Poster(nonces=crashing.nonces)  # Discord remembers the nonces it has seen
+    restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    await restarted.resume_all()
+    # Both claims are posted again with their nonces: Discord drops the warning it has.
+    assert poster.posts == [(CHANNEL, "Level 2: blinds 200/400", True, ROLE)]
+    assert poster.deduplicated == ["One minute left in level 1. Next: level 2: blinds 200/400."]
+    again = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    assert await again.resume_all() == 0  # settled, and owned by a live instance
+    clock.advance(19)
+    await restarted.run_due(clock_id)
+    assert poster.texts()[1:] == ["One minute left in level 2. Next: level 3: blinds 300/600."]
+    record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
+    assert record.unsettled == frozenset()
+
+
+async def test_unsettled_claims_older_than_the_nonce_window_fold_into_a_catch_up(
+    engine: Engine, clock: Clock
+):
+    crashing = HangingPoster("Level 2")
+    service = ClockService(Database(engine), crashing, now=clock, status_interval=0)
+    clock_id = await start(service, ping_role_id=ROLE)
+    clock.advance(20)
+    await crash_while_posting(service, crashing, service.run_due(clock_id))
+    clock.advance(2)  # past Discord's nonce memory: a repeat would not be dropped
+    poster = Poster(nonces=crashing.nonces)
     restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
     await restarted.resume_all()
     assert poster.posts == [
-        (CHANNEL, "We are now at level 2: blinds 200/400, 19:30 left.", True, ROLE)
+        (CHANNEL, "We are now at level 2: blinds 200/400, 18:00 left.", True, ROLE)
     ]
-    again = ClockService(Database(engine), poster, now=clock, status_interval=0)
-    await again.resume_all()  # settled now: a second restart posts nothing
-    clock.advance(19)
-    await again.run_due(clock_id)
-    assert poster.texts()[1:] == ["One minute left in level 2. Next: level 3: blinds 300/600."]
-    assert all("Level 2: blinds" not in t for t in crashing.texts() + poster.texts())
     record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
     assert record.unsettled == frozenset()
 
@@ -388,6 +456,7 @@ async def test_a_crash_while_posting_the_catch_up_is_covered_by_the_next_restart
     engine: Engine, service: ClockService, poster: Poster, clock: Clock
 ):
     clock_id = await start(service)
+    await service.stop()
     clock.advance(45)  # down through level 2 into level 3
     crashing = HangingPoster("We are now")
     first = ClockService(Database(engine), crashing, now=clock, status_interval=0)
@@ -396,6 +465,7 @@ async def test_a_crash_while_posting_the_catch_up_is_covered_by_the_next_restart
     second = Poster()
     restarted = ClockService(Database(engine), second, now=clock, status_interval=0)
     await restarted.resume_all()
+    # the catch-up alone, under its first key (and nonce), never what it covered
     assert second.texts() == ["We are now at level 3: blinds 300/600, 14:00 left."]
     assert crashing.texts() == []
     record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
@@ -407,10 +477,11 @@ async def test_a_post_that_fails_is_settled_so_a_restart_posts_no_catch_up(
 ):
     clock_id = await start(service)
     clock.advance(20)
-    poster.fail_next = True  # Discord refuses the warning: given up, not a crash
+    poster.reject_next = True  # Discord refuses the warning: given up, not a crash
     await service.run_due(clock_id)
     record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
     assert record.unsettled == frozenset()
+    await service.stop()
     restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
     await restarted.resume_all()
     assert poster.texts() == ["Level 1: blinds 100/200", "Level 2: blinds 200/400"]
@@ -420,21 +491,29 @@ _DIE_WHILE_POSTING = """
 import asyncio, datetime as dt, os, sys
 from bot.clock_service import ClockService
 from bot.database import Database
-from bot.replies.clock import status_reply
 from storage.db import make_engine
 
 class DyingPoster:
-    async def announce(self, channel_id, announcement, ping_role_id):
+    async def announce(self, channel_id, announcement, ping_role_id, *, nonce=None):
         if announcement.text.startswith("Level 2"):
             os._exit(3)  # the process dies between the claim and the post
+        print(nonce, flush=True)  # what Discord received
     async def post_status(self, channel_id, status):
         return 1
     async def edit_status(self, channel_id, message_id, status):
         return True
 
-now = dt.datetime.fromisoformat(sys.argv[2])
-service = ClockService(Database(make_engine(sys.argv[1])), DyingPoster(), now=lambda: now)
-asyncio.run(service.run_due(1))
+now = [dt.datetime.fromisoformat(sys.argv[2])]
+service = ClockService(
+    Database(make_engine(sys.argv[1])), DyingPoster(), now=lambda: now[0], instance_id=sys.argv[4]
+)
+
+async def main():
+    await service.resume_all()  # its own clock (same instance id): nothing missed
+    now[0] = dt.datetime.fromisoformat(sys.argv[3])
+    await service.run_due(1)
+
+asyncio.run(main())
 """
 
 
@@ -443,20 +522,147 @@ async def test_a_process_that_dies_after_the_claim_costs_no_duplicate(tmp_path: 
     engine = make_engine(url)
     create_schema(engine)
     poster = Poster()
-    service = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    service = ClockService(
+        Database(engine), poster, now=clock, status_interval=0, instance_id="first"
+    )
     await start(service)
+    started = clock.now
     clock.advance(20)
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", _DIE_WHILE_POSTING, url, clock.now.isoformat()
+        sys.executable,
+        "-c",
+        _DIE_WHILE_POSTING,
+        url,
+        started.isoformat(),
+        clock.now.isoformat(),
+        "first",
+        stdout=asyncio.subprocess.PIPE,
     )
-    assert await process.wait() == 3
+    out, _ = await process.communicate()
+    assert process.returncode == 3
+    poster.nonces.extend(out.decode().split())  # the warning reached Discord
     record = await Database(engine).run(clocks.get_clock, clock_id=1)
     assert len(record.unsettled) == 2  # the warning (posted or not, nobody knows) and level 2
     clock.advance(1)
     restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
     await restarted.resume_all()
-    assert poster.texts() == [
-        "Level 1: blinds 100/200",
-        "We are now at level 2: blinds 200/400, 19:00 left.",
-    ]
+    assert poster.texts() == ["Level 1: blinds 100/200", "Level 2: blinds 200/400"]
+    assert poster.deduplicated == ["One minute left in level 1. Next: level 2: blinds 200/400."]
     engine.dispose()
+
+
+async def test_a_database_locked_past_a_level_delays_it_but_never_drops_the_clock(tmp_path: Path):
+    import sqlite3
+
+    from sqlalchemy import event
+
+    path = tmp_path / "locked.db"
+    engine = make_engine(f"sqlite:///{path}")
+
+    @event.listens_for(engine, "connect")
+    def _short(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.execute("PRAGMA busy_timeout=50")  # fail fast: the retries are tested
+
+    create_schema(engine)
+    poster = Poster()
+    service = ClockService(
+        Database(engine, retry_seconds=0.2), poster, status_interval=600, warning_seconds=()
+    )
+    await service.start()
+    try:
+        await service.start_clock(
+            guild_id=1, channel_id=CHANNEL, structure="bar-league", created_by=9, level_minutes=0.05
+        )
+        await asyncio.sleep(1.5)
+        other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN IMMEDIATE")  # a long import holds the write lock across level 2
+        await asyncio.sleep(3.0)
+        assert poster.texts() == ["Level 1: blinds 1/2"]
+        other.rollback()
+        other.close()
+        for _ in range(200):  # up to 10 s
+            if "Level 3: blinds 4/8" in poster.texts():
+                break
+            await asyncio.sleep(0.05)
+        assert poster.texts() == [
+            "Level 1: blinds 1/2",
+            "Level 2: blinds 2/4",
+            "Level 3: blinds 4/8",
+        ]
+    finally:
+        await service.stop()
+        engine.dispose()
+
+
+async def test_a_restart_on_the_same_machine_takes_its_dead_former_selfs_clocks_at_once(
+    engine: Engine, poster: Poster, clock: Clock
+):
+    host = new_instance_id().split(":")[0]
+    earlier_life = f"{host}:{os.getpid()}:0:dead"  # this pid, an earlier process (pid 1 again)
+    gone = f"{host}:999999999:0:dead"  # a pid that no longer runs
+    elsewhere = "another-machine:1:0:live"  # its lease decides
+    for channel, owner in ((CHANNEL, earlier_life), (CHANNEL + 1, gone), (CHANNEL + 2, elsewhere)):
+        await Database(engine).run(
+            clocks.add_clock,
+            guild_id=1,
+            channel_id=channel,
+            structure="btown",
+            started_at=clock.now,
+            created_by=9,
+            owner_id=owner,
+            lease_until=clock.now + dt.timedelta(seconds=10),
+        )
+    restarted = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    assert await restarted.resume_all() == 2  # within the leases
+    assert restarted.owned == {1, 2}
+    sibling = ClockService(Database(engine), poster, now=clock, status_interval=0)
+    assert await sibling.resume_all() == 0  # a live service of this same process keeps its own
+
+
+class SlowPoster(Poster):
+    """Posts normally, but a message starting with ``slow_on`` waits for ``go``."""
+
+    def __init__(self, slow_on: str) -> None:
+        super().__init__()
+        self.slow_on = slow_on
+        self.reached = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def announce(
+        self,
+        channel_id: int,
+        announcement: Announcement,
+        ping_role_id: int | None,
+        *,
+        nonce: str | None = None,
+    ) -> None:
+        if announcement.text.startswith(self.slow_on):
+            self.reached.set()
+            await self.go.wait()
+        await super().announce(channel_id, announcement, ping_role_id, nonce=nonce)
+
+
+async def test_a_starting_instance_never_touches_a_live_owners_claims(engine: Engine, clock: Clock):
+    slow = SlowPoster("Level 2")
+    owner = ClockService(Database(engine), slow, now=clock, status_interval=0)
+    clock_id = await start(owner)
+    clock.advance(20)
+    posting = asyncio.create_task(owner.run_due(clock_id))  # level 2 in flight (slow Discord)
+    await asyncio.wait_for(slow.reached.wait(), 5)
+    record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
+    assert record.unsettled == {"0.0:warn60:0", "0:start:1"}
+
+    other = Poster(nonces=slow.nonces)
+    newcomer = ClockService(Database(engine), other, now=clock, status_interval=0)
+    assert await newcomer.resume_all() == 0  # the owner's lease is alive
+    await newcomer.run_due(clock_id)  # and a stray job of the newcomer's posts nothing
+    slow.go.set()
+    await posting
+    assert other.posts == []
+    assert slow.texts()[-2:] == [
+        "One minute left in level 1. Next: level 2: blinds 200/400.",
+        "Level 2: blinds 200/400",
+    ]
+    record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
+    assert record.unsettled == frozenset()
+    assert record.owner_id == owner.instance_id

@@ -15,7 +15,6 @@ from storage.clocks import (
     get_running_clock,
     list_running_clocks,
     record_announcements,
-    release_unsettled_announcements,
     set_status_message,
     settle_announcements,
 )
@@ -163,7 +162,7 @@ def test_stored_times_are_utc_in_the_database(engine: Engine):
         assert stored.astimezone(UTC) == T0
 
 
-def test_claims_stay_unsettled_until_settled_and_a_restart_may_release_them(session):
+def test_claims_stay_unsettled_until_settled_and_say_when_they_were_made(session):
     one = start(session)
     two = start(session, channel=CHANNEL + 1)
     record_announcements(session=session, clock_id=one.id, keys=["a", "b"], at=T0)
@@ -174,11 +173,8 @@ def test_claims_stay_unsettled_until_settled_and_a_restart_may_release_them(sess
     assert settle_announcements(session=session, keys={one.id: ["a"]}, at=later) == 0
     assert get_clock(session=session, clock_id=one.id).unsettled == {"b"}
     assert get_clock(session=session, clock_id=two.id).unsettled == {"a", "c"}  # its own "a"
-    released = release_unsettled_announcements(session=session, clock_ids=[one.id, two.id])
-    assert {k: sorted(v) for k, v in released.items()} == {one.id: ["b"], two.id: ["a", "c"]}
-    assert get_clock(session=session, clock_id=one.id).announced == {"a"}
-    assert get_clock(session=session, clock_id=two.id).announced == frozenset()
-    assert release_unsettled_announcements(session=session, clock_ids=[one.id]) == {}
+    assert get_clock(session=session, clock_id=one.id).unsettled_since == {"b": T0}
+    assert get_clock(session=session, clock_id=one.id).announced == {"a", "b"}
     assert settle_announcements(session=session, keys={}, at=later) == 0
     with pytest.raises(ClockError, match="timezone-aware"):
         settle_announcements(session=session, keys={one.id: ["b"]}, at=datetime(2026, 3, 5))  # noqa: DTZ001

@@ -1,0 +1,80 @@
+"""`pokerfloor invite`: the URL that adds the bot to a server, from the application id.
+
+``pokerfloor invite 123456789012345678`` prints the OAuth2 URL with the ``bot`` and
+``applications.commands`` scopes and exactly the permissions the bot uses (``PERMISSIONS``). A
+server's manager opens it, picks the server and confirms. Nothing is sent anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import re
+import sys
+from typing import Any
+from urllib.parse import urlencode
+
+log = logging.getLogger(__name__)
+
+EXIT_USAGE = 2
+AUTHORIZE_URL = "https://discord.com/oauth2/authorize"
+SCOPES = ("bot", "applications.commands")
+
+# What the bot does in a channel, and the permission bit each needs (Discord's values).
+PERMISSIONS: dict[str, int] = {
+    "View Channels": 1 << 10,  # see the channels it answers and announces in
+    "Send Messages": 1 << 11,  # clock announcements, the status message, results posts
+    "Embed Links": 1 << 14,  # every answer is an embed
+    "Attach Files": 1 << 15,  # exports and reports come as files
+    "Read Message History": 1 << 16,  # edit its own status message after a restart
+}
+# Only to ping a clock role that is not set "mentionable" (the bot pings nothing else).
+MENTION_ANY_ROLE = ("Mention @everyone, @here and All Roles", 1 << 17)
+
+_SNOWFLAKE = re.compile(r"^[0-9]{17,20}$")
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``invite`` sub-command."""
+    parser = sub.add_parser(
+        "invite",
+        help="print the URL that adds the bot to a server",
+        description=(
+            "Print the invite URL (scopes bot and applications.commands, and the permissions "
+            "the bot needs) for the application id shown in the Discord developer portal."
+        ),
+    )
+    parser.add_argument("application_id", help="the application id (General Information page)")
+    parser.add_argument(
+        "--ping-any-role",
+        action="store_true",
+        help="also ask for 'Mention All Roles', to ping a clock role that is not mentionable",
+    )
+    parser.set_defaults(handler=run)
+
+
+def invite_url(application_id: int, *, ping_any_role: bool = False) -> str:
+    """The OAuth2 URL that adds application ``application_id`` to a server.
+
+    >>> invite_url(123456789012345678)
+    'https://discord.com/oauth2/authorize?client_id=123456789012345678&permissions=117760&scope=bot+applications.commands'
+    """
+    bits = sum(PERMISSIONS.values()) | (MENTION_ANY_ROLE[1] if ping_any_role else 0)
+    query = {"client_id": str(application_id), "permissions": str(bits), "scope": " ".join(SCOPES)}
+    return f"{AUTHORIZE_URL}?{urlencode(query)}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the invite URL and what it asks for; exit 2 for an id that is not one."""
+    text = str(args.application_id).strip()
+    if not _SNOWFLAKE.match(text):
+        sys.stderr.write(
+            f"pokerfloor invite: {text[:40]!r} is not an application id (17 to 20 digits, "
+            "from the developer portal's General Information page)\n"
+        )
+        return EXIT_USAGE
+    url = invite_url(int(text), ping_any_role=args.ping_any_role)
+    asked = list(PERMISSIONS) + ([MENTION_ANY_ROLE[0]] if args.ping_any_role else [])
+    sys.stdout.write(f"{url}\n")
+    sys.stderr.write(f"scopes: {', '.join(SCOPES)}; permissions: {', '.join(asked)}\n")
+    return 0

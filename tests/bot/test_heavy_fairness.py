@@ -1,0 +1,37 @@
+"""Heavy commands (pre-flop equity) through the real bot: users take turns; a flood cools down."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.app import LeagueBot
+from bot.fair_queue import UserCooldown
+from tests.fakediscord import EPHEMERAL, FakeDiscord
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+NINE = "As Ks vs Qh Qd vs Jc Jd vs Tc Td vs 9c 9d vs 8c 8d vs 7c 7d vs 6c 6d vs 5c 5d"
+FLOODER, OTHER = 900_000_000_000_000_401, 900_000_000_000_000_402
+
+
+async def test_a_flood_of_equities_cools_down_and_does_not_hold_up_another_user(
+    fake: FakeDiscord, bot: LeagueBot
+):
+    bot.heavy_cooldown = UserCooldown(rate=5, per=30.0)
+    flood = [await fake.interact("hand", {"cards": NINE}, user_id=FLOODER) for _ in range(6)]
+    single = await fake.interact("hand", {"cards": "As Ks vs Qh Qd"}, user_id=OTHER)
+
+    refused = await flood[-1].response()
+    assert refused["type"] == 4
+    assert refused["data"]["flags"] & EPHEMERAL
+    text = refused["data"]["embeds"][0]["description"]
+    assert text.startswith("Slow down a little: try again in ")
+    assert text.endswith(" s.")
+
+    answered = await single.followup(wait_s=60)
+    assert "1,712,304" in str(answered["embeds"][0])
+    await asyncio.gather(*(it.followup(wait_s=60) for it in flood[:5]))
+    # Served in turns: the other user's answer did not wait for the whole flood.
+    assert single.followup_at[0] < max(it.followup_at[0] for it in flood[:5])
