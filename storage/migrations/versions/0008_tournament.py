@@ -1,8 +1,7 @@
 """Tournament night: tournament (room, chart snapshot) and tournament_entry (the night's log).
 
 Revision ID: 0008
-Revises: 0006 (main's 0007_clock_lease is not on this branch yet: when both are in,
-this revises 0007)
+Revises: 0007
 Create Date: 2026-12-01 09:40:00
 """
 
@@ -14,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0008"
-down_revision: str | None = "0006"
+down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
