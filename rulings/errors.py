@@ -17,6 +17,7 @@ way)::
     ├── InvalidShowdownError       a showdown, equity or pot that cannot happen
     ├── UnknownRuleError           a rulebook or section that does not exist
     ├── RulebookError              a rulebook that cannot be read, or has no rules
+    ├── TournamentError            a tournament-night request that cannot apply (seat taken, ...)
     ├── BotError                   the bot refuses (bot/errors.py; no Discord class)
     │   ├── BadOption              an option that cannot be used (empty, unknown, out of range)
     │   │   └── UnknownCommandError    a line or path that names no command
@@ -82,3 +83,7 @@ class UnknownRuleError(RulingsError):
 
 class RulebookError(RulingsError):
     """A rulebook folder or file that cannot be read, or a book with no rules in it."""
+
+
+class TournamentError(RulingsError):
+    """A tournament-night request that cannot apply (a seat taken, a player already out, ...)."""

@@ -7,7 +7,13 @@ import pytest
 import rulings
 import rulings.errors
 
-SUB_PACKAGES = ("rulings.clock", "rulings.league", "rulings.poker", "rulings.rulebook")
+SUB_PACKAGES = (
+    "rulings.clock",
+    "rulings.league",
+    "rulings.poker",
+    "rulings.rulebook",
+    "rulings.tournament",
+)
 
 
 def _isort_style(name: str) -> tuple[int, str]:

@@ -20,6 +20,7 @@ MODULES: tuple[str, ...] = (
     "bot.commands.clock",
     "bot.commands.admin",
     "bot.commands.me",
+    "bot.commands.tournament",
 )
 
 _topics = [importlib.import_module(name) for name in MODULES]

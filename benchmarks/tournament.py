@@ -1,0 +1,225 @@
+"""A 200-player tournament night through the /tournament handlers, against a naive balancer.
+
+25 tables of 8 are filled by sign-in, play starts, and players bust one at a time until one is
+left; every bust is followed by a balance; the night finishes into a stored event. Each command
+goes through its handler (the same code the console and Discord run), so the latency includes
+reading the night, deciding, and writing the entry, its snapshot and its audit row; on a SQLite
+file, then on PostgreSQL when reachable. The peer runs the same night with a naive balance that
+redraws every player into the tables needed, through the same storage path. Moves are counted
+beside the fewest any balance could make (players of the broken tables plus the excess of the
+kept tables over their even share).
+
+Run: ``.venv/bin/python -m benchmarks.tournament [--players 200] [--seed 1] [--no-postgres]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
+
+from bot.answers import tournament as t
+from bot.commands.model import Context
+from bot.config import Settings
+from bot.database import Database
+from bot.reply import Reply
+from rulings import Night, Seat, SeatMove, TablesBalanced, tables_needed
+from storage.db import create_schema, make_engine, scratch_schema, session_scope
+from storage.leagues import add_location, ensure_league
+from storage.players import PlayerDirectory
+from storage.seasons import add_season
+from storage.tournaments import add_entry, get_open_tournament, list_entries
+
+NOW = dt.datetime(2026, 11, 20, 23, 0, tzinfo=dt.UTC)
+POSTGRES_URL = os.environ.get(
+    "TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+
+
+def naive_balance(night: Night, rng: random.Random) -> tuple[Night, TablesBalanced]:
+    """The peer: redraw every player into the fewest tables, evenly (moves: seats changed)."""
+    chart = night.chart
+    keys = sorted(chart.seated)
+    rng.shuffle(keys)
+    tables = sorted(chart.tables)[: tables_needed(len(keys), night.setup.seats_per_table)]
+    seats = [Seat(tables[i % len(tables)], i // len(tables) + 1) for i in range(len(keys))]
+    targets = dict(zip(keys, seats, strict=True))
+    # The peer's moves are the players whose seat changed (a real redraw also has swaps).
+    moves = tuple(
+        SeatMove(chart.name(k), chart.seated[k], targets[k])
+        for k in keys
+        if targets[k] != chart.seated[k]
+    )
+    broken = tuple(x for x in chart.tables if x not in tables)
+    entry = TablesBalanced(moves, broken)
+    redrawn = replace(
+        chart, seated=MappingProxyType(targets), tables=tuple(tables), buttons=MappingProxyType({})
+    )
+    return Night(night.setup, redrawn, (*night.log, entry)), entry
+
+
+def fewest_moves(counts: dict[int, int], seats_per_table: int) -> int:
+    """The fewest moves that leave the fewest tables within one player of each other."""
+    players = sum(counts.values())
+    needed = tables_needed(players, seats_per_table)
+    by_size = sorted(counts.values(), reverse=True)
+    kept, broken = by_size[:needed], by_size[needed:]
+    low, extra = divmod(players, needed)
+    targets = [low + 1] * extra + [low] * (needed - extra)
+    return sum(broken) + sum(max(0, c - target) for c, target in zip(kept, targets, strict=True))
+
+
+def naive_handler(ctx: Context) -> Reply:
+    """The peer's /tournament balance: the same storage path, the naive decision."""
+    with ctx.transaction() as session:
+        record = get_open_tournament(session=session, channel_id=1, for_update=True)
+        night, entry = naive_balance(record.night, ctx.extras["rng"])
+        add_entry(session=session, record=record, night=night, entry=entry, actor="bench", now=NOW)
+    return Reply(title="Balance", text=f"{len(entry.moves)} moves")
+
+
+def run_night(
+    players: int,
+    seed: int,
+    balance: Callable[[Context], Reply],
+    engine: Engine,
+    *,
+    regulars: bool = False,
+) -> tuple[dict[str, list[float]], int, int]:
+    """One night; returns per-command latencies (ms), total moves and the fewest possible.
+
+    With ``regulars`` every player is already known to the league (a mid-season night), so
+    the finish stores results without creating players.
+    """
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="bench", now=NOW)
+        add_location(session=s, league_id=league.id, name="Brewpub", actor="bench")
+        add_season(session=s, league_id=league.id, name="2026 Fall", actor="bench")
+        if regulars:
+            PlayerDirectory(s, league.id).resolve(_names(players), allow_new=True, now=NOW)
+    rng = random.Random(seed)
+    ctx = Context(
+        surface="console",
+        settings=Settings(_env_file=None),
+        db=Database(engine),
+        actor="bench",
+        channel_id=1,
+        now=lambda: NOW,
+        extras={"rng": rng},
+    )
+    timings: dict[str, list[float]] = defaultdict(list)
+
+    def timed(name: str, fn: Callable[..., Reply], **options: object) -> Reply:
+        began = time.perf_counter()
+        reply = fn(ctx, **options)
+        timings[name].append((time.perf_counter() - began) * 1000)
+        return reply
+
+    tables = math.ceil(players / 8)
+    timed("open", t.open, location="Brewpub", tables=tables, seats=8)
+    names = _names(players)
+    for name in names:
+        timed("register", t.register, player=name, on_time=True)
+    timed("start", t.start)
+    moves = fewest = 0
+    order = names[:]
+    rng.shuffle(order)
+    for name in order[:-1]:
+        timed("bust", t.bust, players=name)
+        with session_scope(engine) as s:
+            chart = get_open_tournament(session=s, channel_id=1).night.chart
+        fewest += fewest_moves(chart.counts(), 8)
+        timed("balance", balance)
+    with session_scope(engine) as s:
+        record = get_open_tournament(session=s, channel_id=1)
+        entries = list_entries(session=s, tournament_id=record.id)
+    moves = sum(len(e.entry.moves) for e in entries if isinstance(e.entry, TablesBalanced))
+    timed("finish", t.finish)
+    return timings, moves, fewest
+
+
+def _names(players: int) -> list[str]:
+    return [f"Player {i:03d}" for i in range(players)]
+
+
+def _p(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
+
+
+@contextmanager
+def _sqlite(folder: Path, name: str) -> Iterator[Engine]:
+    engine = make_engine(f"sqlite:///{folder / f'{name}.db'}")
+    create_schema(engine)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def _report(label: str, players: int, seed: int, database: Callable[[str], Any]) -> None:
+    with database("ours") as engine:
+        ours, our_moves, fewest = run_night(players, seed, t.balance, engine)
+    with database("peer") as engine:
+        peer, peer_moves, _ = run_night(players, seed, naive_handler, engine)
+    with database("regulars") as engine:
+        known, _, _ = run_night(players, seed, t.balance, engine, regulars=True)
+    tables = math.ceil(players / 8)
+    print(f"\n{players}-player night, {tables} tables of 8, {label} (shared machine)")
+    print(f"{'command':<10} {'n':>5} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    for name, values in ours.items():
+        print(
+            f"{name:<10} {len(values):>5} {statistics.median(values):>8.2f} "
+            f"{_p(values, 0.99):>8.2f} {max(values):>8.2f}"
+        )
+    naive = peer["balance"]
+    print(
+        f"{'peer bal.':<10} {len(naive):>5} {statistics.median(naive):>8.2f} "
+        f"{_p(naive, 0.99):>8.2f} {max(naive):>8.2f}"
+    )
+    print(f"finish with every player already in the league: {known['finish'][0]:.2f} ms")
+    print(f"moves: pokerfloor {our_moves}, fewest possible {fewest}, naive redraw {peer_moves}")
+
+
+def main() -> None:
+    """Run both nights and print the figures side by side (SQLite, then PostgreSQL)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-postgres", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        _report("SQLite file", args.players, args.seed, lambda name: _sqlite(Path(tmp), name))
+    if args.no_postgres:
+        return
+    try:
+        with scratch_schema(POSTGRES_URL, prefix="bt"):
+            pass
+    except OperationalError:
+        print("\nPostgreSQL not reachable: skipped")
+        return
+    _report(
+        "PostgreSQL",
+        args.players,
+        args.seed,
+        lambda name: scratch_schema(POSTGRES_URL, prefix="bt"),
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""The night's values as JSON-ready data (what storage keeps) and back, losslessly.
+
+>>> from rulings.tournament.chart import SeatMove, Seat
+>>> entry = PlayerMoved(SeatMove("Dan", Seat(3, 2), Seat(1, 6)))
+>>> entry_from_data(entry_to_data(entry)) == entry
+True
+"""
+
+from __future__ import annotations
+
+import logging
+from types import MappingProxyType
+from typing import Any
+
+from rulings.errors import TournamentError
+from rulings.tournament.chart import (
+    BustedOut,
+    ButtonSet,
+    Chart,
+    Entrant,
+    Entry,
+    NightFinished,
+    PlayerMoved,
+    PlayStarted,
+    Room,
+    Seat,
+    SeatMove,
+    SignedIn,
+    TablesBalanced,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _seat(seat: Seat | None) -> list[int] | None:
+    return None if seat is None else [seat.table, seat.seat]
+
+
+def _unseat(data: Any) -> Seat | None:
+    return None if data is None else Seat(int(data[0]), int(data[1]))
+
+
+def _move(move: SeatMove) -> dict[str, Any]:
+    return {"player": move.player, "from": _seat(move.from_seat), "to": _seat(move.to_seat)}
+
+
+def _unmove(data: Any) -> SeatMove:
+    to = _unseat(data["to"])
+    assert to is not None
+    return SeatMove(data["player"], _unseat(data["from"]), to)
+
+
+def _player(player: Entrant) -> dict[str, Any]:
+    return {
+        "name": player.name,
+        "stack": player.stack,
+        "late": player.late,
+        "chips_off": player.chips_off,
+    }
+
+
+def _unplayer(data: Any) -> Entrant:
+    return Entrant(
+        data["name"], int(data["stack"]), bool(data["late"]), int(data.get("chips_off", 0))
+    )
+
+
+def room_to_data(setup: Room) -> dict[str, Any]:
+    """The room as JSON-ready data."""
+    return {
+        "location": setup.location,
+        "season": setup.season,
+        "seats_per_table": setup.seats_per_table,
+        "tables": setup.tables,
+    }
+
+
+def room_from_data(data: Any) -> Room:
+    """The room from ``room_to_data``'s data."""
+    return Room(data["location"], data["season"], data["seats_per_table"], data["tables"])
+
+
+def entry_to_data(entry: Entry) -> dict[str, Any]:
+    """One log entry as JSON-ready data (``kind`` names it)."""
+    if isinstance(entry, SignedIn):
+        return {"kind": "register", "player": _player(entry.player), "seat": _seat(entry.seat)}
+    if isinstance(entry, PlayStarted):
+        return {"kind": "start"}
+    if isinstance(entry, BustedOut):
+        return {
+            "kind": "bust",
+            "players": [[k, p] for k, p in entry.players],
+            "seated": [_move(m) for m in entry.seated],
+            "restacked": [list(r) for r in entry.restacked],
+        }
+    if isinstance(entry, TablesBalanced):
+        return {
+            "kind": "balance",
+            "moves": [_move(m) for m in entry.moves],
+            "broken": list(entry.broken),
+            "redraw": list(entry.redraw),
+            "random_tables": list(entry.random_tables),
+        }
+    if isinstance(entry, PlayerMoved):
+        return {"kind": "move", "move": _move(entry.move)}
+    if isinstance(entry, ButtonSet):
+        return {"kind": "button", "seat": _seat(entry.seat)}
+    return {"kind": "finish", "finish": [list(g) for g in entry.finish], "how": entry.how}
+
+
+def entry_from_data(data: Any) -> Entry:
+    """One log entry from ``entry_to_data``'s data.
+
+    Raises:
+        TournamentError: an unknown kind.
+    """
+    kind = data.get("kind")
+    if kind == "register":
+        return SignedIn(_unplayer(data["player"]), _unseat(data["seat"]))
+    if kind == "start":
+        return PlayStarted()
+    if kind == "bust":
+        return BustedOut(
+            tuple((str(k), int(p)) for k, p in data["players"]),
+            tuple(_unmove(m) for m in data["seated"]),
+            tuple((str(k), int(n), int(off)) for k, n, off in data.get("restacked", ())),
+        )
+    if kind == "balance":
+        return TablesBalanced(
+            tuple(_unmove(m) for m in data["moves"]),
+            tuple(data["broken"]),
+            tuple(data["redraw"]),
+            tuple(data["random_tables"]),
+        )
+    if kind == "move":
+        return PlayerMoved(_unmove(data["move"]))
+    if kind == "button":
+        seat = _unseat(data["seat"])
+        assert seat is not None
+        return ButtonSet(seat)
+    if kind == "finish":
+        return NightFinished(tuple(tuple(g) for g in data["finish"]), data["how"])
+    raise TournamentError(f"unknown log entry {kind!r}")
+
+
+def chart_to_data(chart: Chart) -> dict[str, Any]:
+    """The seating chart as JSON-ready data (a snapshot; the log stays the truth)."""
+    return {
+        "status": chart.status,
+        "players": {k: [p.name, p.stack, p.late, p.chips_off] for k, p in chart.players.items()},
+        "seated": {k: _seat(s) for k, s in chart.seated.items()},
+        "reserve": list(chart.reserve),
+        "busted": [list(g) for g in chart.busted],
+        "tables": list(chart.tables),
+        "buttons": {str(t): s for t, s in chart.buttons.items()},
+        "finish": [list(g) for g in chart.finish],
+    }
+
+
+def chart_from_data(data: Any) -> Chart:
+    """The seating chart from ``chart_to_data``'s data."""
+    players = {k: Entrant(*row) for k, row in data["players"].items()}
+    seated = {k: Seat(t, s) for k, (t, s) in data["seated"].items()}
+    return Chart(
+        status=data["status"],
+        players=MappingProxyType(players),
+        seated=MappingProxyType(seated),
+        reserve=tuple(data["reserve"]),
+        busted=tuple(tuple(g) for g in data["busted"]),
+        tables=tuple(int(t) for t in data["tables"]),
+        buttons=MappingProxyType({int(t): int(s) for t, s in data["buttons"].items()}),
+        finish=tuple(tuple(g) for g in data["finish"]),
+    )

@@ -1,0 +1,65 @@
+"""Tables of the tournament night: the tournament and its log of entries.
+
+The log is the truth (``tournament_entry``, numbered from 1, an undone entry is kept and
+marked); ``tournament.chart`` is a snapshot of the chart the live entries produce, so a
+command reads one row. ``tournament.seq`` is the number of the last entry: a write checks it is
+unchanged, so two instances acting at once cannot both apply to the same state.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, DateTime, ForeignKey, Index, Integer, text
+from sqlmodel import Field, SQLModel
+
+log = logging.getLogger(__name__)
+
+
+class Tournament(SQLModel, table=True):
+    """One tournament night in one channel (one open at a time per channel)."""
+
+    __tablename__ = "tournament"
+    __table_args__ = (
+        Index(
+            "ux_tournament_open_channel",
+            "channel_id",
+            unique=True,
+            sqlite_where=text("finished_at IS NULL"),
+            postgresql_where=text("finished_at IS NULL"),
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    league_id: int = Field(foreign_key="league.id", index=True)
+    channel_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    status: str = Field(max_length=16)
+    room: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    chart: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    seq: int = 0
+    event_id: int | None = Field(default=None, foreign_key="event.id")
+    created_by: str = Field(max_length=100)
+    created_at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    finished_at: dt.datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+
+
+class TournamentEntryRow(SQLModel, table=True):
+    """One entry of a night's log: what was decided, by whom, when; undone ones are kept."""
+
+    __tablename__ = "tournament_entry"
+
+    tournament_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("tournament.id", ondelete="CASCADE"), primary_key=True)
+    )
+    seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    kind: str = Field(max_length=16)
+    data: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    actor: str = Field(max_length=100)
+    at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    undone_at: dt.datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )

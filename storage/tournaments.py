@@ -1,0 +1,454 @@
+"""Tournament nights in the database: open one, append decided entries, undo, finish.
+
+Functions take a keyword-only ``session``, may flush but never commit, and return
+``TournamentRecord`` values holding a ``rulings.Night``. The rules decide each entry
+(``rulings.sign_in``, ``rulings.bust_players``, ...) on the night read here; ``add_entry``
+stores it, refreshes the chart snapshot and writes the audit entry in the same transaction, so
+a refused action (the rules raise before anything is stored) changes nothing. Two instances
+acting on the same night at once cannot both win: the write checks the night's ``seq`` is the
+one it read and refuses otherwise (nothing written, "try again").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import insert, update
+from sqlmodel import Session, col, select
+
+from rulings import (
+    ClockAction,
+    Entry,
+    LateEntry,
+    Night,
+    Room,
+    TournamentError,
+    chart_from_data,
+    chart_to_data,
+    entry_from_data,
+    entry_to_data,
+    format_seconds,
+    name_key,
+    open_night,
+    position_at,
+    room_from_data,
+    room_to_data,
+    undo_last,
+)
+from storage.audit import add_audit_entry, utc_now
+from storage.clocks import add_clock_event, find_running_clock, utc
+from storage.errors import AlreadyExists, DuplicatePlayerError, NotFound
+from storage.leagues import clean_name, similar_name
+from storage.players import PlayerDirectory
+from storage.tournament_models import Tournament, TournamentEntryRow
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TournamentRecord:
+    """A stored night.
+
+    Attributes:
+        id: the tournament's id.
+        league_id: its league.
+        channel_id: the channel it runs in (the console has a fixed one).
+        night: the room, the chart and (when loaded ``with_log``) the live log.
+        seq: the night's version: one more for every entry written or undone (an entry is
+            numbered with the version it made).
+        event_id: the stored event, once finished.
+        created_by: who opened it.
+        created_at: when.
+        finished_at: when it finished, or None.
+    """
+
+    id: int
+    league_id: int
+    channel_id: int
+    night: Night
+    seq: int
+    event_id: int | None
+    created_by: str
+    created_at: dt.datetime
+    finished_at: dt.datetime | None
+
+    @property
+    def target(self) -> str:
+        """Its name in the audit log."""
+        return f"tournament {self.id}"
+
+
+@dataclass(frozen=True)
+class LoggedEntry:
+    """One entry of a night's log as stored."""
+
+    seq: int
+    entry: Entry
+    actor: str
+    at: dt.datetime
+    undone_at: dt.datetime | None
+
+
+def _live_entries(session: Session, tournament_id: int) -> list[Entry]:
+    rows = session.exec(
+        select(TournamentEntryRow)
+        .where(TournamentEntryRow.tournament_id == tournament_id)
+        .where(col(TournamentEntryRow.undone_at).is_(None))
+        .order_by(col(TournamentEntryRow.seq))
+    )
+    return [entry_from_data(r.data) for r in rows]
+
+
+def _record(session: Session, row: Tournament, *, with_log: bool) -> TournamentRecord:
+    room = room_from_data(row.room)
+    log_entries = tuple(_live_entries(session, row.id or 0)) if with_log else ()
+    night = Night(room, chart_from_data(row.chart), log_entries)
+    return TournamentRecord(
+        id=row.id or 0,
+        league_id=row.league_id,
+        channel_id=row.channel_id,
+        night=night,
+        seq=row.seq,
+        event_id=row.event_id,
+        created_by=row.created_by,
+        created_at=utc(row.created_at),
+        finished_at=utc(row.finished_at) if row.finished_at else None,
+    )
+
+
+def open_tournament(
+    *,
+    session: Session,
+    league_id: int,
+    channel_id: int,
+    room: Room,
+    actor: str,
+    now: dt.datetime | None = None,
+) -> TournamentRecord:
+    """Open tonight's tournament in a channel.
+
+    Raises:
+        AlreadyExists: a tournament is open in the channel already.
+    """
+    at = utc_now(now)
+    if find_open_tournament(session=session, channel_id=channel_id) is not None:
+        raise AlreadyExists(
+            "a tournament is already open in this channel; /tournament finish ends it"
+        )
+    night = open_night(room)
+    row = Tournament(
+        league_id=league_id,
+        channel_id=channel_id,
+        status=night.chart.status,
+        room=room_to_data(room),
+        chart=chart_to_data(night.chart),
+        seq=0,
+        created_by=actor[:100],
+        created_at=at,
+    )
+    session.add(row)
+    session.flush()
+    record = _record(session, row, with_log=True)
+    add_audit_entry(
+        session=session,
+        league_id=league_id,
+        actor=actor,
+        action="tournament open",
+        target=record.target,
+        after=room_to_data(room),
+        now=at,
+    )
+    return record
+
+
+def _open_row(session: Session, channel_id: int, *, for_update: bool = False) -> Tournament | None:
+    query = (
+        select(Tournament)
+        .where(Tournament.channel_id == channel_id)
+        .where(col(Tournament.finished_at).is_(None))
+    )
+    if for_update:
+        query = query.with_for_update()
+    return session.exec(query).first()
+
+
+def find_open_tournament(
+    *, session: Session, channel_id: int, with_log: bool = False
+) -> TournamentRecord | None:
+    """The tournament open in a channel, or None."""
+    row = _open_row(session, channel_id)
+    return None if row is None else _record(session, row, with_log=with_log)
+
+
+def get_open_tournament(
+    *, session: Session, channel_id: int, with_log: bool = False, for_update: bool = False
+) -> TournamentRecord:
+    """The tournament open in a channel.
+
+    Args:
+        session: the unit of work.
+        channel_id: the channel.
+        with_log: load the live log too (undo needs it).
+        for_update: lock the row until the transaction ends (PostgreSQL).
+
+    Raises:
+        NotFound: no tournament is open there.
+    """
+    row = _open_row(session, channel_id, for_update=for_update)
+    if row is None:
+        raise NotFound("no tournament is open in this channel; /tournament open starts one")
+    return _record(session, row, with_log=with_log)
+
+
+def latest_tournament(
+    *, session: Session, league_id: int, channel_id: int | None = None
+) -> TournamentRecord:
+    """The open tournament of a league (or channel), else the last one that finished.
+
+    Raises:
+        NotFound: the league has had no tournament.
+    """
+    query = select(Tournament).where(Tournament.league_id == league_id)
+    if channel_id is not None:
+        query = query.where(Tournament.channel_id == channel_id)
+    query = query.order_by(col(Tournament.finished_at).is_not(None), col(Tournament.id).desc())
+    row = session.exec(query).first()
+    if row is None:
+        raise NotFound("there has been no tournament yet; /tournament open starts one")
+    return _record(session, row, with_log=False)
+
+
+def _save(
+    session: Session,
+    record: TournamentRecord,
+    night: Night,
+    seq: int,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    values: dict[str, Any] = {
+        "chart": chart_to_data(night.chart),
+        "status": night.chart.status,
+        "seq": seq,
+        **(extra or {}),
+    }
+    result = session.execute(
+        update(Tournament)
+        .where(col(Tournament.id) == record.id)
+        .where(col(Tournament.seq) == record.seq)
+        .values(**values)
+    )
+    if getattr(result, "rowcount", 1) != 1:
+        raise TournamentError(
+            "the tournament changed while this was decided (another director?); try again"
+        )
+
+
+def add_entry(
+    *,
+    session: Session,
+    record: TournamentRecord,
+    night: Night,
+    entry: Entry,
+    actor: str,
+    now: dt.datetime | None = None,
+    event_id: int | None = None,
+) -> TournamentRecord:
+    """Store one decided entry and the night it led to, with its audit entry.
+
+    Args:
+        session: the unit of work.
+        record: the night as read (its ``seq`` must still be the stored one).
+        night: the night after ``entry`` (``record.night`` with ``entry`` applied).
+        entry: what was decided.
+        actor: who did it.
+        now: when (UTC).
+        event_id: the stored event, when ``entry`` finishes the night.
+
+    Returns:
+        The stored night.
+
+    Raises:
+        TournamentError: someone else wrote to the night since it was read.
+    """
+    at = utc_now(now)
+    data = entry_to_data(entry)
+    seq = record.seq + 1
+    extra: dict[str, Any] = {}
+    if night.chart.status == "finished":
+        extra = {"finished_at": at, "event_id": event_id}
+    _save(session, record, night, seq, extra)
+    session.execute(
+        insert(TournamentEntryRow).values(
+            tournament_id=record.id, seq=seq, kind=data["kind"], data=data, actor=actor[:100], at=at
+        )
+    )
+    add_audit_entry(
+        session=session,
+        league_id=record.league_id,
+        actor=actor,
+        action=f"tournament {data['kind']}",
+        target=record.target,
+        after=data,
+        now=at,
+    )
+    if extra:
+        return replace(record, night=night, seq=seq, event_id=event_id, finished_at=at)
+    return replace(record, night=night, seq=seq)
+
+
+def undo_entry(
+    *, session: Session, record: TournamentRecord, actor: str, now: dt.datetime | None = None
+) -> tuple[TournamentRecord, Entry]:
+    """Take back the last live entry: marked undone (kept), the chart replayed without it.
+
+    Args:
+        session: the unit of work.
+        record: the night, loaded ``with_log``.
+        actor: who undoes.
+        now: when (UTC).
+
+    Returns:
+        The night after the undo and the entry taken back.
+
+    Raises:
+        TournamentError: nothing the rules let undo (see ``rulings.undo_last``).
+    """
+    at = utc_now(now)
+    night, undone = undo_last(record.night)
+    last = session.exec(
+        select(TournamentEntryRow)
+        .where(TournamentEntryRow.tournament_id == record.id)
+        .where(col(TournamentEntryRow.undone_at).is_(None))
+        .order_by(col(TournamentEntryRow.seq).desc())
+    ).first()
+    assert last is not None  # undo_last found an entry in the same log
+    _save(session, record, night, record.seq + 1)
+    last.undone_at = at
+    session.add(last)
+    session.flush()
+    add_audit_entry(
+        session=session,
+        league_id=record.league_id,
+        actor=actor,
+        action="tournament undo",
+        target=record.target,
+        before=last.data,
+        after={"undone": last.seq},
+        now=at,
+    )
+    return replace(record, night=night, seq=record.seq + 1), undone
+
+
+def list_entries(*, session: Session, tournament_id: int) -> list[LoggedEntry]:
+    """The whole log of a night, undone entries included, oldest first."""
+    rows = session.exec(
+        select(TournamentEntryRow)
+        .where(TournamentEntryRow.tournament_id == tournament_id)
+        .order_by(col(TournamentEntryRow.seq))
+    )
+    return [
+        LoggedEntry(
+            r.seq,
+            entry_from_data(r.data),
+            r.actor,
+            utc(r.at),
+            utc(r.undone_at) if r.undone_at else None,
+        )
+        for r in rows
+    ]
+
+
+# -- what a sign-in and a late sign-in need to know ------------------------------------------
+
+
+def signin_name(*, session: Session, league_id: int, name: str, confirmed: bool = False) -> str:
+    """The league's spelling of a player signing in (an alias gives its player's name).
+
+    Args:
+        session: the unit of work.
+        league_id: the league.
+        name: as typed.
+        confirmed: the director says he is a new player (a name close to a known one is
+            then taken as it is).
+
+    Returns:
+        The known player's display name, or the new name with spaces collapsed.
+
+    Raises:
+        DuplicatePlayerError: a new name resembles a known player's (nothing written).
+        StorageError: an empty or over-long name.
+    """
+    display = clean_name(name, "player name")
+    directory = PlayerDirectory(session, league_id)
+    key = name_key(display)
+    if key in directory.display:
+        return directory.display[key]
+    if not confirmed:
+        hint = similar_name(key, directory.display)
+        if hint is not None:
+            raise DuplicatePlayerError(display, hint)
+    return display
+
+
+def late_entry_for(
+    *, session: Session, channel_id: int, now: dt.datetime, big_blind: int | None = None
+) -> LateEntry:
+    """What the channel's running clock says about a late sign-in (1.E.d).
+
+    The big blind is the one of the level being played (during a break, of the level that
+    follows it); the director's ``big_blind`` wins when given (no clock, or a correction).
+    Late registration is closed once the clock is past its structure's late-registration
+    step (the end of the first break at BTown).
+    """
+    clock = find_running_clock(session=session, channel_id=channel_id)
+    if clock is None:
+        return LateEntry(big_blind=big_blind)
+    position = position_at(clock.state, now)
+    level = position.level or position.next_level
+    clock_blind = level.big_blind if level is not None else None
+    closed = position.is_late_registration_open is False
+    return LateEntry(big_blind=big_blind or clock_blind, is_closed=closed)
+
+
+def clock_summary(*, session: Session, channel_id: int, now: dt.datetime) -> str | None:
+    """The channel's running clock in one line (level and next break), None without one."""
+    clock = find_running_clock(session=session, channel_id=channel_id)
+    if clock is None:
+        return None
+    position = position_at(clock.state, now)
+    text = position.summary
+    if position.next_break is not None and position.seconds_to_break is not None:
+        text += f"; next break in {format_seconds(position.seconds_to_break)}"
+    return text
+
+
+def pause_for_redraw(*, session: Session, channel_id: int, now: dt.datetime) -> int | None:
+    """Pause the channel's running clock for a button redraw (2.D.d), in the caller's unit.
+
+    Returns:
+        The clock's id when it was paused here; None without a running clock or when it is
+        paused already.
+    """
+    clock = find_running_clock(session=session, channel_id=channel_id)
+    if clock is None or position_at(clock.state, now).is_paused:
+        return None
+    add_clock_event(session=session, clock_id=clock.id, action=ClockAction.PAUSE, at=now)
+    return clock.id
+
+
+def tournament_status_line(*, session: Session, channel_id: int) -> str | None:
+    """One line for the clock's live status message while a tournament runs in the channel.
+
+    Returns:
+        ``"Tournament: 37 players left, average stack 24,324"``, or None when no tournament
+        is open there.
+    """
+    record = find_open_tournament(session=session, channel_id=channel_id)
+    if record is None:
+        return None
+    chart = record.night.chart
+    left = f"{chart.remaining} player{'' if chart.remaining == 1 else 's'} left"
+    return f"Tournament: {left}, average stack {chart.average_stack:,}"

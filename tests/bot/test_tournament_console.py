@@ -1,0 +1,108 @@
+"""A whole tournament night typed in the console, then read back with the CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from bot.config import Settings
+from bot.console import Console, ConsoleContext
+from storage.db import create_schema, make_engine, session_scope
+from storage.leagues import get_league
+from storage.standings import season_standings
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'night.db'}"
+    create_schema(make_engine(url))
+    return url
+
+
+def run(url: str, *lines: str) -> tuple[int, str, str]:
+    engine = make_engine(url)
+    console = Console(ConsoleContext(settings=Settings(_env_file=None), engine=engine))
+    out, err = io.StringIO(), io.StringIO()
+    code = console.run(io.StringIO("\n".join(lines) + "\n"), out, err, interactive=False)
+    engine.dispose()
+    return code, out.getvalue(), err.getvalue()
+
+
+PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"]
+
+
+def test_a_night_in_the_console_from_sign_in_to_stored_results(db):
+    code, out, err = run(
+        db,
+        "/td season add 2026 Fall",
+        "/td location add Brewpub",
+        "/tournament open Brewpub seats: 4",
+        *(f"/tournament register {p} on_time: yes" for p in PLAYERS),
+        "/tournament start",
+        "/tournament balance",
+        "/tournament bust Fay",
+        "/tournament bust Dee, Eve chips: 4000, 9000",
+        "/tournament balance",
+        "/tournament seats",
+        "/tournament status",
+        "/tournament finish chips: Cy 50000, Ann 40000, Bob 30000",
+    )
+    assert err == "", err
+    assert code == 0
+    assert "Eve**: 4th" in out or "Eve: 4th" in out
+    assert "Final table" in out
+    assert "Stored as event" in out
+    engine = make_engine(db)
+    with session_scope(engine) as s:
+        league = get_league(session=s)
+        table = season_standings(session=s, league_id=league.id, season="2026 Fall")
+    engine.dispose()
+    assert [r.row.player for r in table.rows] == ["Cy", "Ann", "Bob", "Eve", "Dee", "Fay"]
+    # The CLI reads the same night back, in the issue's JSON shape.
+    shown = subprocess.run(
+        [sys.executable, "-m", "bot", "tournament", "show", "--json", "--db", db],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    data = json.loads(shown.stdout)
+    assert data["status"] == "finished"
+    assert data["busted"] == [
+        {"player": "Eve", "position": 4},
+        {"player": "Dee", "position": 5},
+        {"player": "Fay", "position": 6},
+    ]
+    assert data["remaining"] == 3
+    text = subprocess.run(
+        [sys.executable, "-m", "bot", "tournament", "show", "--db", db],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert text.returncode == 0, text.stderr
+    assert "Status: finished" in text.stdout
+    assert "Busted: 4. Eve, 5. Dee, 6. Fay" in text.stdout
+
+
+def test_console_mistakes_are_one_line_and_change_nothing(db):
+    run(db, "/td season add 2026 Fall", "/td location add Brewpub", "/tournament open Brewpub")
+    engine = make_engine(db)
+    with engine.connect() as conn:
+        before = list(conn.execute(text("select * from tournament_entry")))
+        audit = list(conn.execute(text("select count(*) from audit_log")))
+    code, _, err = run(db, "/tournament bust Zed", "/tournament move Ann table: 3")
+    with engine.connect() as conn:
+        assert list(conn.execute(text("select * from tournament_entry"))) == before
+        assert list(conn.execute(text("select count(*) from audit_log"))) == audit
+    engine.dispose()
+    assert code == 2
+    lines = [line for line in err.splitlines() if line]
+    assert len(lines) == 2
+    assert "play has not begun" in lines[0] or "did not sign in" in lines[0]

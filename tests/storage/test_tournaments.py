@@ -1,0 +1,153 @@
+import random
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+
+from rulings import (
+    Arrival,
+    Room,
+    TournamentError,
+    bust_players,
+    load_league_rules,
+    replay_night,
+    sign_in,
+    start_play,
+)
+from storage.audit import list_audit
+from storage.db import session_scope
+from storage.errors import AlreadyExists, NotFound
+from storage.leagues import ensure_league
+from storage.tournaments import (
+    add_entry,
+    get_open_tournament,
+    latest_tournament,
+    list_entries,
+    open_tournament,
+    tournament_status_line,
+    undo_entry,
+)
+from tests.storage._league import NOW
+
+CHANNEL = 2**62 + 5
+RULES = load_league_rules()
+
+
+def dump(engine: Engine) -> dict[str, list[tuple[object, ...]]]:
+    with engine.connect() as conn:
+        return {
+            t: [tuple(r) for r in conn.execute(text(f"select * from {t} order by 1, 2"))]
+            for t in ("tournament", "tournament_entry", "audit_log")
+        }
+
+
+def opened(engine: Engine, players: int = 6) -> int:
+    rng = random.Random(3)
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="test", now=NOW)
+        rec = open_tournament(
+            session=s,
+            league_id=league.id,
+            channel_id=CHANNEL,
+            room=Room("Brewpub", "2026 Fall", 4, 2),
+            actor="td:ann",
+            now=NOW,
+        )
+        for i in range(players):
+            night, entry, _ = sign_in(rec.night, f"P{i}", Arrival(), RULES, rng)
+            rec = add_entry(session=s, record=rec, night=night, entry=entry, actor="td:ann")
+        return league.id
+
+
+def test_a_night_is_stored_and_read_back_the_same(engine):
+    opened(engine)
+    with session_scope(engine) as s:
+        rec = get_open_tournament(session=s, channel_id=CHANNEL, with_log=True)
+        assert len(rec.night.chart.seated) == 6
+        assert replay_night(rec.night.setup, rec.night.log) == rec.night
+        assert rec.night.setup == Room("Brewpub", "2026 Fall", 4, 2)
+
+
+def test_one_open_tournament_per_channel(engine):
+    league_id = opened(engine)
+    before = dump(engine)
+    with pytest.raises(AlreadyExists), session_scope(engine) as s:
+        open_tournament(
+            session=s, league_id=league_id, channel_id=CHANNEL, room=Room("Pub"), actor="x"
+        )
+    assert dump(engine) == before
+
+
+def test_every_entry_is_audited_with_who_did_it(engine):
+    league_id = opened(engine, players=2)
+    with session_scope(engine) as s:
+        audit = list_audit(session=s, league_id=league_id)
+        actions = [a.action for a in audit if a.target.startswith("tournament")]
+        assert actions == ["tournament register", "tournament register", "tournament open"]
+        assert {a.actor for a in audit if a.target.startswith("tournament")} == {"td:ann"}
+
+
+def test_undo_marks_the_entry_and_restores_the_chart(engine):
+    league_id = opened(engine, players=3)
+    with session_scope(engine) as s:
+        before = get_open_tournament(session=s, channel_id=CHANNEL, with_log=True)
+        night, started = start_play(before.night)
+        rec = add_entry(session=s, record=before, night=night, entry=started, actor="td")
+        night, entry = bust_players(rec.night, ["P1"], None)
+        add_entry(session=s, record=rec, night=night, entry=entry, actor="td")
+    with session_scope(engine) as s:
+        rec = get_open_tournament(session=s, channel_id=CHANNEL, with_log=True)
+        after, undone = undo_entry(session=s, record=rec, actor="td:bob")
+        assert undone == entry
+    with session_scope(engine) as s:
+        again = get_open_tournament(session=s, channel_id=CHANNEL, with_log=True)
+        assert again.night.chart == after.night.chart
+        assert "p1" in again.night.chart.seated
+        entries = list_entries(session=s, tournament_id=again.id)
+        assert [e.undone_at is not None for e in entries][-1] is True  # kept, marked
+        assert list_audit(session=s, league_id=league_id)[0].actor == "td:bob"
+
+
+def test_a_stale_write_is_refused_and_changes_nothing(engine):
+    opened(engine, players=2)
+    with session_scope(engine) as s:
+        stale = get_open_tournament(session=s, channel_id=CHANNEL)
+    with session_scope(engine) as s:
+        fresh = get_open_tournament(session=s, channel_id=CHANNEL)
+        night, entry, _ = sign_in(fresh.night, "Q", Arrival(), RULES, random.Random(1))
+        add_entry(session=s, record=fresh, night=night, entry=entry, actor="td")
+    before = dump(engine)
+    night, entry, _ = sign_in(stale.night, "R", Arrival(), RULES, random.Random(1))
+    with pytest.raises(TournamentError, match="try again"), session_scope(engine) as s:
+        add_entry(session=s, record=stale, night=night, entry=entry, actor="td")
+    assert dump(engine) == before
+
+
+def test_no_open_tournament_is_a_clear_error(engine):
+    with pytest.raises(NotFound, match="no tournament is open"), session_scope(engine) as s:
+        get_open_tournament(session=s, channel_id=CHANNEL)
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="test", now=NOW)
+    with pytest.raises(NotFound), session_scope(engine) as s:
+        latest_tournament(session=s, league_id=league.id)
+
+
+def test_a_locked_read_then_write_commits_on_both_databases(engine):
+    opened(engine, players=2)
+    with session_scope(engine) as s:
+        rec = get_open_tournament(session=s, channel_id=CHANNEL, for_update=True)
+        night, entry = start_play(rec.night)
+        add_entry(session=s, record=rec, night=night, entry=entry, actor="td", now=NOW)
+    with session_scope(engine) as s:
+        again = get_open_tournament(session=s, channel_id=CHANNEL)
+        assert again.night.chart.status == "running"
+        assert again.seq == rec.seq + 1
+
+
+def test_the_status_line_for_the_clock_message(engine):
+    with session_scope(engine) as s:
+        assert tournament_status_line(session=s, channel_id=CHANNEL) is None
+    opened(engine, players=3)
+    with session_scope(engine) as s:
+        line = tournament_status_line(session=s, channel_id=CHANNEL)
+    assert line == "Tournament: 3 players left, average stack 18,000"
