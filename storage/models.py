@@ -4,5 +4,5 @@ import storage.bot_models
 import storage.clock_models
 import storage.guild_settings_models
 import storage.league_models
-import storage.link_models  # noqa: F401
+import storage.link_models
 import storage.tournament_models  # noqa: F401
