@@ -19,13 +19,10 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Apply this revision (skipped when ``create_schema`` made the columns already).
+    """Apply this revision.
 
     Running clocks start without an owner: the first instance to start adopts them.
     """
-    columns = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("clock")}
-    if "owner_id" in columns:
-        return
     # Plain ADD COLUMN (no batch copy): on SQLite a copy of ``clock`` would drop and recreate
     # it, and the cascade would take the clock's announcements and actions with it.
     op.add_column("clock", sa.Column("owner_id", sa.String(length=64), nullable=True))

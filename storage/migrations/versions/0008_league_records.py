@@ -24,10 +24,6 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
-def _columns(table: str) -> set[str]:
-    return {c["name"] for c in sa.inspect(op.get_bind()).get_columns(table)}
-
-
 def _mark_current_seasons() -> None:
     bind = op.get_bind()
     rows = bind.execute(
@@ -67,32 +63,25 @@ def _fill_strike_dates() -> None:
 
 
 def upgrade() -> None:
-    """Apply this revision (each part skipped when ``create_schema`` made it already)."""
-    if "is_current" not in _columns("season"):
-        with op.batch_alter_table("season", schema=None) as batch_op:
-            batch_op.add_column(
-                sa.Column("is_current", sa.Boolean(), nullable=False, server_default=sa.false())
-            )
-        _mark_current_seasons()
-    if "date" not in _columns("strike"):
-        with op.batch_alter_table("strike", schema=None) as batch_op:
-            batch_op.add_column(sa.Column("date", sa.Date(), nullable=True))
-        _fill_strike_dates()
-    inspector = sa.inspect(op.get_bind())
-    uniques = {u["name"] for u in inspector.get_unique_constraints("event")}
-    if "uq_event_identity" in uniques:
-        with op.batch_alter_table("event", schema=None) as batch_op:
-            batch_op.drop_constraint("uq_event_identity", type_="unique")
-    indexes = {i["name"] for i in sa.inspect(op.get_bind()).get_indexes("event")}
-    if "uq_event_active_identity" not in indexes:
-        op.create_index(
-            "uq_event_active_identity",
-            "event",
-            ["season_id", "location_id", "date", "kind"],
-            unique=True,
-            sqlite_where=sa.text("status = 'active'"),
-            postgresql_where=sa.text("status = 'active'"),
+    """Apply this revision."""
+    with op.batch_alter_table("season", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column("is_current", sa.Boolean(), nullable=False, server_default=sa.false())
         )
+    _mark_current_seasons()
+    with op.batch_alter_table("strike", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("date", sa.Date(), nullable=True))
+    _fill_strike_dates()
+    with op.batch_alter_table("event", schema=None) as batch_op:
+        batch_op.drop_constraint("uq_event_identity", type_="unique")
+    op.create_index(
+        "uq_event_active_identity",
+        "event",
+        ["season_id", "location_id", "date", "kind"],
+        unique=True,
+        sqlite_where=sa.text("status = 'active'"),
+        postgresql_where=sa.text("status = 'active'"),
+    )
 
 
 def downgrade() -> None:

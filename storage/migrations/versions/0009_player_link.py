@@ -23,10 +23,8 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Apply this revision (skipped when ``create_schema`` made the table already)."""
+    """Apply this revision."""
     bind = op.get_bind()
-    if "player_link" in set(sa.inspect(bind).get_table_names()):
-        return
     table = op.create_table(
         "player_link",
         sa.Column("id", sa.Integer(), nullable=False),

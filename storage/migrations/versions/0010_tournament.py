@@ -19,9 +19,7 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Apply this revision (skipped when ``create_schema`` made the tables already)."""
-    if "tournament" in set(sa.inspect(op.get_bind()).get_table_names()):
-        return
+    """Apply this revision."""
     op.create_table(
         "tournament",
         sa.Column("id", sa.Integer(), nullable=False),
