@@ -61,7 +61,7 @@ from rulings import (
     next_announcement_at,
     position_at,
 )
-from storage import clocks
+from storage import clocks, tournaments
 from storage.clocks import ClockRecord
 
 log = logging.getLogger(__name__)
@@ -529,7 +529,11 @@ class ClockService:
         record = await self.db.run(
             clocks.get_clock_for_channel, channel_id=channel_id, guild_id=guild_id
         )
-        return status_reply(record, self.now())
+        return status_reply(record, self.now(), tournament=await self._tournament(channel_id))
+
+    async def _tournament(self, channel_id: int) -> str | None:
+        """The channel's open tournament in one line, for the status message (13)."""
+        return await self.db.run(tournaments.tournament_status_line, channel_id=channel_id)
 
     # -- the engine -----------------------------------------------------------------------
 
@@ -707,9 +711,10 @@ class ClockService:
     async def _edit_status(self, clock_id: int, live: _Live) -> None:
         record = await self.db.run(clocks.get_clock, clock_id=clock_id)
         pos_now = self.now()
+        tournament = await self._tournament(record.channel_id)
         status = ClockStatus(
             clock_id=clock_id,
-            reply=status_reply(record, pos_now),
+            reply=status_reply(record, pos_now, tournament=tournament),
             is_paused=position_at(record.state, pos_now).is_paused,
             is_ended=record.is_ended,
         )

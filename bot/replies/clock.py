@@ -20,12 +20,14 @@ log = logging.getLogger(__name__)
 MAX_FIELDS = 25  # Discord's limit per embed
 
 
-def status_reply(record: ClockRecord, now: dt.datetime) -> Reply:
+def status_reply(record: ClockRecord, now: dt.datetime, *, tournament: str | None = None) -> Reply:
     """The live status of a clock: level, time left, next level, next break.
 
     Args:
         record: the clock.
         now: the moment shown.
+        tournament: the channel's running tournament in one line (players left, average
+            stack), shown while one is open there.
 
     Returns:
         A public reply.
@@ -70,6 +72,8 @@ def status_reply(record: ClockRecord, now: dt.datetime) -> Reply:
             short = structure.late_penalty(seated_in)
             text += f"; a late player starts {short:,} short (1.E.d)"
         fields.append(Field("Late registration", text, inline=True))
+    if tournament is not None and not pos.is_ended:
+        fields.append(Field("Tournament", tournament))
     return Reply(
         title=f"Tournament clock: {structure.title}",
         fields=tuple(fields),

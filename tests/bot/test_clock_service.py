@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
+import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +23,21 @@ from bot.clock_service import (
 )
 from bot.database import Database
 from bot.replies.clock import status_reply
-from rulings import Announcement, BlindStructureError, ClockAction, ClockError
+from rulings import (
+    Announcement,
+    Arrival,
+    BlindStructureError,
+    ClockAction,
+    ClockError,
+    Room,
+    load_league_rules,
+    sign_in,
+)
 from storage import clocks
-from storage.db import create_schema, make_engine
+from storage.db import create_schema, make_engine, session_scope
 from storage.errors import AlreadyExists, NotFound
+from storage.leagues import ensure_league
+from storage.tournaments import add_entry, open_tournament
 
 T0 = dt.datetime(2026, 3, 5, 19, 0, tzinfo=dt.UTC)
 CHANNEL = 555
@@ -666,3 +678,33 @@ async def test_a_starting_instance_never_touches_a_live_owners_claims(engine: En
     record = await Database(engine).run(clocks.get_clock, clock_id=clock_id)
     assert record.unsettled == frozenset()
     assert record.owner_id == owner.instance_id
+
+
+async def test_status_shows_players_left_and_average_stack_while_a_tournament_runs_13(
+    engine: Engine, service: ClockService, poster: Poster
+):
+    rules = load_league_rules()
+    rng = random.Random(5)
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="test", now=T0)
+        rec = open_tournament(
+            session=s,
+            league_id=league.id,
+            channel_id=CHANNEL,
+            room=Room("Brewpub", "2026 Fall", 2, 8),
+            actor="td",
+            now=T0,
+        )
+        for name in ("Ann", "Bob", "Cy"):
+            night, entry, _ = sign_in(rec.night, name, Arrival(), rules, rng)
+            rec = add_entry(session=s, record=rec, night=night, entry=entry, actor="td")
+    await start(service)
+    _, _, status = poster.statuses[-1]
+    fields = {f.name: f.value for f in status.reply.fields}
+    assert fields["Tournament"] == "Tournament: 3 players left, average stack 18,000"
+    other = await service.start_clock(
+        guild_id=1, channel_id=CHANNEL + 1, structure="btown", created_by=9
+    )
+    assert other.channel_id == CHANNEL + 1
+    _, _, status = poster.statuses[-1]
+    assert "Tournament" not in {f.name for f in status.reply.fields}  # no tournament there
