@@ -600,6 +600,7 @@ class FakeDiscord:
         username: str = "player",
         option_types: dict[str, int] | None = None,
         resolved: dict[str, Any] | None = None,
+        interaction_id: int | None = None,
     ) -> Interaction:
         """Send a slash command (or, with ``focused``, an autocomplete) INTERACTION_CREATE.
 
@@ -613,6 +614,8 @@ class FakeDiscord:
             option_types: option name -> Discord option type, where the value's Python type
                 does not say it (8 role, 7 channel, 11 attachment: the value is the id).
             resolved: Discord's ``data.resolved`` (``{"attachments": {id: payload}}`` ...).
+            interaction_id: the interaction's id, chosen by the test (to aim a ``rate_limit`` at
+                this interaction's callback alone, whatever other tests still have in flight).
         """
         types = option_types or {}
         opts = [
@@ -637,6 +640,8 @@ class FakeDiscord:
             guild_id=guild_id,
             username=username,
         )
+        if interaction_id is not None:
+            payload["id"] = str(interaction_id)
         return await self._send_interaction(payload)
 
     async def press(

@@ -17,6 +17,7 @@ from tests.fakediscord import (
     MANAGE_GUILD,
     OWNER_ID,
     FakeDiscord,
+    snowflake,
     start_bot,
     stop_bot,
 )
@@ -150,8 +151,10 @@ async def test_autocomplete_respects_choice_limits(fake: FakeDiscord, bot: Leagu
 async def test_rate_limited_callback_is_retried_after_retry_after(
     fake: FakeDiscord, bot: LeagueBot
 ):
-    fake.rate_limit("POST", "/interactions/", retry_after=0.05)
-    it = await fake.interact("echo", {"text": "after the 429"})
+    # Aimed at this interaction's callback: another test's callback may still be in flight.
+    interaction_id = snowflake()
+    fake.rate_limit("POST", f"/interactions/{interaction_id}/", retry_after=0.05)
+    it = await fake.interact("echo", {"text": "after the 429"}, interaction_id=interaction_id)
     body = await it.response()
     assert "after the 429" in body["data"]["embeds"][0]["description"]
     attempts = list(fake.requests_to("POST", f"/interactions/{it.id}/"))
