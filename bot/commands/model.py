@@ -325,8 +325,20 @@ class Context:
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
-        """One database transaction: everything in it commits, or nothing does."""
-        from storage.db import session_scope
+        """One database transaction: everything in it commits, or nothing does.
 
-        with session_scope(self.db.engine) as session:
-            yield session
+        A database still locked or unreachable after its busy timeout rolls the transaction back
+        and raises ``DatabaseBusyError`` ("The database is busy, try again in a moment."), the
+        same user error ``Database.run`` raises after its retries, never the apology.
+        """
+        from bot.database import is_transient
+        from storage.db import session_scope
+        from storage.errors import DatabaseBusyError
+
+        try:
+            with session_scope(self.db.engine) as session:
+                yield session
+        except Exception as exc:
+            if is_transient(exc):
+                raise DatabaseBusyError() from exc
+            raise

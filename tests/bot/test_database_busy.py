@@ -96,3 +96,28 @@ async def test_a_real_bug_is_not_retried(tmp_path: Path):
     assert not is_transient(caught.value)
     assert calls == 1
     engine.dispose()
+
+
+def test_a_handlers_transaction_under_a_held_lock_answers_busy_and_writes_nothing(
+    tmp_path: Path,
+):
+    from bot.commands.model import Context
+    from bot.config import Settings
+    from bot.errors import describe
+
+    path = tmp_path / "busy.db"
+    engine = short_wait_engine(path)
+    ctx = Context(surface="console", settings=Settings(_env_file=None), db=Database(engine))
+    with ctx.transaction() as session:
+        set_role(session=session, role=5)
+    other = hold_write_lock(path)
+    try:
+        with pytest.raises(DatabaseBusyError) as caught, ctx.transaction() as session:
+            set_role(session=session, role=6)
+    finally:
+        other.rollback()
+        other.close()
+    assert describe(caught.value) == ("The database is busy, try again in a moment.", False)
+    with ctx.transaction() as session:
+        assert get_guild_settings(session=session, guild_id=1).director_role_id == 5
+    engine.dispose()
