@@ -130,6 +130,20 @@ async def td(
     return await fake.interact("td", options, sub=sub, **kw)
 
 
+async def td_result_file(
+    fake: FakeDiscord, guild: int, file: dict[str, Any], **options: Any
+) -> Any:
+    """``/td result`` with ``file`` attached: Discord sends its id and, resolved, its payload."""
+    return await td(
+        fake,
+        guild,
+        ["result"],
+        {"file": file["id"], **options},
+        option_types={"file": 11},
+        resolved={"attachments": {file["id"]: file}},
+    )
+
+
 async def test_td_is_hidden_by_default_permissions(fake: FakeDiscord, bot: LeagueBot):
     td_cmd = next(c for c in fake.commands["global"] if c["name"] == "td")
     assert int(td_cmd["default_member_permissions"]) == MANAGE_GUILD
@@ -319,25 +333,11 @@ async def test_json_results_file_is_downloaded_and_imported(
         "bounties": {"Bob": 1},
     }
     file = fake.add_attachment("night.json", json.dumps(night).encode())
-    it = await td(
-        fake,
-        guild,
-        ["result"],
-        {"file": file["id"]},
-        option_types={"file": 11},
-        resolved={"attachments": {file["id"]: file}},
-    )
+    it = await td_result_file(fake, guild, file)
     text = _text(await it.settled())
     assert "Bob: 1,250 RP, 250 BP" in text
     csv_file = fake.add_attachment("night.csv", b"position,player\n1,Carol\n2,Dave\n", "text/csv")
-    it = await td(
-        fake,
-        guild,
-        ["result"],
-        {"file": csv_file["id"], "location": "Brewpub", "date": "2026-12-11"},
-        option_types={"file": 11},
-        resolved={"attachments": {csv_file["id"]: csv_file}},
-    )
+    it = await td_result_file(fake, guild, csv_file, location="Brewpub", date="2026-12-11")
     assert "Carol: 1,200 RP, 250 BP" in _text(await it.settled())
 
 
@@ -347,39 +347,18 @@ async def test_oversized_or_malformed_files_are_refused_before_writing(
     before = await _counts(bot)
     big = fake.add_attachment("huge.json", b"{}")
     big["size"] = 5_000_000
-    it = await td(
-        fake,
-        guild,
-        ["result"],
-        {"file": big["id"]},
-        option_types={"file": 11},
-        resolved={"attachments": {big["id"]: big}},
-    )
+    it = await td_result_file(fake, guild, big)
     reply = await it.settled()
     assert _flags(reply) & EPHEMERAL
     assert "at most 1,000,000" in _text(reply)
     bad = fake.add_attachment("bad.json", b'{"season": "2026 Fall", "finish": ')
-    it = await td(
-        fake,
-        guild,
-        ["result"],
-        {"file": bad["id"]},
-        option_types={"file": 11},
-        resolved={"attachments": {bad["id"]: bad}},
-    )
+    it = await td_result_file(fake, guild, bad)
     reply = await it.settled()
     assert _flags(reply) & EPHEMERAL
     assert "not valid JSON" in _text(reply)
     gone = fake.add_attachment("gone.json", b"{}")
     del fake.files[int(gone["id"])]  # the CDN answers 404
-    it = await td(
-        fake,
-        guild,
-        ["result"],
-        {"file": gone["id"]},
-        option_types={"file": 11},
-        resolved={"attachments": {gone["id"]: gone}},
-    )
+    it = await td_result_file(fake, guild, gone)
     reply = await it.settled()
     assert _flags(reply) & EPHEMERAL
     assert "could not download gone.json" in _text(reply)
@@ -493,14 +472,7 @@ async def test_8_an_uploaded_amount_1e3_is_refused_as_on_the_command_line(
         ' "finish": [["Bob"]], "receipts": [{"player": "Bob", "amount": 1e3}]}'
     )
     file = fake.add_attachment("night.json", text.encode())
-    it = await td(
-        fake,
-        guild,
-        ["result"],
-        {"file": file["id"]},
-        option_types={"file": 11},
-        resolved={"attachments": {file["id"]: file}},
-    )
+    it = await td_result_file(fake, guild, file)
     refused = await it.settled()
     assert _flags(refused) & EPHEMERAL
     assert "at most two decimals" in _text(refused)
