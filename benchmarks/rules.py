@@ -56,11 +56,12 @@ that line's words, in the same book), so all three are scored on the same labels
 Speed, pinned to one core: index build, query latency p50/p99 (all books, every labelled query,
 cold = first time a fresh index sees the query, warm = repeated), autocomplete latency.
 
-Run: ``.venv/bin/python benchmarks/rules.py``
+Run: ``.venv/bin/python benchmarks/rules.py`` (``--no-sealed`` while changing the search)
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import re
@@ -221,16 +222,25 @@ def timed(fn: Callable[..., object], *args: Any) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def load_queries() -> list[dict[str, Any]]:
-    """The tuned labelled set, then the sealed batch as slice ``sealed``."""
+def load_queries(*, sealed: bool = True) -> list[dict[str, Any]]:
+    """The tuned labelled set, then (unless ``sealed`` is false) the sealed batch as ``sealed``."""
     queries: list[dict[str, Any]] = tomllib.loads(QUERIES.read_text(encoding="utf-8"))["query"]
-    sealed = tomllib.loads(SEALED.read_text(encoding="utf-8"))["query"]
-    return queries + [{**q, "slice": "sealed"} for q in sealed]
+    if not sealed:
+        return queries
+    batch = tomllib.loads(SEALED.read_text(encoding="utf-8"))["query"]
+    return queries + [{**q, "slice": "sealed"} for q in batch]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument(
+        "--no-sealed",
+        action="store_true",
+        help="leave the sealed batch out (it is run once per change set, never while tuning)",
+    )
+    args = parser.parse_args(argv)
     pin_one_core()
-    queries = load_queries()
+    queries = load_queries(sealed=not args.no_sealed)
 
     def cold_build() -> RuleIndex:
         normalise._analysed.cache_clear()  # no help from an earlier build in this process

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import datetime as dt
 import gc
 import hashlib
@@ -17,7 +18,7 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import aiohttp
@@ -54,6 +55,11 @@ DEFER_AFTER_S = 0.8
 COMPUTE_WORKERS = max(1, (os.cpu_count() or 2) - 1)
 COMPUTE_NICENESS = 5
 
+HANDLER_THREADS = 64
+"""Threads that run command and button handlers. A handler that waits on a compute job (a
+pre-flop equity queued behind others) holds its thread while it waits, so handlers get a pool of
+their own, larger than the default one (cores + 4) that database calls and clock writes use: a
+flood of heavy commands starves neither those nor another user's command."""
 HTTP_CONNECTIONS = 64
 
 
@@ -140,6 +146,7 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         self.last_sync: bool | None = None
         self._compute: ProcessPoolExecutor | None = None
         self._fair = FairQueue(COMPUTE_WORKERS)
+        self._handler_pool = ThreadPoolExecutor(HANDLER_THREADS, thread_name_prefix="handler")
         self._stop_on_sigterm = stop_on_sigterm
         self._closing: asyncio.Task[None] | None = None
         self.heavy_cooldown = UserCooldown()
@@ -215,6 +222,7 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         await super().close()
         if self._compute is not None:
             self._compute.shutdown(wait=False, cancel_futures=True)
+        self._handler_pool.shutdown(wait=False, cancel_futures=True)
 
     # -- shared services for cogs ----------------------------------------------------------
 
@@ -290,6 +298,11 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._compute, fn, *args)
 
+    async def in_handler_thread(self, fn: Callable[[], T]) -> T:
+        """Run a command's or button's handler ``fn()`` on the handler threads."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._handler_pool, contextvars.copy_context().run, fn)
+
     async def answer(
         self,
         interaction: discord.Interaction,
@@ -312,7 +325,7 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
             await interaction.response.defer(thinking=True)
             task = asyncio.ensure_future(self.compute(fn, *args, user_id=interaction.user.id))
         else:
-            task = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+            task = asyncio.ensure_future(self.in_handler_thread(lambda: fn(*args)))
             done, _ = await asyncio.wait({task}, timeout=defer_after)
             if not done and not interaction.response.is_done():
                 await interaction.response.defer(thinking=True)

@@ -247,8 +247,8 @@ class SlashRunner:
     async def _call(
         self, interaction: discord.Interaction, fn: Callable[[], Reply], private: bool
     ) -> Reply:
-        """Run ``fn`` in a worker thread; defer if it is not done after ``DEFER_AFTER_S``."""
-        task = asyncio.ensure_future(asyncio.to_thread(fn))
+        """Run ``fn`` on the handler threads; defer if it is not done after ``DEFER_AFTER_S``."""
+        task = asyncio.ensure_future(self.bot.in_handler_thread(fn))
         done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER_S)
         if not done:
             await self._defer(interaction, private=private)
@@ -366,7 +366,7 @@ class SlashRunner:
     async def _press_call(
         self, interaction: discord.Interaction, action: Action, fn: Callable[[], Reply]
     ) -> Reply:
-        task = asyncio.ensure_future(asyncio.to_thread(fn))
+        task = asyncio.ensure_future(self.bot.in_handler_thread(fn))
         done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER_S)
         if not done and not interaction.response.is_done():
             if action.edit:
