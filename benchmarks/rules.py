@@ -85,7 +85,7 @@ HERE = Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rulebook"
 QUERIES = HERE / "rule_queries.toml"
 SEALED = HERE / "sealed_queries.toml"
 KINDS = ("keyword", "question", "slang", "misspelling", "table", "number", "paraphrase")
-SLICES = ("dev", "probe", "heldout", "blind", "fresh", "sealed")
+SLICES = ("dev", "probe", "heldout", "blind", "fresh", "sealed-A", "sealed-B")
 WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -223,12 +223,12 @@ def timed(fn: Callable[..., object], *args: Any) -> float:
 
 
 def load_queries(*, sealed: bool = True) -> list[dict[str, Any]]:
-    """The tuned labelled set, then (unless ``sealed`` is false) the sealed batch as ``sealed``."""
+    """The tuned labelled set, then (unless ``sealed`` is false) the sealed batches by batch."""
     queries: list[dict[str, Any]] = tomllib.loads(QUERIES.read_text(encoding="utf-8"))["query"]
     if not sealed:
         return queries
     batch = tomllib.loads(SEALED.read_text(encoding="utf-8"))["query"]
-    return queries + [{**q, "slice": "sealed"} for q in batch]
+    return queries + [{**q, "slice": f"sealed-{q['batch']}"} for q in batch]
 
 
 def main(argv: list[str] | None = None) -> None:
