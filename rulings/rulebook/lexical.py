@@ -8,6 +8,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 from rulings.rulebook.books import (
     Passage,
@@ -465,5 +466,7 @@ class LexicalScorer(IndexState):
                 if key_term is None or key_term in row.weights:
                     score *= _HOME_BOOST if full else _HOME_BOOST_PARTIAL
             out.append((score, i, matched[i] / coverage_of))
-        out.sort(key=lambda item: (-item[0], item[1]))
+        # Best first, ties by passage: two stable sorts on C keys, not a key tuple per passage.
+        out.sort(key=itemgetter(1))
+        out.sort(key=itemgetter(0), reverse=True)
         return out
