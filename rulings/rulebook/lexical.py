@@ -330,6 +330,14 @@ class LexicalScorer(IndexState):
             not _ROLES.isdisjoint(weights),
         )
 
+    def _bigram_postings(self) -> dict[tuple[str, str], list[int]]:
+        """The passages that write each pair of terms side by side (``_Doc.bigrams``)."""
+        beside: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
+        for i, doc in enumerate(self._docs):
+            for pair in doc.bigrams:
+                beside[pair].append(i)
+        return dict(beside)
+
     def _bm25_postings(self) -> dict[str, list[tuple[int, float, float]]]:
         """Each term's ``(passage, tf, tf + the passage's length norm)``, for ``_score``."""
         norms = [_K1 * (1 - _B + _B * doc.length / self._avg_length) for doc in self._docs]
@@ -391,10 +399,20 @@ class LexicalScorer(IndexState):
         # "starting blinds" = "blinds will start": the same two words the other way round.
         reversed_pairs = {(b, a) for a, b in pairs if a != b} - pairs - glossary_pairs
         # A passage with none of these pairs side by side gets no bonus: the sums are skipped.
-        any_pair = pairs | glossary_pairs | reversed_pairs if pairs or glossary_pairs else set()
+        paired: set[int] = set()
+        if pairs or glossary_pairs:
+            for pair in pairs | glossary_pairs | reversed_pairs:
+                paired.update(self._beside.get(pair, ()))
         terms = frozenset(weighted)
         digits = frozenset(t for t in terms if t.isdigit())
-        contraries = tuple((opposite or {}).items())
+        # "after the flop" asked, "pre flop" written, and "after" nowhere in the passage.
+        contrary_docs = {
+            i
+            for asked, contrary in (opposite or {}).items()
+            for pair in contrary
+            for i in self._beside.get(pair, ())
+            if asked[0] not in self._docs[i].weights
+        }
         coverage_of = total_weight + unknown
         home = self.home
         rows = self._docs
@@ -406,7 +424,7 @@ class LexicalScorer(IndexState):
                 continue
             coverage = matched[i] / total_weight
             bonus = 0.0
-            if any_pair and not any_pair.isdisjoint(row.bigrams):
+            if i in paired:
                 adjacent = row.bigrams
                 bonus = (
                     sum(
@@ -447,11 +465,8 @@ class LexicalScorer(IndexState):
                 score *= _DEFINES_BOOK_BOOST
             if row.is_intro and not named:
                 score *= _INTRO_SHARE  # a section's opening words rarely rule on the question
-            if contraries and any(
-                asked[0] not in row.weights and not contrary.isdisjoint(row.bigrams)
-                for asked, contrary in contraries
-            ):
-                score *= _OPPOSITE_SHARE  # "after the flop" asked, "pre flop" written
+            if i in contrary_docs:
+                score *= _OPPOSITE_SHARE
             if who and row.names_role:
                 score *= _WHO_BOOST  # "who ...": the rule that names who does it
             if amount and row.has_amount:

@@ -190,6 +190,7 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
         }
         self._mean_idf = sum(self._idf.values()) / max(len(self._idf), 1)
         self._bm25 = self._bm25_postings()
+        self._beside = self._bigram_postings()
         surfaces: Counter[str] = Counter()
         for p in self.passages:
             surfaces.update(_surface(" ".join([p.title, p.text, p.part or ""])))
