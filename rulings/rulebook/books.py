@@ -204,8 +204,11 @@ def citation_slug(text: str) -> str:
     >>> citation_slug("2-G-d-6") == citation_slug("2.G.d.6") == citation_slug("2gd6")
     True
     """
-    folded = unicodedata.normalize("NFKD", text).lower()
-    return "".join(ch for ch in folded if ch.isalnum())
+    return _NOT_ALNUM.sub("", unicodedata.normalize("NFKD", text).lower())
+
+
+# What ``str.isalnum`` rejects, character for character (checked over every code point).
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 
 def _is_child(section: str, parent: str) -> bool:

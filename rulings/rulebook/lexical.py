@@ -8,6 +8,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 from rulings.rulebook.books import (
     Passage,
@@ -149,6 +150,9 @@ class _Doc:
     has_amount: bool
     number: str | None
     is_intro: bool
+    book: str
+    table: bool
+    names_role: bool
 
 
 _POSITION_WORDS = frozenset(_WORDS["position_words"].split())
@@ -321,7 +325,26 @@ class LexicalScorer(IndexState):
             bool(_AMOUNT.search(p.text)),
             _last_number(p.section) if not p.table else None,
             not p.table and not p.part and (p.book, p.section) in self._parents,
+            p.book,
+            bool(p.table),
+            not _ROLES.isdisjoint(weights),
         )
+
+    def _bigram_postings(self) -> dict[tuple[str, str], list[int]]:
+        """The passages that write each pair of terms side by side (``_Doc.bigrams``)."""
+        beside: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
+        for i, doc in enumerate(self._docs):
+            for pair in doc.bigrams:
+                beside[pair].append(i)
+        return dict(beside)
+
+    def _bm25_postings(self) -> dict[str, list[tuple[int, float, float]]]:
+        """Each term's ``(passage, tf, tf + the passage's length norm)``, for ``_score``."""
+        norms = [_K1 * (1 - _B + _B * doc.length / self._avg_length) for doc in self._docs]
+        return {
+            term: [(i, tf, tf + norms[i]) for i, tf in posts]
+            for term, posts in self._postings.items()
+        }
 
     def _score(
         self,
@@ -339,31 +362,34 @@ class LexicalScorer(IndexState):
         defines: tuple[str, ...] | None = None,
         one_book: bool = False,
     ) -> list[tuple[float, int, float]]:
-        """``(score, doc, coverage)`` for every passage sharing a term with the query."""
-        scores: dict[int, float] = defaultdict(float)
-        matched: dict[int, float] = defaultdict(float)
-        total_weight = sum(self._idf.get(t, 0.0) * w for t, w in weighted.items()) or 1.0
+        """``(score, doc, coverage)`` for every passage sharing a term with the query.
+
+        Runs over every passage sharing a word with the query (about a quarter of the books),
+        so what does not depend on the query is worked out at start-up (``_Doc``, ``_bm25``).
+        """
+        idf_of = self._idf
+        scores: dict[int, float] = {}
+        matched: dict[int, float] = {}
+        total_weight = sum(idf_of.get(t, 0.0) * w for t, w in weighted.items()) or 1.0
         # Words no book uses count fully against how much of the query a passage answers.
         unknown = sum(
-            _UNKNOWN_SHARE * self._mean_idf * w for t, w in weighted.items() if t not in self._idf
+            _UNKNOWN_SHARE * self._mean_idf * w for t, w in weighted.items() if t not in idf_of
         )
+        saturation = _K1 + 1
         for term, q_weight in weighted.items():
-            idf = self._idf.get(term)
+            idf = idf_of.get(term)
             if idf is None:
                 continue
-            for i, tf in self._postings[term]:
-                doc = self._docs[i]
-                norm = _K1 * (1 - _B + _B * doc.length / self._avg_length)
-                scores[i] += q_weight * idf * tf * (_K1 + 1) / (tf + norm)
-                matched[i] += q_weight * idf
+            share = q_weight * idf
+            for i, tf, damped in self._bm25[term]:  # damped: tf plus the passage's length norm
+                scores[i] = scores.get(i, 0.0) + share * tf * saturation / damped
+                matched[i] = matched.get(i, 0.0) + share
         best_matched = max(matched.values(), default=0.0)
         # The rarest word the player typed themselves: a home passage without it, when another
         # book has it, is not "about as good" ("waiting list closes when": the Poker Pub's).
-        key_term = max(
-            (t for t in own if t in self._idf), key=lambda t: (self._idf[t], t), default=None
-        )
+        key_term = max((t for t in own if t in idf_of), key=lambda t: (idf_of[t], t), default=None)
         if key_term is not None and (
-            self._idf[key_term] < _KEY_MIN_IDF
+            idf_of[key_term] < _KEY_MIN_IDF
             or all(self._docs[i].passage.book == self.home for i, _ in self._postings[key_term])
         ):
             key_term = None
@@ -372,76 +398,90 @@ class LexicalScorer(IndexState):
         glossary_pairs = phrase_pairs - pairs
         # "starting blinds" = "blinds will start": the same two words the other way round.
         reversed_pairs = {(b, a) for a, b in pairs if a != b} - pairs - glossary_pairs
+        # A passage with none of these pairs side by side gets no bonus: the sums are skipped.
+        paired: set[int] = set()
+        if pairs or glossary_pairs:
+            for pair in pairs | glossary_pairs | reversed_pairs:
+                paired.update(self._beside.get(pair, ()))
+        terms = frozenset(weighted)
+        digits = frozenset(t for t in terms if t.isdigit())
+        # "after the flop" asked, "pre flop" written, and "after" nowhere in the passage.
+        contrary_docs = {
+            i
+            for asked, contrary in (opposite or {}).items()
+            for pair in contrary
+            for i in self._beside.get(pair, ())
+            if asked[0] not in self._docs[i].weights
+        }
+        coverage_of = total_weight + unknown
+        home = self.home
+        rows = self._docs
         out = []
         for i, raw in scores.items():
-            doc = self._docs[i]
-            if doc.passage.book not in wanted:
+            row = rows[i]
+            book = row.book
+            if book not in wanted:
                 continue
             coverage = matched[i] / total_weight
             bonus = 0.0
-            if pairs or glossary_pairs:  # reversed_pairs is empty without pairs
-                adjacent = doc.bigrams
+            if i in paired:
+                adjacent = row.bigrams
                 bonus = (
                     sum(
-                        0.25 * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
+                        0.25 * (idf_of.get(a, 0.0) + idf_of.get(b, 0.0))
                         for a, b in pairs & adjacent
                     )
                     + sum(
-                        _GLOSSARY_PAIR_SHARE
-                        * 0.25
-                        * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
+                        _GLOSSARY_PAIR_SHARE * 0.25 * (idf_of.get(a, 0.0) + idf_of.get(b, 0.0))
                         for a, b in glossary_pairs & adjacent
                     )
                     + sum(
-                        _REVERSED_PAIR_SHARE
-                        * 0.25
-                        * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
+                        _REVERSED_PAIR_SHARE * 0.25 * (idf_of.get(a, 0.0) + idf_of.get(b, 0.0))
                         for a, b in reversed_pairs & adjacent
                     )
                 )
             score = (raw + bonus) * (0.4 + 0.6 * coverage)
-            if doc.title_terms:
-                title_hits = len(doc.title_terms.intersection(weighted))
-                score *= 1 + _TITLE_BONUS * title_hits / len(doc.title_terms)
-            numbers = [t for t in doc.own_terms.intersection(weighted) if t.isdigit()]
-            if doc.label_terms.intersection(weighted) or len(numbers) >= 2:
+            if row.title_terms:
+                title_hits = len(row.title_terms & terms)
+                score *= 1 + _TITLE_BONUS * title_hits / len(row.title_terms)
+            numbers = len(row.own_terms & digits) if digits else 0
+            if (row.label_terms and not row.label_terms.isdisjoint(terms)) or numbers >= 2:
                 score *= _ROW_LABEL_BOOST  # "blinds at level 8", "100/200 blinds"
-            elif doc.passage.table:
-                own = doc.own_terms.intersection(weighted)
-                if not own:
+            elif row.table:
+                own_hits = row.own_terms & terms
+                if not own_hits:
                     score *= _ROW_CONTEXT_ONLY
-                elif max(self._idf.get(t, 0.0) for t in own) >= _ROW_OWN_MIN_IDF:
+                elif max(idf_of.get(t, 0.0) for t in own_hits) >= _ROW_OWN_MIN_IDF:
                     score *= _ROW_OWN_BOOST
-            if doc.is_first:
+            if row.is_first:
                 score *= _FIRST_BOOST
-            if named and any(self._opens.get((doc.passage.book, h)) == i for h in named):
+            if named and any(self._opens.get((book, h)) == i for h in named):
                 score *= _HEADING_MATCH_BOOST  # the query names the section: "smoking policy"
-            if numbered is not None and doc.number == numbered:
+            if numbered is not None and row.number == numbered:
                 score *= _NUMBERED_BOOST  # "hand ranking number 8": the rule numbered 8
             if one_book and defines is not None and defines in self._defines[i]:
                 # Inside the one book asked, the passage whose subject is the asked word
                 # ("called the kicker") wins; across books the league's own book comes first.
                 score *= _DEFINES_BOOK_BOOST
-            if doc.is_intro and not named:
+            if row.is_intro and not named:
                 score *= _INTRO_SHARE  # a section's opening words rarely rule on the question
-            if any(
-                asked[0] not in doc.weights and not contrary.isdisjoint(doc.bigrams)
-                for asked, contrary in (opposite or {}).items()
-            ):
-                score *= _OPPOSITE_SHARE  # "after the flop" asked, "pre flop" written
-            if who and not _ROLES.isdisjoint(doc.weights):
+            if i in contrary_docs:
+                score *= _OPPOSITE_SHARE
+            if who and row.names_role:
                 score *= _WHO_BOOST  # "who ...": the rule that names who does it
-            if amount and doc.has_amount:
+            if amount and row.has_amount:
                 score *= _AMOUNT_BOOST  # "how many decks": the passage that gives a number
             if favoured is not None:
                 # The query ends or starts with a book's short name ("... the game").
-                score *= _NAMED_BOOST if doc.passage.book == favoured else 1.0
-            elif doc.passage.book == self.home:
+                score *= _NAMED_BOOST if book == favoured else 1.0
+            elif book == home:
                 # The league's own book wins when it answers about as much of the question.
                 # Not when it lacks the rarest word the player typed and another book has it.
                 full = matched[i] >= _HOME_SHARE * best_matched
-                if key_term is None or key_term in doc.weights:
+                if key_term is None or key_term in row.weights:
                     score *= _HOME_BOOST if full else _HOME_BOOST_PARTIAL
-            out.append((score, i, matched[i] / (total_weight + unknown)))
-        out.sort(key=lambda item: (-item[0], item[1]))
+            out.append((score, i, matched[i] / coverage_of))
+        # Best first, ties by passage: two stable sorts on C keys, not a key tuple per passage.
+        out.sort(key=itemgetter(1))
+        out.sort(key=itemgetter(0), reverse=True)
         return out

@@ -84,9 +84,18 @@ def _fold(text: str) -> str:
     text = text.lower().translate(_DASHES)
     if not text.isascii():
         text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
-    text = re.sub(r"\b(\d+)k\b", r"\g<1>000", text)  # 100k -> 100000
-    return re.sub(r"'s\b", "", text)
+    text = _THOUSANDS.sub("", text)
+    text = _KILO.sub(r"\g<1>000", text)  # 100k -> 100000
+    return _POSSESSIVE.sub("", text)
+
+
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+
+
+_KILO = re.compile(r"\b(\d+)k\b")
+
+
+_POSSESSIVE = re.compile(r"'s\b")
 
 
 def _expand_ranges(text: str) -> str:
@@ -145,8 +154,9 @@ def ordinal_form(number: int) -> str:
     return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
 
 
+@functools.lru_cache(maxsize=16384)
 def stem(word: str) -> str:
-    """A light suffix stripper, enough to match plural and tense variants.
+    """A light suffix stripper, enough to match plural and tense variants (cached: pure).
 
     Args:
         word: a folded word.

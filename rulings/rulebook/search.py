@@ -28,6 +28,7 @@ Here: rule numbers and passage keys answer directly; a book's name (``poker pub`
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import logging
@@ -169,7 +170,8 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
         self._aliases = _book_aliases(self.books, self.home)
         # the terms each passage defines, for a short query asking what a word means
         self._defines = [_defined_terms(_fold(p.text)) for p in self.passages]
-        self._headings = {h: _plain(h) for p in self.passages for h in (*p.headings, p.title) if h}
+        headings = {h: _plain(h) for p in self.passages for h in (*p.headings, p.title) if h}
+        self._headings = [(h, folded, len(folded)) for h, folded in headings.items()]
         # The passage that opens each heading: where a query naming the heading should land.
         self._opens: dict[tuple[str, str], int] = {}
         for i, p in enumerate(self.passages):
@@ -187,6 +189,8 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             for term, posts in self._postings.items()
         }
         self._mean_idf = sum(self._idf.values()) / max(len(self._idf), 1)
+        self._bm25 = self._bm25_postings()
+        self._beside = self._bigram_postings()
         surfaces: Counter[str] = Counter()
         for p in self.passages:
             surfaces.update(_surface(" ".join([p.title, p.text, p.part or ""])))
@@ -232,6 +236,13 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             self._glossary_by_first[key[0]].append((key, expansion))
         self._glossary_words = frozenset(w for key, _ in entries for w in key)
         self._by_key = {citation_slug(p.key): p for p in self.passages}
+        # A match's key back to the passage ``_by_key`` gives for it (autocomplete's values).
+        self._by_match_key = {p.key: self._by_key[citation_slug(p.key)] for p in self.passages}
+        self._citation_slugs = [
+            (citation_slug(p.section), citation_slug(p.key), p) for p in self.passages
+        ]
+        self._labels: dict[tuple[Passage, bool], str] = {}
+        self._book_slugs = {name: citation_slug(name) for name in self.books}
         self._section_slugs = {
             name: [(citation_slug(p.section), p) for p in book.passages]
             for name, book in self.books.items()
@@ -319,11 +330,11 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             return SearchResult(text, matches, bool(matches))
         phrase = _surface(text_for_terms)
         plain = _plain(text_for_terms)
+        shortest, longest = _heading_lengths(len(plain))
         headings = frozenset(
             h
-            for h, folded in self._headings.items()
-            if len(plain) >= _HEADING_MIN_CHARS
-            and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
+            for h, folded, size in self._headings
+            if shortest <= size <= longest and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
         )
         amount = _asks_amount(phrase)
         who = "who" in phrase
@@ -410,15 +421,23 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
                 if phrase is not None:
                     text = phrase  # "cards sp" -> "cards speak", "odd" -> "odd chip"
                 elif last and last not in self._known and len(last) >= 2:
-                    completions = [w for w in self._vocabulary if w.startswith(last)]
+                    completions = _starting(self._vocabulary, last)
                     completions.sort(key=lambda w: -self._surface_freq.get(w, 0))
                     if completions:
                         text = " ".join([*words[:-1], *completions[:3]])
                 result = self.search(text, limit=limit)
-                passages = [self._by_key[citation_slug(m.key)] for m in result.matches]
+                passages = [self._by_match_key[m.key] for m in result.matches]
                 if not result.found:
-                    passages = [self._by_key[citation_slug(m.key)] for m in result.closest]
-        return [(_label(p, p.book != self.home), p.key[:AUTOCOMPLETE_CHARS]) for p in passages]
+                    passages = [self._by_match_key[m.key] for m in result.closest]
+        return [(self._label_of(p), p.key[:AUTOCOMPLETE_CHARS]) for p in passages]
+
+    def _label_of(self, p: Passage) -> str:
+        """A passage's autocomplete label (each made once)."""
+        show_book = p.book != self.home
+        label = self._labels.get((p, show_book))
+        if label is None:
+            label = self._labels[(p, show_book)] = _label(p, show_book)
+        return label
 
     def _wanted_books(self, books: Sequence[str] | None) -> set[str]:
         if books is None:
@@ -442,7 +461,7 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             return []
         names = sorted(wanted, key=lambda name: (name != self.home, name))
         for name in names:
-            book_slug = citation_slug(name)
+            book_slug = self._book_slugs[name]
             if bare_slug.startswith(book_slug) and len(bare_slug) > len(book_slug):
                 hits = self._section_hits(name, bare_slug[len(book_slug) :])
                 if hits:
@@ -462,23 +481,33 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
         (else the book is only favoured).
         """
         words = [w for w in _surface(text) if w != "and"]
-        # "the game: ..." or "..., the game": punctuation sets the name apart from the question.
-        marked = [w for w in _surface(re.sub(r"\s*[:;,]\s*", " qqsep ", text)) if w != "and"]
+        # Where each alias may start: its first word as typed, or a slip of it in a word the
+        # books never use ("pokr pub"); the rest is only checked there.
+        at: defaultdict[str, list[int]] = defaultdict(list)
+        for i, w in enumerate(words):
+            at[w].append(i)
+        foreign = [i for i, w in enumerate(words) if w not in self._known]
         for alias, name, strong in self._aliases:
             size = len(alias)
-            starts: Sequence[int] = range(len(words) - size + 1)
-            if not strong:  # "the game" names a book only at either end of the query
-                starts = [
-                    i
-                    for i in starts
-                    if len(words) > size
-                    and (
-                        all(map(_is_stop, words[:i]))
-                        or all(_is_stop(w) or w in _NAME_VERBS for w in words[i + size :])
-                        or words[i + size] in _NAME_TAIL
-                    )
-                ]
+            first = alias[0]
+            starts = sorted(
+                {*at.get(first, ()), *(i for i in foreign if _same_word(first, words[i]))}
+            )
             for i in starts:
+                if i > len(words) - size:
+                    break
+                if (
+                    not strong
+                    and not (  # "the game" names a book only at either end of the query
+                        len(words) > size
+                        and (
+                            all(map(_is_stop, words[:i]))
+                            or all(_is_stop(w) or w in _NAME_VERBS for w in words[i + size :])
+                            or words[i + size] in _NAME_TAIL
+                        )
+                    )
+                ):
+                    continue
                 found = zip(alias, words[i : i + size], strict=True)
                 if all(a == w or (w not in self._known and _same_word(a, w)) for a, w in found):
                     after = words[i + size :]
@@ -487,7 +516,13 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
                     rest = words[:i] + (after[1:] if tail else after)
                     # "in the game ..." is the book; "bet on the game" may not be.
                     led = i > 0 and words[i - 1] in _BOOK_LEAD
-                    return name, " ".join(rest), strong or led or tail or _set_apart(marked, alias)
+                    if strong or led or tail:
+                        return name, " ".join(rest), True
+                    # "the game: ..." or "..., the game": punctuation sets the name apart.
+                    marked = [
+                        w for w in _surface(re.sub(r"\s*[:;,]\s*", " qqsep ", text)) if w != "and"
+                    ]
+                    return name, " ".join(rest), _set_apart(marked, alias)
         return None, text, True
 
     def _section_hits(self, book: str, slug: str) -> list[Passage]:
@@ -510,8 +545,8 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             return None
         found = [
             phrase
-            for phrase in self._phrases
-            if phrase.startswith(typed) and phrase != typed and " " in phrase
+            for phrase in _starting(self._phrases, typed)
+            if phrase != typed and " " in phrase
         ]
         return min(found, key=len) if found else None
 
@@ -523,8 +558,8 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             return []
         hits = [
             p
-            for p in self.passages
-            if citation_slug(p.section).startswith(slug) or citation_slug(p.key).startswith(slug)
+            for section, key, p in self._citation_slugs
+            if section.startswith(slug) or key.startswith(slug)
         ]
         return hits[:limit]
 
@@ -601,6 +636,35 @@ def _set_apart(words: Sequence[str], alias: tuple[str, ...]) -> bool:
         if before[-1:] == ["qqsep"] and not after:
             return True
     return False
+
+
+def _starting(words: Sequence[str], prefix: str) -> list[str]:
+    """The words of a sorted list that start with ``prefix``, in order (a binary search).
+
+    >>> _starting(["odd", "odd chip", "odds", "one"], "odd")
+    ['odd', 'odd chip', 'odds']
+    """
+    start = bisect.bisect_left(words, prefix)
+    end = start
+    while end < len(words) and words[end].startswith(prefix):
+        end += 1
+    return list(words[start:end])
+
+
+def _heading_lengths(typed: int) -> tuple[int, int]:
+    """The lengths a heading may have to be ``_HEADING_MATCH_RATIO`` like a query this long.
+
+    ``fuzz.ratio`` is ``100 * (1 - indel distance / total length)`` and the distance is at
+    least the difference of the lengths, so a heading far shorter or longer cannot match: an
+    exact bound, in integers. A query shorter than ``_HEADING_MIN_CHARS`` matches none.
+
+    >>> _heading_lengths(14), _heading_lengths(5)
+    ((11, 17), (1, 0))
+    """
+    if typed < _HEADING_MIN_CHARS:
+        return 1, 0
+    ratio = _HEADING_MATCH_RATIO
+    return -(-ratio * typed // (200 - ratio)), (200 - ratio) * typed // ratio
 
 
 def _is_section_child(section: str, slug: str) -> bool:

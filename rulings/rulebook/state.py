@@ -24,6 +24,8 @@ class IndexState:
     _avg_length: float
     _docs: list[_Doc]
     _postings: dict[str, list[tuple[int, float]]]
+    _bm25: dict[str, list[tuple[int, float, float]]]
+    _beside: dict[tuple[str, str], list[int]]
     _compounds: frozenset[str]
     _defines: list[frozenset[tuple[str, ...]]]
     _opens: dict[tuple[str, str], int]
