@@ -270,10 +270,11 @@ def start(ctx: Context) -> Reply:
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
         return rulings.start_play(record.night)
 
-    _, night, _ = _write(ctx, decide)
+    record, night, _ = _write(ctx, decide)
     with ctx.transaction() as session:
         clock = clock_summary(session=session, channel_id=_channel(ctx), now=ctx.now())
-        structure = _league_structure(_league(session, ctx).preset)
+        rules = get_league_rules(session=session, league_id=record.league_id)
+    structure = rules.blind_structure
     lines = [_head(night.chart), f"Chips in play: {_n(night.chart.chips_in_play)}"]
     buttons: tuple[Button, ...] = ()
     if clock is None:
@@ -294,12 +295,7 @@ START_CLOCK = "tclock"
 """The action of the start reply's button: start the channel's clock."""
 
 
-def _league_structure(preset: str) -> str:
-    """The blind structure named like the league's preset (``btown``), else ``btown``."""
-    return preset if preset in rulings.preset_names() else "btown"
-
-
-def start_clock(ctx: Context, structure: str = "btown") -> Reply:
+def start_clock(ctx: Context, structure: str | None = None) -> Reply:
     """The start reply's button: ``/clock start structure`` in this channel."""
     from bot.answers.clock import start as clock_start
 

@@ -106,3 +106,34 @@ def test_console_mistakes_are_one_line_and_change_nothing(db):
     lines = [line for line in err.splitlines() if line]
     assert len(lines) == 2
     assert "play has not begun" in lines[0] or "did not sign in" in lines[0]
+
+
+def test_start_offers_the_leagues_blind_structure_and_an_override_counts(db):
+    from bot.cli import main
+
+    night = (
+        "/td season add 2026 Fall",
+        "/td location add Brewpub",
+        "/tournament open Brewpub",
+        "/tournament register Ann",
+        "/tournament register Bob",
+        "/tournament start",
+    )
+    assert main(["league", "set", "--preset", "poker-pub", "--db", db]) == 0
+    code, out, err = run(db, *night)
+    assert (code, err) == (0, "")
+    assert "the button starts the league's poker-pub structure (or /clock start poker-pub)" in out
+
+    # A league's own blind_structure (an override of its preset) is the one offered, and the
+    # one /clock start runs without a structure.
+    assert main(["league", "set", "--set", "blind_structure=bar-league", "--db", db]) == 0
+    code, out, err = run(
+        db,
+        "/tournament finish chips: Ann 5000, Bob 3000",
+        *night[2:],
+        "/clock start",
+        "/clock end",
+    )
+    assert (code, err) == (0, "")
+    assert "the button starts the league's bar-league structure (or /clock start bar-league)" in out
+    assert "Bar League clock started. Level 1: blinds 1/2" in out
