@@ -69,6 +69,8 @@ log = logging.getLogger(__name__)
 STATUS_INTERVAL_S = 30.0
 LEASE_S = 10.0
 POLL_INTERVAL_S = 0.5
+RELEASE_WAIT_S = 3.0
+"""How long a stop waits to release its leases before leaving them to run out."""
 # Discord checks a nonce against the author's messages of "the past few minutes".
 NONCE_WINDOW_S = 90.0
 POST_RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0)
@@ -297,7 +299,18 @@ class ClockService:
         self._batch.clear()
         self._live.clear()
         try:
-            await self.db.run(clocks.release_leases, owner_id=self.instance_id)
+            # Bounded: a stop never waits out a database lock (SQLite's busy timeout is 30 s);
+            # a lease not released runs out by itself within ``lease_seconds``.
+            await asyncio.wait_for(
+                self.db.run(clocks.release_leases, owner_id=self.instance_id), RELEASE_WAIT_S
+            )
+        except TimeoutError:
+            log.warning(
+                "clock leases of %s not released within %.0f s (database busy); they run out "
+                "by themselves",
+                self.instance_id,
+                RELEASE_WAIT_S,
+            )
         except Exception:  # the leases run out by themselves
             log.exception("could not release the clock leases of %s", self.instance_id)
 

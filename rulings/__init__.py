@@ -147,6 +147,7 @@ if TYPE_CHECKING:
     )
     from rulings.tournament import (
         MAX_SEATS_PER_TABLE,
+        AwardNoted,
         BustedOut,
         ButtonSet,
         Chart,
@@ -174,6 +175,7 @@ if TYPE_CHECKING:
         finish_order,
         move_player,
         night_event,
+        note_award,
         open_night,
         replay_night,
         room_from_data,
@@ -199,6 +201,7 @@ __all__ = [
     "Announcement",
     "AnnouncementKind",
     "Arrival",
+    "AwardNoted",
     "BlindLevel",
     "BlindStructure",
     "BlindStructureError",
@@ -318,6 +321,7 @@ __all__ = [
     "next_announcement_at",
     "next_strike_level",
     "night_event",
+    "note_award",
     "open_night",
     "parse_amount_cents",
     "parse_cards",

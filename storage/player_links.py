@@ -4,20 +4,27 @@ A member is linked to at most one player per league and a player to at most one 
 ``player_link`` table's unique constraints enforce both); a second link is refused with the
 name it would clash with, and nothing is written. Every link and unlink is audited.
 ``player.discord_id`` is kept equal to the link for the readers that predate it.
+
+A member's request to be linked stays open (``link_request``) until a director approves or
+refuses it, or until it is older than the caller's ``open_for``; while it is open a second
+request from him is refused (``open_link_request``), whichever bot process handles it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import delete
-from sqlmodel import Session, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, select
 
 from storage.audit import add_audit_entry, utc_now
 from storage.errors import AlreadyExists, NotFound, StorageError
 from storage.league_models import Player
-from storage.link_models import PlayerLink
+from storage.link_models import LinkRequest, PlayerLink
 from storage.players import PlayerInfo, get_player
 
 log = logging.getLogger(__name__)
@@ -175,3 +182,90 @@ def unlink_player(
         now=now,
     )
     return get_player(session=session, league_id=league_id, name=player.name)
+
+
+@dataclass(frozen=True)
+class OpenLinkRequest:
+    """A member's request to be linked that no director has answered yet.
+
+    Attributes:
+        player: the player he asked to be linked to (display name).
+        asked_at: when he asked (UTC).
+    """
+
+    player: str
+    asked_at: dt.datetime
+
+
+def open_link_request(
+    *,
+    session: Session,
+    league_id: int,
+    discord_id: int,
+    player_id: int,
+    now: dt.datetime,
+    open_for: dt.timedelta,
+) -> OpenLinkRequest | None:
+    """Record a member's request to be linked, unless an earlier one is still open.
+
+    A request is open until a director answers it (``close_link_request``) or until it is
+    ``open_for`` old; an older one is replaced. Two processes recording the same member's
+    request at once cannot both succeed (one row per member per league; the insert skips a
+    row another transaction wrote first, and that row is then the open one).
+
+    Returns:
+        None when the request was recorded; the earlier open request when it was not
+        (nothing written).
+    """
+    at = utc_now(now).astimezone(dt.UTC)  # stored as UTC: SQLite compares the text
+    session.execute(
+        delete(LinkRequest).where(
+            col(LinkRequest.league_id) == league_id,
+            col(LinkRequest.discord_id) == discord_id,
+            col(LinkRequest.asked_at) <= at - open_for,
+        )
+    )
+    table: Any = LinkRequest.__table__  # type: ignore[attr-defined]
+    dialect = session.get_bind().dialect.name
+    insert_fn: Any = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = (
+        insert_fn(table)
+        .values(league_id=league_id, discord_id=discord_id, player_id=player_id, asked_at=at)
+        .on_conflict_do_nothing(index_elements=["league_id", "discord_id"])
+        .returning(table.c.id)
+    )
+    if session.execute(statement).first() is not None:
+        return None
+    earlier = session.exec(
+        select(LinkRequest).where(
+            LinkRequest.league_id == league_id, LinkRequest.discord_id == discord_id
+        )
+    ).one()
+    row = session.get(Player, earlier.player_id)
+    asked_at = earlier.asked_at
+    if asked_at.tzinfo is None:  # SQLite hands back naive UTC
+        asked_at = asked_at.replace(tzinfo=dt.UTC)
+    return OpenLinkRequest(row.display_name if row is not None else "a player", asked_at)
+
+
+def close_link_request(
+    *, session: Session, league_id: int, discord_id: int, player_id: int | None = None
+) -> int:
+    """Forget a member's open request (a director answered it): he may ask again.
+
+    Args:
+        session: the unit of work.
+        league_id: the league.
+        discord_id: the member who asked.
+        player_id: only a request for this player (a refusal answers that request alone);
+            None: whichever request he has open (he is linked now).
+
+    Returns:
+        How many requests were closed (0 or 1).
+    """
+    statement = delete(LinkRequest).where(
+        col(LinkRequest.league_id) == league_id, col(LinkRequest.discord_id) == discord_id
+    )
+    if player_id is not None:
+        statement = statement.where(col(LinkRequest.player_id) == player_id)
+    return int(session.execute(statement).rowcount or 0)  # type: ignore[attr-defined]

@@ -346,7 +346,7 @@ def merge_players(
         NotFound: either player is unknown.
         MergeError: the same player twice, or both played the same event.
     """
-    from storage.link_models import PlayerLink
+    from storage.link_models import LinkRequest, PlayerLink
 
     kept = _player_row(session, league_id, keep)
     gone = _player_row(session, league_id, merge)
@@ -380,6 +380,7 @@ def merge_players(
         Strike,
         PlayerAlias,
         PlayerLink,
+        LinkRequest,
     ):
         session.execute(
             update(table).where(col(table.player_id) == gone.id).values(player_id=kept.id)

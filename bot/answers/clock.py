@@ -93,14 +93,20 @@ def _done(record: ClockRecord, now: dt.datetime) -> Reply:
 
 def start(
     ctx: Context,
-    structure: str = "btown",
+    structure: str | None = None,
     level_minutes: float | None = None,
     channel: int | None = None,
     ping_role: int | None = None,
     warnings: str | None = None,
 ) -> Reply:
-    """``/clock start [structure] ...``: a clock for this channel (one per channel)."""
+    """``/clock start [structure] ...``: a clock for this channel (one per channel).
+
+    Without ``structure`` the clock runs the league's blind structure (its rules'
+    ``blind_structure``: ``poker-pub`` for a Poker Pub league).
+    """
     door = _door(ctx)
+    if structure is None:
+        structure = ctx.league_rules().blind_structure
     warning_seconds = parse_warning_minutes(warnings) if warnings is not None else None
     if ping_role is None and ctx.guild_id is not None:
         from storage.guild_settings import get_guild_settings

@@ -1,15 +1,21 @@
 """/me, /me link, /td link, /td unlink and the directors' Approve/Refuse buttons.
 
 ``/me`` needs a Discord member: it shows the player he is linked to (private). ``/me link
-player:NAME`` writes nothing: it posts a request with Approve and Refuse buttons in the
+player:NAME`` links nothing: it posts a request with Approve and Refuse buttons in the
 league's results channel; a director's Approve makes the link (audited), Refuse records
 nothing. Directors link and unlink directly with ``/td link`` and ``/td unlink``. A member is
 linked to at most one player per league and a player to at most one member.
+
+A member has at most one request open at a time: while his last one is unanswered and younger
+than ``LINK_REQUEST_OPEN`` (24 hours), another is refused with the time he asked, so nobody can
+flood the results channel. Approve or Refuse closes it.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import zoneinfo
 from dataclasses import replace
 
 import rulings
@@ -21,11 +27,21 @@ from bot.replies.league_commands import league_of
 from bot.reply import Effect, Reply
 from storage.errors import AlreadyExists, NotFound
 from storage.guild_settings import get_guild_settings
-from storage.player_links import link_player, linked_player, member_of, unlink_player
+from storage.player_links import (
+    close_link_request,
+    link_player,
+    linked_player,
+    member_of,
+    open_link_request,
+    unlink_player,
+)
 from storage.players import get_player
 from storage.web import player_view
 
 log = logging.getLogger(__name__)
+
+LINK_REQUEST_OPEN = dt.timedelta(hours=24)
+"""How long a member's unanswered link request blocks another one."""
 
 
 def _member(ctx: Context) -> int:
@@ -73,9 +89,32 @@ def _ask(ctx: Context, user_id: int, player: str | None) -> Reply:
                 "this league has no results channel for the directors' approval yet; "
                 "ask a director to link you with /td link"
             )
+        earlier = open_link_request(
+            session=session,
+            league_id=league.id,
+            discord_id=user_id,
+            player_id=found.id,
+            now=ctx.now(),
+            open_for=LINK_REQUEST_OPEN,
+        )
+        if earlier is not None:
+            raise AlreadyExists(
+                f"you asked to be linked to '{earlier.player}' on {_when(ctx, earlier.asked_at)}; "
+                "wait for a director's answer (or ask again 24 hours after)"
+            )
     display = str(ctx.extras.get("display_name") or ctx.actor)
     post = views.link_request_post(found, user_id, display)
     return replace(views.link_asked_reply(found), effects=(Effect("announce", post),))
+
+
+def _when(ctx: Context, at: dt.datetime) -> str:
+    """``2026-12-01 at 18:40 CET`` in the league's ``TIMEZONE``."""
+    try:
+        zone: dt.tzinfo = zoneinfo.ZoneInfo(ctx.settings.timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        zone = dt.UTC
+    local = at.astimezone(zone)
+    return f"{local:%Y-%m-%d} at {local:%H:%M} {local.tzname() or ''}".rstrip()
 
 
 def link_decision(ctx: Context, *args: str) -> Reply:
@@ -97,7 +136,11 @@ def link_decision(ctx: Context, *args: str) -> Reply:
             if row is None or row.league_id != league.id:
                 raise NotFound("that player no longer exists (merged or removed)")
             info = get_player(session=session, league_id=league.id, name=row.display_name)
+            close_link_request(
+                session=session, league_id=league.id, discord_id=user_id, player_id=player_id
+            )
             return views.refused_reply(info, user_id, director)
+        close_link_request(session=session, league_id=league.id, discord_id=user_id)
         info = link_player(
             session=session,
             league_id=league.id,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import rulings
 from bot.commands.model import Context, Upload
@@ -17,6 +17,9 @@ from bot.errors import BadOption, NotDirectorError
 from bot.replies import td as views
 from bot.reply import Effect, Field, Reply, escape
 from storage.event_changes import EventEdit, RecordBuilder
+
+if TYPE_CHECKING:
+    from bot.answers.tournament import NightAward
 
 log = logging.getLogger(__name__)
 
@@ -220,36 +223,59 @@ def events(ctx: Context, season: str | None = None) -> Reply:
 
 def bounty(
     ctx: Context,
-    event: int,
     player: str,
+    event: int | None = None,
     chips: int | None = None,
     remove: bool = False,
     confirm: bool = False,
 ) -> Reply:
-    """``/td bounty event player chips [remove]``: a player's bounty chips (replaces the number).
+    """``/td bounty player [event] chips [remove]``: a player's bounty chips (replaces the number).
 
-    ``chips:0`` or ``remove:yes`` takes the bounty back.
+    ``chips:0`` or ``remove:yes`` takes the bounty back. Without ``event``: tonight's
+    tournament in this channel, stored with its result at the finish.
     """
     if chips is None and not remove:
         raise BadOption("chips: give the bounty chips turned in (0 or remove:yes takes them back).")
+    if event is None:
+        return _tonight(ctx, "bounty", player, chips=0 if remove else chips or 0)
     edit = EventEdit(bounty=(player, chips or 0), remove=remove or not chips)
     return _amend(ctx, event, edit, allow=confirm, confirm=confirm)
 
 
 def premium(
-    ctx: Context, event: int, player: str, hand: str, remove: bool = False, confirm: bool = False
+    ctx: Context,
+    player: str,
+    hand: str,
+    event: int | None = None,
+    remove: bool = False,
+    confirm: bool = False,
 ) -> Reply:
-    """``/td premium event player hand [remove]``: a premium hand won at showdown (or back)."""
+    """``/td premium player hand [event] [remove]``: a premium hand won at showdown (or back)."""
+    if event is None:
+        return _tonight(ctx, "premium", player, hand=hand, remove=remove)
     edit = EventEdit(premium_hand=(player, hand), remove=remove)
     return _amend(ctx, event, edit, allow=confirm, confirm=confirm)
 
 
 def second_chance(
-    ctx: Context, event: int, player: str, remove: bool = False, confirm: bool = False
+    ctx: Context,
+    player: str,
+    event: int | None = None,
+    remove: bool = False,
+    confirm: bool = False,
 ) -> Reply:
-    """``/td second_chance event player [remove]``: a second-chance win, or take one back."""
+    """``/td second_chance player [event] [remove]``: a second-chance win, or take one back."""
+    if event is None:
+        return _tonight(ctx, "second_chance", player, remove=remove)
     edit = EventEdit(second_chance_winner=player, remove=remove)
     return _amend(ctx, event, edit, allow=confirm, confirm=confirm)
+
+
+def _tonight(ctx: Context, award: NightAward, player: str, **options: Any) -> Reply:
+    """An award without ``event``: noted on this channel's open tournament (no event yet)."""
+    from bot.answers.tournament import note_award
+
+    return note_award(ctx, award, player, **options)
 
 
 def receipt(

@@ -12,7 +12,7 @@ import logging
 import random
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from sqlmodel import Session
 
@@ -23,6 +23,7 @@ from bot.commands.model import Context
 from bot.reply import Button, Field, Reply, escape, plural
 from rulings import (
     Arrival,
+    AwardNoted,
     BustedOut,
     ButtonSet,
     Chart,
@@ -270,10 +271,11 @@ def start(ctx: Context) -> Reply:
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
         return rulings.start_play(record.night)
 
-    _, night, _ = _write(ctx, decide)
+    record, night, _ = _write(ctx, decide)
     with ctx.transaction() as session:
         clock = clock_summary(session=session, channel_id=_channel(ctx), now=ctx.now())
-        structure = _league_structure(_league(session, ctx).preset)
+        rules = get_league_rules(session=session, league_id=record.league_id)
+    structure = rules.blind_structure
     lines = [_head(night.chart), f"Chips in play: {_n(night.chart.chips_in_play)}"]
     buttons: tuple[Button, ...] = ()
     if clock is None:
@@ -294,12 +296,7 @@ START_CLOCK = "tclock"
 """The action of the start reply's button: start the channel's clock."""
 
 
-def _league_structure(preset: str) -> str:
-    """The blind structure named like the league's preset (``btown``), else ``btown``."""
-    return preset if preset in rulings.preset_names() else "btown"
-
-
-def start_clock(ctx: Context, structure: str = "btown") -> Reply:
+def start_clock(ctx: Context, structure: str | None = None) -> Reply:
     """The start reply's button: ``/clock start structure`` in this channel."""
     from bot.answers.clock import start as clock_start
 
@@ -422,11 +419,13 @@ def _undone_text(chart: Chart, entry: Entry) -> str:
         return f"the move {_move_line(entry.move)}"
     if isinstance(entry, ButtonSet):
         return f"the button at {entry.seat}"
+    if isinstance(entry, AwardNoted):
+        return "the award: " + _award_line(chart, entry).replace("**", "")
     return "the last action"  # pragma: no cover (undo takes back nothing else)
 
 
 def undo(ctx: Context) -> Reply:
-    """/tournament undo: take back the last sign-in, bust, move or balance."""
+    """/tournament undo: take back the last sign-in, bust, move, balance or award."""
     with ctx.transaction() as session:
         record = get_open_tournament(
             session=session, channel_id=_channel(ctx), with_log=True, for_update=True
@@ -434,6 +433,79 @@ def undo(ctx: Context) -> Reply:
         after, entry = undo_entry(session=session, record=record, actor=ctx.actor, now=ctx.now())
     text = f"Took back {_undone_text(record.night.chart, entry)}."
     return Reply(title="Undo", text=text, footer=_head(after.night.chart))
+
+
+NightAward = Literal["bounty", "premium", "second_chance"]
+"""The awards a director may note during the night (``/td bounty`` ... without ``event``)."""
+
+_HANDS = {"quads": "quads", "straight_flush": "straight flush", "royal_flush": "royal flush"}
+
+
+def _award_line(chart: Chart, entry: AwardNoted) -> str:
+    who = escape(chart.name(entry.player))
+    if entry.award == "bounty":
+        what = "bounty chips" if entry.remove else f"bounty: {plural(entry.chips, 'chip')}"
+    elif entry.award == "premium":
+        what = _HANDS.get(entry.hand, entry.hand)
+    else:
+        what = "second-chance win"
+    return f"{who}'s {what}" if entry.remove else f"**{who}**, {what}"
+
+
+def awards_lines(chart: Chart) -> list[str]:
+    """Tonight's awards, one line per kind (none: no line)."""
+    lines = []
+    if chart.bounties:
+        shown = ", ".join(f"{escape(chart.name(k))} {c}" for k, c in sorted(chart.bounties.items()))
+        lines.append(f"Bounty chips: {shown}")
+    if chart.premium_hands:
+        shown = ", ".join(
+            f"{escape(chart.name(k))} ({_HANDS.get(h, h)})" for k, h in chart.premium_hands
+        )
+        lines.append(f"Premium hands: {shown}")
+    if chart.second_chance:
+        shown = ", ".join(escape(chart.name(k)) for k in chart.second_chance)
+        lines.append(f"Second-chance wins: {shown}")
+    return lines
+
+
+def note_award(
+    ctx: Context,
+    award: NightAward,
+    player: str,
+    *,
+    chips: int = 0,
+    hand: str = "",
+    remove: bool = False,
+) -> Reply:
+    """``/td bounty|premium|second_chance`` without ``event``: noted on tonight's tournament.
+
+    There is no event until ``/tournament finish``; the award is an entry of the night's log
+    (undo takes it back, ``remove:yes`` too) and becomes part of the event the finish stores.
+    """
+    from storage.errors import NotFound
+
+    def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
+        return rulings.note_award(
+            record.night, award, player, chips=chips, hand=hand, remove=remove
+        )
+
+    try:
+        _, night, entry = _write(ctx, decide)
+    except NotFound:
+        raise TournamentError(
+            "event: give the event's number (/td events); no tournament is open in this "
+            "channel to note it for tonight"
+        ) from None
+    assert isinstance(entry, AwardNoted)
+    line = _award_line(night.chart, entry)
+    text = (
+        f"Taken back: {line}."
+        if entry.remove
+        else f"Noted for tonight: {line}. It is stored with the night's result at the finish."
+    )
+    fields = (Field("Tonight's awards", "\n".join(awards_lines(night.chart)) or "(none)"),)
+    return Reply(title="Award", text=text, fields=fields)
 
 
 def _table_lines(chart: Chart, table: int) -> list[str]:
@@ -497,7 +569,11 @@ def status(ctx: Context) -> Reply:
         f"Registration: {registration}",
         f"Clock: {clock or 'none in this channel'}",
     ]
-    return Reply(title=f"Tournament: {record.night.setup.location}", text="\n".join(lines))
+    awards = "\n".join(awards_lines(chart))
+    fields = (Field("Tonight's awards (stored at the finish)", awards),) if awards else ()
+    return Reply(
+        title=f"Tournament: {record.night.setup.location}", text="\n".join(lines), fields=fields
+    )
 
 
 def _store_finish(

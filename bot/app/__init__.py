@@ -18,7 +18,7 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 import aiohttp
@@ -35,6 +35,7 @@ from bot.config import Settings
 from bot.database import Database
 from bot.fair_queue import FairQueue, UserCooldown
 from bot.reply import Reply
+from bot.thread_pool import DaemonThreadPool
 from storage import bot_models
 from storage.db import upgrade_schema
 from storage.guild_settings import guild_rulebooks
@@ -146,7 +147,9 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         self.last_sync: bool | None = None
         self._compute: ProcessPoolExecutor | None = None
         self._fair = FairQueue(COMPUTE_WORKERS)
-        self._handler_pool = ThreadPoolExecutor(HANDLER_THREADS, thread_name_prefix="handler")
+        # Daemon threads: a handler still waiting (on the database, on a compute job) when the
+        # bot stops does not hold the process up (bot.thread_pool).
+        self._handler_pool = DaemonThreadPool(HANDLER_THREADS, thread_name_prefix="handler")
         self._stop_on_sigterm = stop_on_sigterm
         self._closing: asyncio.Task[None] | None = None
         self.heavy_cooldown = UserCooldown()
@@ -221,7 +224,14 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
             self._web = None
         await super().close()
         if self._compute is not None:
+            # The interpreter joins the pool's workers at exit, and a worker finishes its job
+            # first (a pre-flop equity takes seconds on a loaded machine): stop them now.
+            workers = list((getattr(self._compute, "_processes", None) or {}).values())
             self._compute.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:
+                with contextlib.suppress(OSError, ValueError):
+                    worker.terminate()
+            self._compute = None
         self._handler_pool.shutdown(wait=False, cancel_futures=True)
 
     # -- shared services for cogs ----------------------------------------------------------

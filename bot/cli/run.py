@@ -149,7 +149,7 @@ def run_bot(args: argparse.Namespace) -> int:
     engine = make_engine(settings.database_url)
     bot = LeagueBot(settings, engine, stop_on_sigterm=True)
     try:
-        bot.run(settings.discord_token.get_secret_value(), log_handler=None)
+        serve(bot, settings.discord_token.get_secret_value())
     except discord.LoginFailure:
         _say("pokerfloor: Discord refused the token (DISCORD_TOKEN)")
         return EXIT_USAGE
@@ -163,6 +163,32 @@ def run_bot(args: argparse.Namespace) -> int:
     finally:
         engine.dispose()
     return 0
+
+
+def serve(bot: Any, token: str) -> None:
+    """Run the bot until it closes (``SIGTERM``) or ``SIGINT``, as ``discord.Client.run`` does.
+
+    The event loop's default executor (``asyncio.to_thread``: every storage call) runs on
+    daemon threads (``bot.thread_pool``): ``asyncio.run`` and the interpreter's exit otherwise
+    wait for the work a thread is doing when the bot stops (a storage call queued behind a
+    database lock waits up to 40 s), so a stop took as long as that work did.
+    """
+    import asyncio
+    import os
+
+    from bot.thread_pool import DaemonThreadPool
+
+    async def main() -> None:
+        workers = min(32, (os.cpu_count() or 1) + 4)  # the size asyncio's own default has
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(DaemonThreadPool(workers, thread_name_prefix="asyncio"))
+        async with bot:
+            await bot.start(token)
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:  # SIGINT: asyncio.run cancelled the bot, which closed
+        log.info("interrupted: stopped")
 
 
 def run_default(args: argparse.Namespace) -> int:

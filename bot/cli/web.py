@@ -122,9 +122,16 @@ def _missing_sqlite_file(url: str) -> str | None:
 
 async def _serve(site: Any, host: str, port: int) -> None:
     import asyncio
+    import os
 
+    from bot.thread_pool import DaemonThreadPool
     from bot.web.site import start_site
 
+    # Pages render on the default executor: daemon threads, so SIGINT stops the server at once
+    # instead of waiting for a page a thread is still reading (see bot.thread_pool).
+    workers = min(32, (os.cpu_count() or 1) + 4)
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(DaemonThreadPool(workers, thread_name_prefix="asyncio"))
     runner = await start_site(site, host, port)
     sys.stderr.write(f"pokerfloor: league pages on http://{host}:{port}/\n")
     try:

@@ -30,8 +30,7 @@ COMMANDS = (
         "start",
         Opt(
             "structure",
-            "Blind structure (default: btown)",
-            default="btown",
+            "Blind structure (default: the league's)",
             complete="structure",
             positional=True,
         ),

@@ -50,6 +50,16 @@ def _event(description: str = "The event's number (see /td events)") -> Opt:
     return Opt("event", description, kind="int", required=True, min=1, max=EVENT_MAX)
 
 
+def _award_event() -> Opt:
+    return Opt(
+        "event",
+        "The event's number (default: tonight's tournament in this channel, stored at its finish)",
+        kind="int",
+        min=1,
+        max=EVENT_MAX,
+    )
+
+
 def _player(description: str) -> Opt:
     return Opt("player", description, required=True, complete="player")
 
@@ -132,8 +142,8 @@ COMMANDS = (
         ("bounty",),
         "Record a player's bounty chips for an event (50 RP each at BTown); remove takes them back",
         "bounty",
-        _event("The event's number"),
         _player("Who turned the chips in"),
+        _award_event(),
         Opt(
             "chips",
             "Bounty chips (replaces the number recorded; 0 removes)",
@@ -148,7 +158,6 @@ COMMANDS = (
         ("premium",),
         "Record a premium hand won at showdown after the river, or take one back (remove)",
         "premium",
-        _event("The event's number"),
         _player("Who won the hand at showdown"),
         Opt(
             "hand",
@@ -156,6 +165,7 @@ COMMANDS = (
             required=True,
             choices=("quads", "straight_flush", "royal_flush"),
         ),
+        _award_event(),
         Opt("remove", REMOVE, kind="yes", default=False),
         _confirm(),
     ),
@@ -163,8 +173,8 @@ COMMANDS = (
         ("second_chance",),
         "Record a second-chance win, or take one back (remove)",
         "second_chance",
-        _event("The event's number"),
         _player("Who won the second-chance game"),
+        _award_event(),
         Opt("remove", REMOVE, kind="yes", default=False),
         _confirm(),
     ),

@@ -9,6 +9,8 @@ rules are built, so a bad override is refused before anything uses it.
 ((1200, 800, 700), (250, 200, 150))
 >>> load_league_rules("btown", {"toc_rp_required": 1000}).toc_rp_required
 1000
+>>> load_league_rules("poker-pub").blind_structure
+'poker-pub'
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
+from rulings.clock import preset_names
 from rulings.errors import LeagueConfigError
 
 log = logging.getLogger(__name__)
@@ -116,6 +119,9 @@ class LeagueRules:
         citations: Topic (a key of ``CITATION_TOPICS``) -> the section of ``rulebook`` that
             decides it, e.g. ``{"split_pots": "2.G.d.5"}``; a topic the book has no rule for
             is absent and its replies cite nothing.
+        blind_structure: The league's blind structure (a name from
+            ``rulings.clock.preset_names()``), the one a clock starts with unless the
+            director names another.
     """
 
     name: str
@@ -158,6 +164,7 @@ class LeagueRules:
     strike_expiry_full_seasons: int = 1
     rulebook: str = ""
     citations: Mapping[str, str] = field(default_factory=_no_citations, hash=False)
+    blind_structure: str = "btown"
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickles (for the compute workers) through its plain-data form: a mapping proxy
@@ -221,6 +228,13 @@ class LeagueRules:
         if cites and not self.rulebook.strip():
             raise LeagueConfigError("league rules: citations need the rulebook they cite")
         object.__setattr__(self, "citations", MappingProxyType(dict(cites)))
+        structures = preset_names()
+        key = self.blind_structure.strip().lower() if isinstance(self.blind_structure, str) else ""
+        if key not in structures:
+            raise LeagueConfigError(
+                f"league rules: blind_structure must be one of {', '.join(structures)}"
+            )
+        object.__setattr__(self, "blind_structure", key)
         if self.toc_conversion_min_rp_percent > 100:
             raise LeagueConfigError("league rules: toc_conversion_min_rp_percent must be <= 100")
         if self.toc_extra_chips_round_to < 1:
@@ -261,6 +275,7 @@ _FIELD_KINDS: dict[str, str] = {
     "strike_suspension_events": "ints",
     "rulebook": "str",
     "citations": "map",
+    "blind_structure": "str",
 }
 for _f in dataclasses.fields(LeagueRules):
     if _f.name not in _FIELD_KINDS:

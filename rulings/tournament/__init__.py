@@ -12,6 +12,7 @@ from rulings._lazy import lazy_exports
 if TYPE_CHECKING:
     from rulings.tournament.chart import (
         MAX_SEATS_PER_TABLE,
+        AwardNoted,
         BustedOut,
         ButtonSet,
         Chart,
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
         finish_order,
         move_player,
         night_event,
+        note_award,
         set_button,
         sign_in,
         standings_order,
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_SEATS_PER_TABLE",
+    "AwardNoted",
     "BustedOut",
     "ButtonSet",
     "Chart",
@@ -84,6 +87,7 @@ __all__ = [
     "finish_order",
     "move_player",
     "night_event",
+    "note_award",
     "open_night",
     "replay_night",
     "room_from_data",

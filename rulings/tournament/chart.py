@@ -180,12 +180,42 @@ class NightFinished:
     how: FinishHow = "last_player"
 
 
+Award = Literal["bounty", "premium", "second_chance"]
+
+
+@dataclass(frozen=True)
+class AwardNoted:
+    """An award of tonight (no event exists yet), stored with the night's result at the finish.
+
+    Attributes:
+        award: ``bounty`` (bounty chips turned in, replacing the number noted), ``premium``
+            (a premium hand won at showdown) or ``second_chance`` (a second-chance game won).
+        player: the player's key.
+        chips: the bounty chips (``bounty``; 0 with ``remove``).
+        hand: ``royal_flush``, ``straight_flush`` or ``quads`` (``premium``).
+        remove: takes the award back instead (one premium hand or second-chance win).
+    """
+
+    award: Award
+    player: str
+    chips: int = 0
+    hand: str = ""
+    remove: bool = False
+
+
 Entry = (
-    SignedIn | PlayStarted | BustedOut | TablesBalanced | PlayerMoved | ButtonSet | NightFinished
+    SignedIn
+    | PlayStarted
+    | BustedOut
+    | TablesBalanced
+    | PlayerMoved
+    | ButtonSet
+    | AwardNoted
+    | NightFinished
 )
 
-UNDOABLE = (SignedIn, BustedOut, TablesBalanced, PlayerMoved, ButtonSet)
-"""What ``undo`` takes back: a sign-in, a bust, a balance, a move or a button."""
+UNDOABLE = (SignedIn, BustedOut, TablesBalanced, PlayerMoved, ButtonSet, AwardNoted)
+"""What ``undo`` takes back: a sign-in, a bust, a balance, a move, a button or an award."""
 
 
 # -- the seating chart --------------------------------------------------------------------------
@@ -205,6 +235,9 @@ class Chart:
         tables: the tables in play, ascending.
         buttons: table -> the dealer button's seat, where the director gave it.
         finish: the finish order, once finished.
+        bounties: key -> bounty chips noted tonight (1.C.a.3).
+        premium_hands: (key, hand) of each premium hand noted tonight (1.C.a.2).
+        second_chance: a key per second-chance game won tonight.
     """
 
     status: Status = "registering"
@@ -215,6 +248,9 @@ class Chart:
     tables: tuple[int, ...] = ()
     buttons: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
     finish: tuple[tuple[str, ...], ...] = ()
+    bounties: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    premium_hands: tuple[tuple[str, str], ...] = ()
+    second_chance: tuple[str, ...] = ()
 
     def seat_of(self, key: str) -> Seat | None:
         """The seat of a player (by key), None when not seated."""
@@ -424,6 +460,44 @@ def step(setup: Room, chart: Chart, entry: Entry) -> Chart:
             chart,
             buttons=MappingProxyType({**chart.buttons, entry.seat.table: entry.seat.seat}),
         )
+    if isinstance(entry, AwardNoted):
+        return _award(chart, entry)
     if isinstance(entry, NightFinished):
         return replace(chart, status="finished", finish=entry.finish)
     raise TournamentError(f"unknown entry {entry!r}")  # pragma: no cover
+
+
+def _award(chart: Chart, entry: AwardNoted) -> Chart:
+    key = entry.player
+    if key not in chart.players:
+        raise TournamentError(f"{key} did not sign in tonight")
+    name = chart.name(key)
+    if key in chart.reserve:
+        raise TournamentError(f"{name} is on the reserve list: he has not played yet")
+    if entry.award == "bounty":
+        bounties = dict(chart.bounties)
+        if entry.remove:
+            if key not in bounties:
+                raise TournamentError(f"no bounty chips are noted for {name} tonight")
+            del bounties[key]
+        else:
+            bounties[key] = entry.chips
+        return replace(chart, bounties=MappingProxyType(bounties))
+    if entry.award == "premium":
+        hands = list(chart.premium_hands)
+        if entry.remove:
+            if (key, entry.hand) not in hands:
+                words = entry.hand.replace("_", " ")
+                raise TournamentError(f"no {words} is noted for {name} tonight")
+            hands.remove((key, entry.hand))
+        else:
+            hands.append((key, entry.hand))
+        return replace(chart, premium_hands=tuple(hands))
+    winners = list(chart.second_chance)
+    if entry.remove:
+        if key not in winners:
+            raise TournamentError(f"no second-chance win is noted for {name} tonight")
+        winners.remove(key)
+    else:
+        winners.append(key)
+    return replace(chart, second_chance=tuple(winners))

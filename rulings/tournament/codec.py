@@ -14,6 +14,7 @@ from typing import Any
 
 from rulings.errors import TournamentError
 from rulings.tournament.chart import (
+    AwardNoted,
     BustedOut,
     ButtonSet,
     Chart,
@@ -105,6 +106,15 @@ def entry_to_data(entry: Entry) -> dict[str, Any]:
         return {"kind": "move", "move": _move(entry.move)}
     if isinstance(entry, ButtonSet):
         return {"kind": "button", "seat": _seat(entry.seat)}
+    if isinstance(entry, AwardNoted):
+        return {
+            "kind": "award",
+            "award": entry.award,
+            "player": entry.player,
+            "chips": entry.chips,
+            "hand": entry.hand,
+            "remove": entry.remove,
+        }
     return {"kind": "finish", "finish": [list(g) for g in entry.finish], "how": entry.how}
 
 
@@ -138,6 +148,11 @@ def entry_from_data(data: Any) -> Entry:
         seat = _unseat(data["seat"])
         assert seat is not None
         return ButtonSet(seat)
+    if kind == "award":
+        return AwardNoted(
+            data["award"], str(data["player"]), int(data["chips"]), str(data["hand"]),
+            bool(data["remove"]),
+        )  # fmt: skip
     if kind == "finish":
         return NightFinished(tuple(tuple(g) for g in data["finish"]), data["how"])
     raise TournamentError(f"unknown log entry {kind!r}")
@@ -154,6 +169,9 @@ def chart_to_data(chart: Chart) -> dict[str, Any]:
         "tables": list(chart.tables),
         "buttons": {str(t): s for t, s in chart.buttons.items()},
         "finish": [list(g) for g in chart.finish],
+        "bounties": dict(chart.bounties),
+        "premium_hands": [list(h) for h in chart.premium_hands],
+        "second_chance": list(chart.second_chance),
     }
 
 
@@ -170,4 +188,8 @@ def chart_from_data(data: Any) -> Chart:
         tables=tuple(int(t) for t in data["tables"]),
         buttons=MappingProxyType({int(t): int(s) for t, s in data["buttons"].items()}),
         finish=tuple(tuple(g) for g in data["finish"]),
+        # Snapshots written before awards were noted during the night have none.
+        bounties=MappingProxyType({k: int(c) for k, c in data.get("bounties", {}).items()}),
+        premium_hands=tuple((str(k), str(h)) for k, h in data.get("premium_hands", ())),
+        second_chance=tuple(data.get("second_chance", ())),
     )

@@ -35,13 +35,17 @@ from rulings.league import (
     Arrival,
     EventRecord,
     LeagueRules,
+    PremiumHand,
     StartingStack,
     build_event,
     name_key,
+    parse_premium_hand,
     starting_stack,
 )
 from rulings.tournament.chart import (
     UNDOABLE,
+    Award,
+    AwardNoted,
     BustedOut,
     ButtonSet,
     Chart,
@@ -596,17 +600,74 @@ def standings_order(night: Night) -> tuple[tuple[str, ...], ...]:
 def night_event(night: Night, *, season: str, date: object, kind: str = "regular") -> EventRecord:
     """The finished night as one event record, for the league's engine to store and score.
 
+    The awards noted during the night (``note_award``) are the event's bounties, premium
+    hands and second-chance wins.
+
     Raises:
         TournamentError: the night is not finished.
         EventFormatError: the record breaks the event format.
     """
+    chart = night.chart
     return build_event(
         season=season,
         location=night.setup.location,
         date=date,
         kind=kind,
         finish=standings_order(night),
+        bounties={chart.name(k): chips for k, chips in chart.bounties.items()},
+        premium_hands=[PremiumHand(chart.name(k), hand) for k, hand in chart.premium_hands],
+        second_chance_winners=[chart.name(k) for k in chart.second_chance],
     )
+
+
+def note_award(
+    night: Night,
+    award: Award,
+    player: str,
+    *,
+    chips: int = 0,
+    hand: str = "",
+    remove: bool = False,
+) -> tuple[Night, AwardNoted]:
+    """Note an award of tonight, stored with the night's result at the finish; or take one back.
+
+    Args:
+        night: tonight.
+        award: ``bounty``, ``premium`` or ``second_chance``.
+        player: a player who took a seat tonight.
+        chips: the bounty chips turned in (replace the number noted; 0 takes them back).
+        hand: the premium hand (``quads``, ``straight_flush``, ``royal_flush``).
+        remove: take the award back (one premium hand or second-chance win).
+
+    Returns:
+        The night with the award noted, and its entry.
+
+    Raises:
+        TournamentError: the night is finished, the player did not play tonight, or there is
+            nothing of that kind to take back.
+        EventFormatError: not a premium hand.
+
+    >>> from rulings.tournament.chart import open_night
+    >>> night = open_night(Room(location="Brewpub", seats_per_table=8))
+    >>> night = night.apply(SignedIn(Entrant("Ann", 18000), Seat(1, 4)))
+    >>> night, _ = note_award(night, "bounty", "ann", chips=2)
+    >>> dict(night.chart.bounties)
+    {'ann': 2}
+    """
+    if night.chart.status == "finished":
+        raise TournamentError("tonight's tournament is finished; record awards on the event")
+    key = find_player(night.chart, player)
+    if award == "premium":
+        hand = parse_premium_hand(hand)
+    if award == "bounty":
+        if chips < 0:
+            raise TournamentError("bounty chips can't be negative")
+        remove = remove or chips == 0
+    entry = AwardNoted(
+        award, key, chips=0 if remove else chips, hand=hand if award == "premium" else "",
+        remove=remove,
+    )  # fmt: skip
+    return night.apply(entry), entry
 
 
 def undo_last(night: Night) -> tuple[Night, Entry]:
@@ -625,6 +686,7 @@ def undo_last(night: Night) -> tuple[Night, Entry]:
     last = night.log[-1]
     if not isinstance(last, UNDOABLE):
         raise TournamentError(
-            "the last action was the start; undo takes back sign-ins, busts, moves and balances"
+            "the last action was the start; undo takes back sign-ins, busts, moves, balances "
+            "and awards"
         )
     return replay_night(night.setup, night.log[:-1]), last

@@ -418,3 +418,43 @@ async def test_a_button_pressed_in_another_server_does_not_touch_this_servers_cl
     finally:
         await stop_bot(bot)
         bot.engine.dispose()
+
+
+async def test_start_without_a_structure_runs_the_leagues_own(fake: FakeDiscord, tmp_path: Path):
+    from storage.guild_settings import ensure_guild_league
+    from storage.leagues import update_league_rules
+
+    bot = make_clock_bot(fake, f"sqlite:///{tmp_path / 'pub.db'}")
+    await start_bot(fake, bot)
+    try:
+        command = next(c for c in fake.commands["global"] if c["name"] == "clock")
+        start_sub = next(o for o in command["options"] if o["name"] == "start")
+        structure = next(o for o in start_sub["options"] if o["name"] == "structure")
+        assert structure["description"] == "Blind structure (default: the league's)"
+
+        # A server whose league is a BTown league (the default preset) gets BTown's blinds.
+        body = await clock(fake, "start", {"level_minutes": 0.5})
+        assert "BTown Poker League clock started" in body["embeds"][0]["description"]
+        await clock(fake, "end")
+
+        def to_poker_pub() -> None:
+            from storage.db import session_scope
+
+            with session_scope(bot.engine) as session:
+                league = ensure_guild_league(session=session, guild_id=GUILD_ID, actor="test")
+                update_league_rules(
+                    session=session, league_id=league.id, preset="poker-pub", actor="test"
+                )
+
+        await asyncio.to_thread(to_poker_pub)
+        body = await clock(fake, "start", {"level_minutes": 0.5})
+        assert "The Poker Pub clock started" in body["embeds"][0]["description"]
+        assert "Level 1: blinds 25/50" in body["embeds"][0]["description"]
+        await clock(fake, "end")
+
+        named = await clock(fake, "start", {"structure": "btown", "level_minutes": 0.5})
+        assert "BTown Poker League clock started" in named["embeds"][0]["description"]
+        await clock(fake, "end")
+    finally:
+        await stop_bot(bot)
+        bot.engine.dispose()

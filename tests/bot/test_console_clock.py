@@ -60,3 +60,25 @@ def test_console_clock_commands_refuse_bad_values_on_one_line(tmp_path: Path):
         "No clock is running in this channel. Start one with /clock start.",
     ]
     engine.dispose()
+
+
+def test_console_clock_starts_the_leagues_structure_unless_one_is_named(tmp_path: Path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'clock.db'}")
+    create_schema(engine)
+    console = Console(ConsoleContext(settings=Settings(_env_file=None), engine=engine))
+    out, err = io.StringIO(), io.StringIO()
+    lines = (
+        "/clock start\n/clock end\n"  # a new league: btown's preset, btown's structure
+        "/td settings preset:poker-pub\n"
+        "/clock start\n/clock end\n"  # now the Poker Pub's
+        "/clock start structure:bar-league\n/clock end\n"  # a named structure still wins
+    )
+    code = console.run(io.StringIO(lines), out, err, interactive=False)
+    assert (code, err.getvalue()) == (0, "")
+    started = [line for line in out.getvalue().splitlines() if " clock started. " in line]
+    assert [line.partition(" clock started. ")[::2] for line in started] == [
+        ("BTown Poker League", "Level 1: blinds 100/200, 20:00 left"),
+        ("The Poker Pub", "Level 1: blinds 25/50, 15:00 left"),
+        ("Bar League", "Level 1: blinds 1/2, 30:00 left"),
+    ], out.getvalue()
+    engine.dispose()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import zoneinfo
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -13,7 +15,7 @@ from sqlmodel import Session, col
 from bot.app import LeagueBot
 from storage.guild_settings import get_guild_league
 from storage.league_models import AuditEntry, Player
-from storage.link_models import PlayerLink
+from storage.link_models import LinkRequest, PlayerLink
 from storage.player_links import link_player
 from tests.fakediscord import EPHEMERAL, GUILD_ID, MANAGE_GUILD, PLAYER_ID, FakeDiscord
 
@@ -107,6 +109,7 @@ async def _reset(bot: LeagueBot, *, alice: bool) -> None:
 
     def run(*, session: Session) -> None:
         session.execute(delete(PlayerLink))
+        session.execute(delete(LinkRequest))
         session.execute(update(Player).values(discord_id=None))
         if alice:
             league = get_guild_league(session=session, guild_id=GUILD_ID)
@@ -313,3 +316,112 @@ async def test_standings_chart_attaches_the_points_race_png(
     assert "Standings" in _text(body)
     plain = await fake.interact("standings", {})
     assert not (await plain.settled()).get("attachments")
+
+
+def _requests_for(fake: FakeDiscord, player: str) -> list[dict[str, Any]]:
+    return [
+        m
+        for m in fake.messages.get(RESULTS_CHANNEL, [])
+        if _text(m).startswith("Link request") and f"**{player}**" in _text(m)
+    ]
+
+
+async def _nth_request(fake: FakeDiscord, player: str, n: int) -> dict[str, Any]:
+    """The ``n``-th link request for ``player`` in the results channel (waits for it)."""
+    seen = found = 0
+    while True:
+        seen += 1
+        post: dict[str, Any] = await fake.wait_message(RESULTS_CHANNEL, seen)
+        if _text(post).startswith("Link request") and f"**{player}**" in _text(post):
+            found += 1
+            if found == n:
+                return post
+
+
+async def _asked_at(bot: LeagueBot, member: int) -> list[str]:
+    def read(*, session: Session) -> list[str]:
+        rows = session.execute(
+            select(col(LinkRequest.asked_at)).where(col(LinkRequest.discord_id) == member)
+        ).all()
+        zone = zoneinfo.ZoneInfo(bot.settings.timezone)  # shown in the league's time zone
+        local = [
+            (at if at.tzinfo else at.replace(tzinfo=dt.UTC)).astimezone(zone) for (at,) in rows
+        ]
+        return [f"{at:%Y-%m-%d} at {at:%H:%M} {at.tzname()}" for at in local]
+
+    return await bot.db.run(read)
+
+
+async def test_one_open_link_request_per_member_until_a_director_answers(
+    fake: FakeDiscord, bot: LeagueBot, unlinked: None
+):
+    posted = len(_requests_for(fake, "Bob"))
+    asked = await me(fake, {"action": "link", "player": "Bob"}, user_id=OTHER_ID)
+    assert "The directors were asked to link you to **Bob**" in _text(asked)
+    first = await _nth_request(fake, "Bob", posted + 1)
+    [when] = await _asked_at(bot, OTHER_ID)
+
+    # Asking again, for him or anyone, is refused privately and posts nothing.
+    for player in ("Bob", "Carol"):
+        again = await me(fake, {"action": "link", "player": player}, user_id=OTHER_ID)
+        assert int(again.get("flags") or 0) & EPHEMERAL
+        assert _text(again).strip() == "Sorry\n" + (
+            f"you asked to be linked to 'Bob' on {when}; wait for a director's answer "
+            "(or ask again 24 hours after)"
+        ), _text(again)
+    # Another member is not held up by him.
+    carol = len(_requests_for(fake, "Carol"))
+    other = await me(fake, {"action": "link", "player": "Carol"}, user_id=THIRD_ID)
+    assert "The directors were asked to link you to **Carol**" in _text(other)
+    await _nth_request(fake, "Carol", carol + 1)
+    assert len(_requests_for(fake, "Bob")) == posted + 1
+
+    # A refusal answers it: he may ask again, and that request is posted.
+    refuse = _buttons(first)[1]
+    press = await fake.press(
+        1,
+        refuse["custom_id"],
+        components=first["components"],
+        user_id=DIRECTOR_ID,
+        roles=[DIRECTOR_ROLE],
+        username="tdmike",
+    )
+    assert "tdmike refused linking" in _text(await edited(press))
+    assert await _asked_at(bot, OTHER_ID) == []
+    asked = await me(fake, {"action": "link", "player": "Bob"}, user_id=OTHER_ID)
+    assert "The directors were asked to link you to **Bob**" in _text(asked)
+    second = await _nth_request(fake, "Bob", posted + 2)
+
+    # An approval answers it too.
+    approve = _buttons(second)[0]
+    press = await fake.press(
+        1,
+        approve["custom_id"],
+        components=second["components"],
+        user_id=DIRECTOR_ID,
+        roles=[DIRECTOR_ROLE],
+        username="tdmike",
+    )
+    assert "is linked to **Bob** by tdmike" in _text(await edited(press))
+    assert await _asked_at(bot, OTHER_ID) == []
+
+
+async def test_an_unanswered_link_request_stops_blocking_after_24_hours(
+    fake: FakeDiscord, bot: LeagueBot, unlinked: None
+):
+    await me(fake, {"action": "link", "player": "Carol"}, user_id=THIRD_ID)
+    refused = await me(fake, {"action": "link", "player": "Carol"}, user_id=THIRD_ID)
+    assert "you asked to be linked to 'Carol' on " in _text(refused)
+
+    def age(*, session: Session, hours: float) -> None:
+        at = dt.datetime.now(dt.UTC) - dt.timedelta(hours=hours)
+        session.execute(update(LinkRequest).values(asked_at=at))
+
+    await bot.db.run(age, hours=23.9)
+    refused = await me(fake, {"action": "link", "player": "Carol"}, user_id=THIRD_ID)
+    assert "you asked to be linked to 'Carol' on " in _text(refused)
+    await bot.db.run(age, hours=24.1)
+    posted = len(_requests_for(fake, "Carol"))
+    asked = await me(fake, {"action": "link", "player": "Carol"}, user_id=THIRD_ID)
+    assert "The directors were asked to link you to **Carol**" in _text(asked)
+    await _nth_request(fake, "Carol", posted + 1)

@@ -106,3 +106,89 @@ def test_console_mistakes_are_one_line_and_change_nothing(db):
     lines = [line for line in err.splitlines() if line]
     assert len(lines) == 2
     assert "play has not begun" in lines[0] or "did not sign in" in lines[0]
+
+
+def test_start_offers_the_leagues_blind_structure_and_an_override_counts(db):
+    from bot.cli import main
+
+    night = (
+        "/td season add 2026 Fall",
+        "/td location add Brewpub",
+        "/tournament open Brewpub",
+        "/tournament register Ann",
+        "/tournament register Bob",
+        "/tournament start",
+    )
+    assert main(["league", "set", "--preset", "poker-pub", "--db", db]) == 0
+    code, out, err = run(db, *night)
+    assert (code, err) == (0, "")
+    assert "the button starts the league's poker-pub structure (or /clock start poker-pub)" in out
+
+    # A league's own blind_structure (an override of its preset) is the one offered, and the
+    # one /clock start runs without a structure.
+    assert main(["league", "set", "--set", "blind_structure=bar-league", "--db", db]) == 0
+    code, out, err = run(
+        db,
+        "/tournament finish chips: Ann 5000, Bob 3000",
+        *night[2:],
+        "/clock start",
+        "/clock end",
+    )
+    assert (code, err) == (0, "")
+    assert "the button starts the league's bar-league structure (or /clock start bar-league)" in out
+    assert "Bar League clock started. Level 1: blinds 1/2" in out
+
+
+def test_awards_noted_during_the_night_are_stored_with_its_result(db):
+    code, out, err = run(
+        db,
+        "/td season add 2026 Fall",
+        "/td location add Brewpub",
+        "/tournament open Brewpub",
+        "/tournament register Ann",
+        "/tournament register Bob",
+        "/tournament register Cy",
+        "/tournament start",
+        "/td bounty player:Bob chips:2",
+        "/td bounty player:Bob chips:3",  # replaces the number
+        "/td premium player:Cy hand:quads",
+        "/td second_chance player:Cy",
+        "/td second_chance player:Ann",
+        "/tournament undo",  # takes back Ann's second-chance win
+        "/td premium player:Ann hand:quads remove:yes",  # none noted: refused
+        "/td premium player:Cy hand:royal_flush",
+        "/td premium player:Cy hand:royal_flush remove:yes",
+        "/tournament status",
+        "/tournament bust Cy",
+        "/tournament bust Bob",
+        "/tournament finish",
+    )
+    assert err == "no quads is noted for Ann tonight\n", err
+    assert code == 2  # that one refusal; everything else ran
+    assert "Noted for tonight: Bob, bounty: 2 chips." in out
+    assert "Took back the award: Ann, second-chance win." in out
+    assert "Taken back: Cy's royal flush." in out
+    status = out[out.index("Tournament: Brewpub") :]
+    assert "Bounty chips: Bob 3" in status
+    assert "Premium hands: Cy (quads)" in status
+    assert "Second-chance wins: Cy\n" in status
+    assert "Stored as event" in out
+
+    engine = make_engine(db)
+    with session_scope(engine) as session:
+        league = get_league(session=session, guild_id=None)
+        table = season_standings(session=session, league_id=league.id, season="2026 Fall")
+        rows = {r.row.player: (r.row.rp, r.row.bp) for r in table.rows}
+    engine.dispose()
+    # BTown: 1st 1,200 RP + 250 BP; 2nd 800 + 200 and 3 bounty chips (150 RP); 3rd 700 + 150,
+    # quads (100 RP) and a second-chance win (250 BP).
+    assert rows == {"Ann": (1200, 250), "Bob": (950, 200), "Cy": (800, 400)}
+
+
+def test_an_award_without_event_or_open_tournament_says_what_to_give(db):
+    code, _, err = run(db, "/td season add 2026 Fall", "/td bounty player:Ann chips:1")
+    assert code == 2
+    assert err == (
+        "event: give the event's number (/td events); no tournament is open in this channel to "
+        "note it for tonight\n"
+    ), err

@@ -180,3 +180,40 @@ async def test_start_offers_the_clock_and_late_sign_ins_read_it(fake: FakeDiscor
     await director(fake, "tournament", ["bust"], guild=g, players="Mo, Lou", chips="1, 2")
     done = await director(fake, "tournament", ["finish"], guild=g)
     assert "Stored as event" in _text(done)
+
+
+async def test_awards_during_the_night_go_into_its_event(fake: FakeDiscord, bot: LeagueBot):
+    g = OTHER_GUILD + 1  # its own league
+    td = next(c for c in fake.commands["global"] if c["name"] == "td")
+    bounty = next(o for o in td["options"] if o["name"] == "bounty")
+    assert [(o["name"], o.get("required", False)) for o in bounty["options"][:2]] == [
+        ("player", True),
+        ("event", False),
+    ]
+    await director(fake, "td", ["season", "add"], guild=g, name="2026 Fall")
+    await director(fake, "td", ["location", "add"], guild=g, name="Cellar")
+    none_open = await director(fake, "td", ["bounty"], guild=g, player="Kim", chips=1)
+    assert int(none_open.get("flags") or 0) & EPHEMERAL
+    assert "no tournament is open in this channel to note it for tonight" in _text(none_open)
+    await director(fake, "tournament", ["open"], guild=g, location="Cellar")
+    for name in ("Kim", "Lou"):
+        await director(fake, "tournament", ["register"], guild=g, player=name)
+    await director(fake, "tournament", ["start"], guild=g)
+    noted = await director(fake, "td", ["bounty"], guild=g, player="Kim", chips=2)
+    assert "Noted for tonight: **Kim**, bounty: 2 chips." in _text(noted)
+    await director(fake, "td", ["premium"], guild=g, player="Lou", hand="quads")
+    unknown = await director(fake, "td", ["second_chance"], guild=g, player="Zed")
+    assert "Zed did not sign in tonight" in _text(unknown)
+    status = await (await fake.interact("tournament", {}, sub=["status"], guild_id=g)).settled()
+    assert "Bounty chips: Kim 2\nPremium hands: Lou (quads)" in _text(status)
+    await director(fake, "tournament", ["bust"], guild=g, players="Lou")
+    done = await director(fake, "tournament", ["finish"], guild=g)
+    assert "1st Kim: 1300 RP / 250 BP" in _text(done)  # 1,200 + 2 bounty chips x 50
+    assert "2nd Lou: 900 RP / 200 BP" in _text(done)  # 800 + quads 100
+
+    def stored(*, session: Session) -> list[tuple[Any, ...]]:
+        league = get_league(session=session, guild_id=g)
+        table = season_standings(session=session, league_id=league.id, season="2026 Fall")
+        return [(r.row.player, r.row.rp, r.row.bp) for r in table.rows]
+
+    assert await bot.db.run(stored) == [("Kim", 1300, 250), ("Lou", 900, 200)]

@@ -122,3 +122,22 @@ def test_league_rules_can_be_built_directly():
     rules = LeagueRules(name="tiny", regular_points=(10, 5), bonus_points=())
     assert rules.premium_hand_rp == {}
     assert rules.owner is None
+
+
+@pytest.mark.parametrize("preset", league_presets())
+def test_each_preset_names_its_own_blind_structure(preset: str):
+    from rulings import preset_names
+
+    structure = load_league_rules(preset).blind_structure
+    assert structure == preset  # btown -> btown, poker-pub -> poker-pub
+    assert structure in preset_names()
+
+
+def test_blind_structure_override_is_checked_against_the_structures():
+    assert load_league_rules("btown", {"blind_structure": " Bar-League "}).blind_structure == (
+        "bar-league"
+    )
+    with pytest.raises(LeagueConfigError, match="blind_structure must be one of bar-league, btown"):
+        load_league_rules("btown", {"blind_structure": "turbo"})
+    with pytest.raises(LeagueConfigError, match="blind_structure must be one of"):
+        load_league_rules("btown", {"blind_structure": 7})
