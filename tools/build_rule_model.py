@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -124,6 +125,8 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     tok.save_pretrained(out)
+    if not (out / "vocab.txt").exists():  # newer transformers save only tokenizer.json
+        shutil.copy(Path(args.base) / "vocab.txt", out / "vocab.txt")
     say("saved", out)
 
 
