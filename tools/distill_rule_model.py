@@ -51,6 +51,7 @@ def main() -> None:
     ap.add_argument("--name", default="minilm-l6-rules-static")
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--extra", action="append", default=[], help="another query file")
+    ap.add_argument("--holdout", default="", help="a slice left out of the fit, e.g. train")
     args = ap.parse_args()
     torch.set_num_threads(2)
     out = Path(args.out)
@@ -94,7 +95,9 @@ def main() -> None:
     )["query"]
     for extra in args.extra:
         queries += tomllib.loads(Path(extra).read_text(encoding="utf-8"))["query"]
-    texts += sorted({str(q["q"]) for q in queries})
+    texts += sorted(
+        {str(q["q"]) for q in queries if not args.holdout or q.get("slice") != args.holdout}
+    )
     encoded = [tokenizer.encode(t) for t in texts]
     stored = Path(args.model) / f"targets-{len(texts)}.npy"
     if stored.exists():
