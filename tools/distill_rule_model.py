@@ -72,7 +72,8 @@ def main() -> None:
             hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state
         m = mask.unsqueeze(-1).float()
         pooled = (hidden * m).sum(1) / m.sum(1)
-        return torch.nn.functional.normalize(pooled, dim=1).numpy()
+        out: np.ndarray = torch.nn.functional.normalize(pooled, dim=1).numpy()
+        return out
 
     # 1. one vector per word piece
     pieces = [[tokenizer.start, i, tokenizer.end] for i in range(len(vocabulary))]
