@@ -11,13 +11,17 @@ paired with the passages that answer it; loss: softmax over every passage (the p
 vectors refreshed once an epoch, without gradients), a passage that also answers the query not
 counted as a negative.
 
-Run: ``python tools/build_rule_model.py --base DIR --out DIR [--holdout fresh]``
+``--extra FILE`` adds the queries of another file of the same format (repeatable), e.g. a
+training share of a new batch while its other share is held out to measure the model.
+
+Run: ``python tools/build_rule_model.py --base DIR --out DIR [--holdout fresh] [--extra FILE]``
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -43,6 +47,7 @@ def main() -> None:
     ap.add_argument("--base", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--holdout", default="", help="a slice left out of training, e.g. fresh")
+    ap.add_argument("--extra", action="append", default=[], help="another query file")
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--lr", type=float, default=4e-5)
@@ -58,6 +63,8 @@ def main() -> None:
     slugs = [{citation_slug(p.key), citation_slug(p.citation)} for p in passages]
     path = ROOT / "tests" / "rulings" / "rulebook" / "rule_queries.toml"
     queries = tomllib.loads(path.read_text(encoding="utf-8"))["query"]
+    for extra in args.extra:
+        queries += tomllib.loads(Path(extra).read_text(encoding="utf-8"))["query"]
     pairs: list[tuple[str, list[int]]] = []
     for q in queries:
         if args.holdout and q.get("slice") == args.holdout:
@@ -118,6 +125,8 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     tok.save_pretrained(out)
+    if not (out / "vocab.txt").exists():  # newer transformers save only tokenizer.json
+        shutil.copy(Path(args.base) / "vocab.txt", out / "vocab.txt")
     say("saved", out)
 
 

@@ -10,7 +10,10 @@ does not install). Writes ``rulings/data/rule_model/{vocab.txt,static.npz,passag
    sentences and the training queries (the sealed batch is never read).
 3. The vectors are reduced by PCA to ``--dims`` and stored as float16.
 
-Run: ``python tools/distill_rule_model.py --model DIR [--dims 256] [--ridge 1.0]``
+``--extra FILE`` adds another query file's queries to the fit (the ones the model was trained
+with; never a held-out share).
+
+Run: ``python tools/distill_rule_model.py --model DIR [--dims 256] [--ridge 1.0] [--extra FILE]``
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ def main() -> None:
     ap.add_argument("--ridge", type=float, default=1.0)
     ap.add_argument("--name", default="minilm-l6-rules-static")
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--extra", action="append", default=[], help="another query file")
+    ap.add_argument("--holdout", default="", help="a slice left out of the fit, e.g. train")
     args = ap.parse_args()
     torch.set_num_threads(2)
     out = Path(args.out)
@@ -67,7 +72,8 @@ def main() -> None:
             hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state
         m = mask.unsqueeze(-1).float()
         pooled = (hidden * m).sum(1) / m.sum(1)
-        return torch.nn.functional.normalize(pooled, dim=1).numpy()
+        out: np.ndarray = torch.nn.functional.normalize(pooled, dim=1).numpy()
+        return out
 
     # 1. one vector per word piece
     pieces = [[tokenizer.start, i, tokenizer.end] for i in range(len(vocabulary))]
@@ -88,7 +94,11 @@ def main() -> None:
     queries = tomllib.loads(
         (ROOT / "tests" / "rulings" / "rulebook" / "rule_queries.toml").read_text("utf-8")
     )["query"]
-    texts += sorted({str(q["q"]) for q in queries})
+    for extra in args.extra:
+        queries += tomllib.loads(Path(extra).read_text(encoding="utf-8"))["query"]
+    texts += sorted(
+        {str(q["q"]) for q in queries if not args.holdout or q.get("slice") != args.holdout}
+    )
     encoded = [tokenizer.encode(t) for t in texts]
     stored = Path(args.model) / f"targets-{len(texts)}.npy"
     if stored.exists():

@@ -22,9 +22,14 @@ from rulings.rulebook.search import RuleIndex, load_rulebooks
 QUERIES = Path(__file__).with_name("rule_queries.toml")
 SEALED = Path(__file__).with_name("sealed_queries.toml")
 KINDS = ("keyword", "question", "slang", "misspelling", "table", "number", "paraphrase")
-# The batch written fresh for the semantic tier (slice "fresh"): tuned on, but the lexical ranker
-# was built before it, so its bar is lower than the older slices'.
-FRESH_BAR = {"top1": 0.60, "top3": 0.73}
+# The batch written fresh for the semantic tier (slice "fresh") and the training batch of the
+# second model (slice "train", two thirds paraphrases): both trained on, but the lexical ranker was
+# built before them and a static model does not learn every paraphrase it is shown, so their bars
+# are lower than the older slices'. Held out, the train slice's dev quarter measured far lower
+# (the benchmark's docstring): these bars hold what training reached, they measure no paraphrase
+# a player has yet to write.
+FRESH_BAR = {"top1": 0.80, "top3": 0.95}
+TRAIN_BAR = {"top1": 0.75, "top3": 0.97}
 
 
 @pytest.fixture(scope="module")
@@ -82,8 +87,8 @@ def test_labelled_set_is_big_varied_and_points_at_real_passages(index):
 
 
 def test_search_quality_top1_and_top3_per_kind(index):
-    """Targets on the tuned slices: top-1 >= 90% and top-3 >= 97%, overall and for every kind."""
-    queries = [q for q in load_queries() if q.get("slice", "dev") != "fresh"]
+    """Targets on the older tuned slices: top-1 >= 90% and top-3 >= 97%, overall and every kind."""
+    queries = [q for q in load_queries() if q.get("slice", "dev") not in ("fresh", "train")]
     misses = [
         (q["q"], [m.key for m in index.search(str(q["q"]), limit=3).matches])
         for q in queries
@@ -101,6 +106,18 @@ def test_search_quality_on_the_fresh_batch(index):
     _, rate1, rate3 = rates(index, fresh)["overall"]
     assert rate1 >= FRESH_BAR["top1"], rate1
     assert rate3 >= FRESH_BAR["top3"], rate3
+
+
+def test_search_quality_on_the_train_batch(index):
+    """The training batch of the second model, overall and on its paraphrases (trained on)."""
+    train = [q for q in load_queries() if q.get("slice") == "train"]
+    assert len(train) >= 700
+    assert sum(q["kind"] == "paraphrase" for q in train) >= len(train) / 2
+    found = rates(index, train)
+    for kind in ("overall", "paraphrase"):
+        _, rate1, rate3 = found[kind]
+        assert rate1 >= TRAIN_BAR["top1"], (kind, rate1)
+        assert rate3 >= TRAIN_BAR["top3"], (kind, rate3)
 
 
 def test_sealed_batches_are_reported_not_tuned(index, capsys):
@@ -245,7 +262,8 @@ def test_slang_reaches_the_rulebook_words(index, query, key):
 @pytest.mark.parametrize(
     ("query", "key"),
     [
-        ("misdael", "btown-poker-league 2.G.d.13"),
+        # both passages that say "misdeal" (a card exposed on the deal, on the flop) answer it
+        ("misdael", ("btown-poker-league 2.G.d.13", "btown-poker-league 2.G.d.14")),
         ("suspention", "btown-poker-league 3.B.a"),
         ("tournement of champions qualifing", "btown-poker-league 4.B"),
         ("burn crad shown", "btown-poker-league 2.G.d.12"),
@@ -253,7 +271,7 @@ def test_slang_reaches_the_rulebook_words(index, query, key):
     ],
 )
 def test_typos_are_corrected_against_the_books_vocabulary(index, query, key):
-    assert top_key(index, query) == key
+    assert top_key(index, query) in (key if isinstance(key, tuple) else (key,))
 
 
 def test_typo_correction_leaves_unrelated_words_alone(index):
