@@ -53,12 +53,6 @@ _TITLE_BONUS = _W["title_bonus"]
 _FIRST_BOOST = _W["first_boost"]
 
 
-_ROW_OWN_BOOST = _W["row_own_boost"]
-
-
-_ROW_OWN_MIN_IDF = _W["row_own_min_idf"]
-
-
 _ROW_LABEL_BOOST = _W["row_label_boost"]
 
 
@@ -98,13 +92,7 @@ _NUMBERED_BOOST = _W["numbered_boost"]
 _INTRO_SHARE = _W["intro_share"]
 
 
-_GLOSSARY_PAIR_SHARE = _W["glossary_pair_share"]
-
-
 _OPPOSITE_SHARE = _W["opposite_share"]
-
-
-_REVERSED_PAIR_SHARE = _W["reversed_pair_share"]
 
 
 _DEFINES_BOOK_BOOST = _W["defines_book_boost"]
@@ -113,11 +101,7 @@ _DEFINES_BOOK_BOOST = _W["defines_book_boost"]
 _DEFINED_WORDS = 3  # a query of at most this many content words may ask for a definition
 
 
-_WHO_BOOST = _W["who_boost"]  # "who decides ...": a passage that names a person or role
-
-
 _WORDS = stage_words("lexical")
-_ROLES = frozenset(_WORDS["roles"].split())
 
 
 # An amount in figures ("52 cards"); words are not counted: "three cards face up" is no answer
@@ -333,8 +317,6 @@ class LexicalScorer(IndexState):
         *,
         amount: bool = False,
         numbered: str | None = None,
-        who: bool = False,
-        phrase_pairs: frozenset[tuple[str, str]] = frozenset(),
         opposite: Mapping[tuple[str, str], frozenset[tuple[str, str]]] | None = None,
         defines: tuple[str, ...] | None = None,
         one_book: bool = False,
@@ -369,36 +351,16 @@ class LexicalScorer(IndexState):
             key_term = None
         ordered = list(weighted)
         pairs = {(a, b) for a, b in itertools.pairwise(ordered)}
-        glossary_pairs = phrase_pairs - pairs
-        # "starting blinds" = "blinds will start": the same two words the other way round.
-        reversed_pairs = {(b, a) for a, b in pairs if a != b} - pairs - glossary_pairs
         out = []
         for i, raw in scores.items():
             doc = self._docs[i]
             if doc.passage.book not in wanted:
                 continue
             coverage = matched[i] / total_weight
-            bonus = 0.0
-            if pairs or glossary_pairs:  # reversed_pairs is empty without pairs
-                adjacent = doc.bigrams
-                bonus = (
-                    sum(
-                        0.25 * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
-                        for a, b in pairs & adjacent
-                    )
-                    + sum(
-                        _GLOSSARY_PAIR_SHARE
-                        * 0.25
-                        * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
-                        for a, b in glossary_pairs & adjacent
-                    )
-                    + sum(
-                        _REVERSED_PAIR_SHARE
-                        * 0.25
-                        * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
-                        for a, b in reversed_pairs & adjacent
-                    )
-                )
+            bonus = sum(
+                0.25 * (self._idf.get(a, 0.0) + self._idf.get(b, 0.0))
+                for a, b in pairs & doc.bigrams
+            )
             score = (raw + bonus) * (0.4 + 0.6 * coverage)
             if doc.title_terms:
                 title_hits = len(doc.title_terms.intersection(weighted))
@@ -406,12 +368,8 @@ class LexicalScorer(IndexState):
             numbers = [t for t in doc.own_terms.intersection(weighted) if t.isdigit()]
             if doc.label_terms.intersection(weighted) or len(numbers) >= 2:
                 score *= _ROW_LABEL_BOOST  # "blinds at level 8", "100/200 blinds"
-            elif doc.passage.table:
-                own = doc.own_terms.intersection(weighted)
-                if not own:
-                    score *= _ROW_CONTEXT_ONLY
-                elif max(self._idf.get(t, 0.0) for t in own) >= _ROW_OWN_MIN_IDF:
-                    score *= _ROW_OWN_BOOST
+            elif doc.passage.table and not doc.own_terms.intersection(weighted):
+                score *= _ROW_CONTEXT_ONLY
             if doc.is_first:
                 score *= _FIRST_BOOST
             if named and any(self._opens.get((doc.passage.book, h)) == i for h in named):
@@ -429,8 +387,6 @@ class LexicalScorer(IndexState):
                 for asked, contrary in (opposite or {}).items()
             ):
                 score *= _OPPOSITE_SHARE  # "after the flop" asked, "pre flop" written
-            if who and not _ROLES.isdisjoint(doc.weights):
-                score *= _WHO_BOOST  # "who ...": the rule that names who does it
             if amount and doc.has_amount:
                 score *= _AMOUNT_BOOST  # "how many decks": the passage that gives a number
             if favoured is not None:
