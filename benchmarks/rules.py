@@ -11,8 +11,10 @@ name names the book and a title page never answers, the passage defining a short
 wins, sound-alike anagrams are corrected, and a slang pass over the glossary). Batch H was
 held out from all tuning and measured once: 94.2%/96.7%; after a misspelling round studied on
 it, batch I, also held out, measured once at the end: 96.0%/99.0%. ``fresh``: the tuning third
-of the batch written for the semantic tier. ``sealed`` (``sealed_queries.toml``, 83 queries, 40
-paraphrases): never tuned on, run once per change set; its figures are committed with the change:
+of the batch written for the semantic tier. ``train``: the second model's training batch (772
+queries of three independent writers, two thirds paraphrases; see below). ``sealed``
+(``sealed_queries.toml``, 83 queries, 40 paraphrases): never tuned on, run once per change set;
+its figures are committed with the change:
 
 ============================================  ===========  ===========  ===========
 sealed batch, top-1 / top-3                   overall      paraphrase   others
@@ -41,9 +43,55 @@ adapted MiniLM-L6, onnxruntime fp32             n/m          n/m          6.2 (2
 adapted MiniLM-L6, onnxruntime int8             42.9 / 71.4  64.3 / 76.2  2.2 (33) ms      +101 MB
 static from the adapted model, ridge 1.0        26.2 / 52.4  61.9 / 76.2  0.02 ms          +15 MB
 static, ridge 0.05                              42.9 / 66.7  61.9 / 76.2  0.02 ms          +15 MB
-static, ridge 0.01 (shipped)                    47.6 / 66.7  64.3 / 76.2  0.02 (0.1) ms    +15 MB
+static, ridge 0.01 (round one's model)         47.6 / 66.7  64.3 / 76.2  0.02 (0.1) ms    +15 MB
 reciprocal-rank fusion (k 5-60), as shipped     (any)        57-62 / 64-74  -               -
 ==============================================  ===========  ===========  ===============  =======
+
+Second round (issue 15), on the ``train`` slice's held-out quarter ("dev": 187 queries, 130
+paraphrases, 37 questions, 18 slang, 2 table; seeded, stratified by writer and kind; the models
+trained on the tuned slices and the other three quarters; the fusion weights were then re-fitted
+on this quarter, so the fused figures are tuned-adjacent, not held out). Measured in one
+session; the last three rows' fused figures after the deletions below, which left the shipped
+row's unchanged:
+
+==================================================  ===========  ===========  ===========
+candidate (dev quarter, top-1 / top-3)              alone        fused        paraphrase fused
+==================================================  ===========  ===========  ===========
+lexical ranker alone                                -            55.6 / 71.1  46.9 / 66.2
+previous static model, previous weights             33.2 / 54.0  55.6 / 71.1  46.9 / 66.2
+previous static model, re-fitted weights            33.2 / 54.0  56.1 / 77.0  46.9 / 71.5
+adapted MiniLM-L6 re-trained with the new queries   54.0 / 73.3  n/m          n/m
+  (torch fp32, itself; ONNX int8 not built: no
+  better alone than the static model below)
+static distilled from it (ridge 0.01; fused with   42.2 / 68.4  57.2 / 73.8  49.2 / 69.2
+  the previous weights)
+static tuned end to end, from the previous static   57.2 / 76.5  62.6 / 81.3  57.7 / 78.5
+  (tools/tune_static_model.py; shipped, re-fitted
+  weights; previous weights: fused 59.4 / 78.1)
+static tuned end to end, from the new distillation  56.7 / 78.6  63.1 / 82.4  56.9 / 79.2
+same, anchor 0.3 / 3.0 (default 1.0)                58.3 / 74.9  -            -
+                                                    57.8 / 77.0
+same, softmax scale 10 / 40 (default 20)            55.1 / 75.4  -            -
+                                                    52.9 / 72.2  61.5 / 78.1  55.4 / 73.8
+same, 10 epochs (default 5)                         55.1 / 77.5  64.2 / 80.2  58.5 / 76.9
+same, a fifth of each query's pieces dropped        54.5 / 75.9  63.6 / 78.6  57.7 / 75.4
+kNN over the labelled queries as extra rows         0 to -6      -            -
+  (a passage also scores its training queries;      top-1
+  any margin)
+ensemble of the two tuned static models             57.8 / 78.6  -            -
+==================================================  ===========  ===========  ===========
+
+Fusion weights on the dev quarter (the model tuned from the new distillation, top-1 / top-3;
+the shipped one's surface is alike): lexical share 0.3 and
+coverage trust 0.8 (previous) 59.9 / 78.1; 0.2 and 0.3 (shipped) 63.1 / 82.4; 0.1 and 0.3
+64.2 / 81.8 (but three feature tests lose: a favoured book's question, a named hand's bonus row);
+0 and 0.5 63.1 / 82.9; the surface is flat within about 3 points (6 queries). None reaches the
+issue's targets: the paraphrase ceiling here is the data (about 1.4 paraphrases a passage).
+Four lexical heuristics were then deleted (a who-question's role words, a table row's rare own
+word, the glossary's and reversed word pairs): the dev quarter's fused figures did not move; of
+the heuristics ablated one at a time, the amount boost cost a fresh query's top-1, and the
+numbered-rule boost and the introduction share cost a table query only when both were gone, so
+they stay.
 
 "adapted": fine-tuned on the labelled queries (tools/build_rule_model.py); "static": word-piece
 vectors distilled from it (tools/distill_rule_model.py). Sizes are what the project would add
@@ -91,7 +139,7 @@ HERE = Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rulebook"
 QUERIES = HERE / "rule_queries.toml"
 SEALED = HERE / "sealed_queries.toml"
 KINDS = ("keyword", "question", "slang", "misspelling", "table", "number", "paraphrase")
-SLICES = ("dev", "probe", "heldout", "blind", "fresh", "sealed-A", "sealed-B")
+SLICES = ("dev", "probe", "heldout", "blind", "fresh", "train", "sealed-A", "sealed-B")
 WORD = re.compile(r"[a-z0-9]+")
 
 

@@ -142,8 +142,8 @@ class Expander(IndexState):
 
     def _analyse_query(
         self, text: str
-    ) -> tuple[dict[str, float], frozenset[str], bool, list[str], bool, frozenset[tuple[str, str]]]:
-        """``query_terms``, own words, poker talk?, content words, gibberish?, glossary pairs.
+    ) -> tuple[dict[str, float], frozenset[str], bool, list[str], bool]:
+        """``query_terms``, own words, poker talk?, content words, gibberish?.
 
         Own words: the player's untranslated words.
         Poker talk: a glossary phrase matched and no word the player typed is foreign to the
@@ -176,13 +176,6 @@ class Expander(IndexState):
         if _MONEY.search(text):
             at[(("$",), ("money", "currency", "cash"))] = len(sequence)
         matched_keys = sorted(at, key=at.__getitem__)
-        # The book's words of a translation sit together in the passage that answers it.
-        phrase_pairs = frozenset(
-            pair
-            for _, expansion in matched_keys
-            for pair in itertools.pairwise(expansion)
-            if not (pair[0].isdigit() or pair[1].isdigit())
-        )
         for key, expansion in matched_keys:
             replaced.update(t for t in key if t not in expansion)
             kept.update(expansion)
@@ -226,4 +219,4 @@ class Expander(IndexState):
             for t, w in words
         )
         gibberish = bool(foreign) and not as_typed
-        return weighted, own, bool(slang) and not foreign, content, gibberish, phrase_pairs
+        return weighted, own, bool(slang) and not foreign, content, gibberish

@@ -2,8 +2,9 @@
 
 A passage's fused score is ``w * lexical / best lexical + (1 - w) * cosine``: the lexical score
 scaled so the best passage has 1 (0 for a passage the lexical ranker did not find), the cosine
-of its embedding with the query's. The weight ``w`` comes from ``rulings/data/search.toml``,
-chosen on the tuning data (never on the sealed batch), beside reciprocal-rank fusion, which
+of its embedding with the query's. The weight ``w`` comes from
+``rulings/data/search_weights.toml``, re-fitted with the second model on the held-out quarter of
+the labelled "train" slice (never on the sealed batch), beside reciprocal-rank fusion, which
 measured worse (benchmarks/rules.py keeps both).
 """
 

@@ -54,12 +54,6 @@ _TITLE_BONUS = _W["title_bonus"]
 _FIRST_BOOST = _W["first_boost"]
 
 
-_ROW_OWN_BOOST = _W["row_own_boost"]
-
-
-_ROW_OWN_MIN_IDF = _W["row_own_min_idf"]
-
-
 _ROW_LABEL_BOOST = _W["row_label_boost"]
 
 
@@ -99,13 +93,7 @@ _NUMBERED_BOOST = _W["numbered_boost"]
 _INTRO_SHARE = _W["intro_share"]
 
 
-_GLOSSARY_PAIR_SHARE = _W["glossary_pair_share"]
-
-
 _OPPOSITE_SHARE = _W["opposite_share"]
-
-
-_REVERSED_PAIR_SHARE = _W["reversed_pair_share"]
 
 
 _DEFINES_BOOK_BOOST = _W["defines_book_boost"]
@@ -114,11 +102,7 @@ _DEFINES_BOOK_BOOST = _W["defines_book_boost"]
 _DEFINED_WORDS = 3  # a query of at most this many content words may ask for a definition
 
 
-_WHO_BOOST = _W["who_boost"]  # "who decides ...": a passage that names a person or role
-
-
 _WORDS = stage_words("lexical")
-_ROLES = frozenset(_WORDS["roles"].split())
 
 
 # An amount in figures ("52 cards"); words are not counted: "three cards face up" is no answer
@@ -152,7 +136,6 @@ class _Doc:
     is_intro: bool
     book: str
     table: bool
-    names_role: bool
 
 
 _POSITION_WORDS = frozenset(_WORDS["position_words"].split())
@@ -327,7 +310,6 @@ class LexicalScorer(IndexState):
             not p.table and not p.part and (p.book, p.section) in self._parents,
             p.book,
             bool(p.table),
-            not _ROLES.isdisjoint(weights),
         )
 
     def _bigram_postings(self) -> dict[tuple[str, str], list[int]]:
@@ -356,8 +338,6 @@ class LexicalScorer(IndexState):
         *,
         amount: bool = False,
         numbered: str | None = None,
-        who: bool = False,
-        phrase_pairs: frozenset[tuple[str, str]] = frozenset(),
         opposite: Mapping[tuple[str, str], frozenset[tuple[str, str]]] | None = None,
         defines: tuple[str, ...] | None = None,
         one_book: bool = False,
@@ -395,14 +375,10 @@ class LexicalScorer(IndexState):
             key_term = None
         ordered = list(weighted)
         pairs = {(a, b) for a, b in itertools.pairwise(ordered)}
-        glossary_pairs = phrase_pairs - pairs
-        # "starting blinds" = "blinds will start": the same two words the other way round.
-        reversed_pairs = {(b, a) for a, b in pairs if a != b} - pairs - glossary_pairs
         # A passage with none of these pairs side by side gets no bonus: the sums are skipped.
         paired: set[int] = set()
-        if pairs or glossary_pairs:
-            for pair in pairs | glossary_pairs | reversed_pairs:
-                paired.update(self._beside.get(pair, ()))
+        for pair in pairs:
+            paired.update(self._beside.get(pair, ()))
         terms = frozenset(weighted)
         digits = frozenset(t for t in terms if t.isdigit())
         # "after the flop" asked, "pre flop" written, and "after" nowhere in the passage.
@@ -425,20 +401,8 @@ class LexicalScorer(IndexState):
             coverage = matched[i] / total_weight
             bonus = 0.0
             if i in paired:
-                adjacent = row.bigrams
-                bonus = (
-                    sum(
-                        0.25 * (idf_of.get(a, 0.0) + idf_of.get(b, 0.0))
-                        for a, b in pairs & adjacent
-                    )
-                    + sum(
-                        _GLOSSARY_PAIR_SHARE * 0.25 * (idf_of.get(a, 0.0) + idf_of.get(b, 0.0))
-                        for a, b in glossary_pairs & adjacent
-                    )
-                    + sum(
-                        _REVERSED_PAIR_SHARE * 0.25 * (idf_of.get(a, 0.0) + idf_of.get(b, 0.0))
-                        for a, b in reversed_pairs & adjacent
-                    )
+                bonus = sum(
+                    0.25 * (idf_of.get(a, 0.0) + idf_of.get(b, 0.0)) for a, b in pairs & row.bigrams
                 )
             score = (raw + bonus) * (0.4 + 0.6 * coverage)
             if row.title_terms:
@@ -447,12 +411,8 @@ class LexicalScorer(IndexState):
             numbers = len(row.own_terms & digits) if digits else 0
             if (row.label_terms and not row.label_terms.isdisjoint(terms)) or numbers >= 2:
                 score *= _ROW_LABEL_BOOST  # "blinds at level 8", "100/200 blinds"
-            elif row.table:
-                own_hits = row.own_terms & terms
-                if not own_hits:
-                    score *= _ROW_CONTEXT_ONLY
-                elif max(idf_of.get(t, 0.0) for t in own_hits) >= _ROW_OWN_MIN_IDF:
-                    score *= _ROW_OWN_BOOST
+            elif row.table and row.own_terms.isdisjoint(terms):
+                score *= _ROW_CONTEXT_ONLY
             if row.is_first:
                 score *= _FIRST_BOOST
             if named and any(self._opens.get((book, h)) == i for h in named):
@@ -466,9 +426,7 @@ class LexicalScorer(IndexState):
             if row.is_intro and not named:
                 score *= _INTRO_SHARE  # a section's opening words rarely rule on the question
             if i in contrary_docs:
-                score *= _OPPOSITE_SHARE
-            if who and row.names_role:
-                score *= _WHO_BOOST  # "who ...": the rule that names who does it
+                score *= _OPPOSITE_SHARE  # "after the flop" asked, "pre flop" written
             if amount and row.has_amount:
                 score *= _AMOUNT_BOOST  # "how many decks": the passage that gives a number
             if favoured is not None:

@@ -316,9 +316,7 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
                 wanted, text_for_terms, named = {book_named}, rest, True
             elif book_named is not None:
                 favoured, text_for_terms = book_named, rest
-        weighted, own, recognised, content, gibberish, phrase_pairs = self._analyse_query(
-            text_for_terms
-        )
+        weighted, own, recognised, content, gibberish = self._analyse_query(text_for_terms)
         book_asked = favoured or (next(iter(wanted)) if named else None)
         if gibberish and book_asked is None:
             # "xyzzy foo": no word the books use, only guesses at typos; say nothing matches.
@@ -337,7 +335,6 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             if shortest <= size <= longest and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
         )
         amount = _asks_amount(phrase)
-        who = "who" in phrase
         numbered = _NUMBERED.search(_fold(text_for_terms))
         scored = self._score(
             weighted,
@@ -347,8 +344,6 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             own,
             amount=amount,
             numbered=numbered.group(1) if numbered else None,
-            who=who,
-            phrase_pairs=phrase_pairs,
             opposite=_opposite_pairs(content),
             defines=_definition(self._spelt(phrase)),
             one_book=book_asked is not None or len(wanted) == 1,

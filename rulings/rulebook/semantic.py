@@ -1,9 +1,10 @@
 """Semantic score: a sentence embedding of the query against every passage's.
 
 The model is all-MiniLM-L6-v2 (Apache-2.0) adapted to the rulebooks with the labelled queries
-(``tools/build_rule_model.py``) and distilled into static embeddings: one vector per word piece
-of its vocabulary, computed once by the transformer itself and shipped in
-``rulings/data/rule_model/`` (see its README for the figures against the other candidates). At
+(``tools/build_rule_model.py``), distilled into static embeddings (one vector per word piece of
+its vocabulary, ``tools/distill_rule_model.py``), then those vectors trained end to end with this
+module's own scoring (``tools/tune_static_model.py``), and shipped in
+``rulings/data/rule_model/`` (see its README, and the benchmark for the other candidates). At
 run time a text is tokenised (BERT's WordPiece, written here), its pieces' vectors averaged with
 their weights and normalised: numpy only, no download, a fraction of a millisecond a query.
 
