@@ -115,6 +115,9 @@ _SEMANTIC_DEPTH = 25  # the semantic ranking's best that join the lexical candid
 _COVERAGE_TRUST = _W["coverage_trust"]
 
 
+# A query naming a book ("the game how do blinds work", "can spectators bet on the game") is
+# the lexical ranker's to weigh: it knows a book named at either end from one inside a sentence.
+_NAMED_BOOK_TRUST = _W["named_book_trust"]
 _SEMANTIC_HOME = _W["semantic_home"]  # added to a home-book passage's cosine
 
 
@@ -365,19 +368,22 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
         )
         fused = None
         if self._semantic is not None:
-            cosines = self._semantic.scores(text_for_terms)
+            meaning = self._semantic.scores(text_for_terms)
+            cosines = meaning
             if self.home is not None and favoured is None:
-                # The league's own book is preferred here too, by a little.
-                cosines = cosines + _SEMANTIC_HOME * (self._book_of == self.home)
+                # The league's own book is preferred here too, by a little (for the order only:
+                # whether anything answers at all is the cosine's own).
+                cosines = meaning + _SEMANTIC_HOME * (self._book_of == self.home)
             allowed = self._allowed(frozenset(wanted))
             if favoured is not None:
                 allowed = allowed & (self._book_of == favoured)
             # The more of the query the lexical best covers, the more the lexical ranking counts:
             # a query in the book's words keeps its ranking, a paraphrase leans on the meaning.
             coverage = scored[0][2] if scored else 0.0
-            share = _LEXICAL_SHARE + (1 - _LEXICAL_SHARE) * _COVERAGE_TRUST * coverage
+            trust = _NAMED_BOOK_TRUST if favoured is not None else _COVERAGE_TRUST
+            share = _LEXICAL_SHARE + (1 - _LEXICAL_SHARE) * trust * coverage
             fused = fuse(scored, cosines, allowed, share, _SEMANTIC_DEPTH)
-            best = float(np.max(np.where(allowed, cosines, -1.0)))
+            best = float(np.max(np.where(allowed, meaning, -1.0)))
             answer = answer or best >= _SEMANTIC_FOUND
         return self._result(text, weighted, scored, wanted, limit, named=answer, fused=fused)
 

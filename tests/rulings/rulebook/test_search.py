@@ -806,13 +806,19 @@ def test_slang_for_string_raise_defending_champ_and_an_extra_hole_card(index, qu
         ("bonus for hitting four of a kind", "btown-poker-league 1.C.a [Premium Hand Any Quads]"),
         ("4 of a kind bonus", "btown-poker-league 1.C.a [Premium Hand Any Quads]"),
         ("is there a bonus for quads", "btown-poker-league 1.C.a [Premium Hand Any Quads]"),
-        ("royal flush bonus", "btown-poker-league 1.C.a [Premium Hand Royal Flush]"),
     ],
 )
 def test_1_c_a_a_bonus_for_a_named_hand_is_the_premium_hand_row(index, query, key):
-    # Four of a kind is quads in every form; the bonus is Regular Points, not Bonus Points.
+    # Four of a kind is quads in every form; its bonus is Regular Points, not Bonus Points.
     assert top_key(index, query) == key
     assert top_key(index, "bonus points") == "btown-poker-league 1.C.b"
+
+
+def test_1_c_a_and_1_c_b_a_royal_flush_bonus_is_in_both_tables(index):
+    # 200 Regular Points in the premium-hand row (1.C.a), 100 Bonus Points more in 1.C.b.
+    top = [m.key for m in index.search("royal flush bonus").matches[:2]]
+    assert "btown-poker-league 1.C.a [Premium Hand Royal Flush]" in top
+    assert any(k.startswith("btown-poker-league 1.C.b") for k in top)
 
 
 def test_7_asking_about_one_blind_drops_the_other_from_a_vague_translation(index):
