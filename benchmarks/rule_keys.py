@@ -7,9 +7,7 @@ change meant to leave the ranking alone must leave this output identical:
 
     .venv/bin/python benchmarks/rule_keys.py > /tmp/after.txt && diff /tmp/before.txt /tmp/after.txt
 
-Scores are printed rounded as ``Match`` rounds them: their last bits vary with the string hash
-seed (the pair bonus sums over a set), so compare runs with the same ``PYTHONHASHSEED`` when a
-rounded score sits on a boundary.
+Scores are printed rounded as ``Match`` rounds them.
 """
 
 from __future__ import annotations

@@ -401,8 +401,11 @@ class LexicalScorer(IndexState):
             coverage = matched[i] / total_weight
             bonus = 0.0
             if i in paired:
+                # In a fixed order: a set's order follows the hash seed, and so would the sum's
+                # last bits (two processes could then break a tie differently).
                 bonus = sum(
-                    0.25 * (idf_of.get(a, 0.0) + idf_of.get(b, 0.0)) for a, b in pairs & row.bigrams
+                    0.25 * (idf_of.get(a, 0.0) + idf_of.get(b, 0.0))
+                    for a, b in sorted(pairs & row.bigrams)
                 )
             score = (raw + bonus) * (0.4 + 0.6 * coverage)
             if row.title_terms:
