@@ -121,6 +121,8 @@ def link_player(
         )
     )
     _mirror(session, player.id, discord_id)
+    # However he was linked (an approved request or /td link), his open request is answered.
+    close_link_request(session=session, league_id=league_id, discord_id=discord_id)
     session.flush()
     add_audit_entry(
         session=session,

@@ -140,7 +140,6 @@ def link_decision(ctx: Context, *args: str) -> Reply:
                 session=session, league_id=league.id, discord_id=user_id, player_id=player_id
             )
             return views.refused_reply(info, user_id, director)
-        close_link_request(session=session, league_id=league.id, discord_id=user_id)
         info = link_player(
             session=session,
             league_id=league.id,

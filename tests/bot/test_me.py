@@ -406,6 +406,22 @@ async def test_one_open_link_request_per_member_until_a_director_answers(
     assert await _asked_at(bot, OTHER_ID) == []
 
 
+async def test_td_link_answers_the_members_open_request(
+    fake: FakeDiscord, bot: LeagueBot, unlinked: None
+):
+    asked = await me(fake, {"action": "link", "player": "Bob"}, user_id=OTHER_ID)
+    assert "The directors were asked to link you to **Bob**" in _text(asked)
+    assert len(await _asked_at(bot, OTHER_ID)) == 1
+    it = await director(fake, ["link"], {"player": "Bob", "member": str(OTHER_ID)})
+    assert f"<@{OTHER_ID}> is linked to **Bob**" in _text(await it.settled())
+    assert await _asked_at(bot, OTHER_ID) == []
+    # Unlinked later, he may ask again at once: nothing of the old request holds him up.
+    it = await director(fake, ["unlink"], {"player": "Bob"})
+    assert "no longer linked" in _text(await it.settled())
+    again = await me(fake, {"action": "link", "player": "Bob"}, user_id=OTHER_ID)
+    assert "The directors were asked to link you to **Bob**" in _text(again)
+
+
 async def test_an_unanswered_link_request_stops_blocking_after_24_hours(
     fake: FakeDiscord, bot: LeagueBot, unlinked: None
 ):
