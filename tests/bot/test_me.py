@@ -409,8 +409,10 @@ async def test_one_open_link_request_per_member_until_a_director_answers(
 async def test_td_link_answers_the_members_open_request(
     fake: FakeDiscord, bot: LeagueBot, unlinked: None
 ):
+    posted = len(_requests_for(fake, "Bob"))
     asked = await me(fake, {"action": "link", "player": "Bob"}, user_id=OTHER_ID)
     assert "The directors were asked to link you to **Bob**" in _text(asked)
+    await _nth_request(fake, "Bob", posted + 1)  # its post has landed (none leaks into the next)
     assert len(await _asked_at(bot, OTHER_ID)) == 1
     it = await director(fake, ["link"], {"player": "Bob", "member": str(OTHER_ID)})
     assert f"<@{OTHER_ID}> is linked to **Bob**" in _text(await it.settled())
@@ -420,6 +422,7 @@ async def test_td_link_answers_the_members_open_request(
     assert "no longer linked" in _text(await it.settled())
     again = await me(fake, {"action": "link", "player": "Bob"}, user_id=OTHER_ID)
     assert "The directors were asked to link you to **Bob**" in _text(again)
+    await _nth_request(fake, "Bob", posted + 2)
 
 
 async def test_an_unanswered_link_request_stops_blocking_after_24_hours(
