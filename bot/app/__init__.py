@@ -319,26 +319,19 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         fn: Callable[..., Reply],
         /,
         *args: Any,
-        heavy: bool = False,
         defer_after: float = DEFER_AFTER_S,
     ) -> None:
-        """Compute a reply off the event loop and send it, deferring when it takes a while.
+        """Compute a reply on the handler threads and send it, deferring when it takes a while.
 
-        ``heavy`` work (preflop equity, big imports) counts against the user's cooldown
-        (``heavy_cooldown``), defers at once ("thinking…") and runs on the compute workers,
-        queued fairly per user; other work runs on the default thread pool and defers only if it
-        is not done after ``defer_after`` seconds. Either way the interaction is acknowledged
-        well inside Discord's 3 s, and the answer follows. Errors propagate to ``LeagueTree``.
+        The interaction is deferred ("thinking…") if the reply is not done after ``defer_after``
+        seconds, so it is acknowledged well inside Discord's 3 s, and the answer follows. Heavy
+        work inside ``fn`` goes through ``compute`` (the user's cooldown, then the compute
+        workers, queued fairly per user). Errors propagate to ``LeagueTree``.
         """
-        if heavy:
-            self.heavy_cooldown.check(interaction.user.id)  # "try again in N s"
+        task = asyncio.ensure_future(self.in_handler_thread(lambda: fn(*args)))
+        done, _ = await asyncio.wait({task}, timeout=defer_after)
+        if not done and not interaction.response.is_done():
             await interaction.response.defer(thinking=True)
-            task = asyncio.ensure_future(self.compute(fn, *args, user_id=interaction.user.id))
-        else:
-            task = asyncio.ensure_future(self.in_handler_thread(lambda: fn(*args)))
-            done, _ = await asyncio.wait({task}, timeout=defer_after)
-            if not done and not interaction.response.is_done():
-                await interaction.response.defer(thinking=True)
         await respond(interaction, await task)
 
     # -- command sync ----------------------------------------------------------------------

@@ -8,7 +8,6 @@ HAND = Command(
     path=("hand",),
     description="Evaluate a hand, or who wins and how often against other hands",
     handler="bot.answers.hand:hand",
-    heavy=True,
     options=(
         Opt(
             "cards",

@@ -149,7 +149,6 @@ class Command:
         who: who may run it.
         writes: it changes league records: audited with the actor and, on Discord, posted to
             the results channel (no pings).
-        heavy: it may take seconds (pre-flop equity): queued fairly per user, run off the loop.
         private: the answer is shown only to the caller (ephemeral on Discord).
         surfaces: where it exists (most commands: all three).
         cli: its words on the command line when they differ from ``path``; None keeps
@@ -163,7 +162,6 @@ class Command:
     options: tuple[Opt, ...] = ()
     who: Who = Who.EVERYONE
     writes: bool = False
-    heavy: bool = False
     private: bool = False
     surfaces: frozenset[Surface] = ALL_SURFACES
     cli: tuple[str, ...] | None = None
