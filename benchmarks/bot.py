@@ -36,8 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.app import EXTENSIONS, LeagueBot  # noqa: E402
 from bot.config import Settings  # noqa: E402
+from bot.surfaces.discord import EXTENSIONS, LeagueBot  # noqa: E402
 from storage.db import make_engine  # noqa: E402
 from tests.fakediscord import FakeDiscord, Interaction  # noqa: E402
 

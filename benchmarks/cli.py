@@ -12,7 +12,7 @@ Every process starts the same way (the venv's interpreter, a fresh working direc
 database, no ``DISCORD_*``/``DATABASE_URL`` in the environment). The commands take turns within
 each round so a busy machine slows them alike; the figure is the median over the rounds (the
 best round is printed too). The warm-up run writes what a first run writes on any machine
-(``.pyc`` files, the rulebook index cache of ``bot.cli.rulebook_cache``).
+(``.pyc`` files, the rulebook index cache of ``bot.surfaces.cli.rulebook_cache``).
 """
 
 from __future__ import annotations

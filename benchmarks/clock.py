@@ -47,8 +47,8 @@ from typing import Any
 import discord
 from sqlalchemy import event, text
 
-from bot.app import LeagueBot
-from bot.clock_service import ClockService
+from bot.features.clock.service import ClockService
+from bot.surfaces.discord import LeagueBot
 from storage.db import make_engine, scratch_schema
 from tests.fakediscord import (
     CHANNEL_ID,
@@ -446,7 +446,7 @@ async def main(argv: list[str] | None = None) -> int:
         bot = LeagueBot(
             fake.settings(database_url=url),
             make_engine(url),
-            extensions=("bot.app.clock",),
+            extensions=("bot.surfaces.discord.clock",),
             guild_ready_timeout=0.01,
         )
         await start_bot(fake, bot)

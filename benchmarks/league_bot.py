@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import rulings  # noqa: E402
-from bot.app import EXTENSIONS, LeagueBot  # noqa: E402
+from bot.surfaces.discord import EXTENSIONS, LeagueBot  # noqa: E402
 from storage.db import make_engine  # noqa: E402
 from storage.event_changes import record_guild_events  # noqa: E402
 from storage.guild_settings import update_guild_settings  # noqa: E402

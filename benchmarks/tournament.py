@@ -33,10 +33,10 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
-from bot.answers import tournament as t
-from bot.commands.model import Context
+from bot.command.model import Context
 from bot.config import Settings
 from bot.database import Database
+from bot.features.tournament import handlers as t
 from bot.reply import Reply
 from rulings import Night, Seat, SeatMove, TablesBalanced, tables_needed
 from storage.db import create_schema, make_engine, scratch_schema, session_scope

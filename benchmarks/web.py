@@ -33,8 +33,8 @@ from pathlib import Path
 from aiohttp.test_utils import TestClient, TestServer
 
 from benchmarks.league import synthetic_season
-from bot.cli import main as cli_main
-from bot.web.site import Site
+from bot.surfaces.cli import main as cli_main
+from bot.surfaces.web.site import Site
 from rulings.league.events import parse_event
 from storage.db import make_engine, session_scope, upgrade_schema
 from storage.events import import_events

@@ -1,6 +1,6 @@
 """Settings: every environment variable the bot reads, typed and defaulted.
 
-Build one ``Settings`` in ``bot.cli`` (or a test) and pass it down; nothing else reads
+Build one ``Settings`` in ``bot.surfaces.cli`` (or a test) and pass it down; nothing else reads
 ``os.environ``. Values come from the environment, then from ``.env`` in the working directory.
 """
 
@@ -40,7 +40,7 @@ class Settings(BaseSettings):
         clock_lease_seconds: ``CLOCK_LEASE_SECONDS``; how long a clock stays with a bot
             instance that stopped renewing its lease (another one takes over after that).
         web_port: ``WEB_PORT``; when set, ``pokerfloor run`` also serves the public league
-            pages (``bot.web``) on this port.
+            pages (``bot.surfaces.web``) on this port.
         public_url: ``PUBLIC_URL``; where those pages are reached from outside (e.g.
             ``https://poker.example.org``); when set, ``/rule`` answers link to the passage.
     """

@@ -12,9 +12,9 @@ User mistakes are one exception tree rooted at ``rulings.RulingsError`` (documen
         * ``UnknownCommandError``: a console line or command path that names no command.
     * ``NotDirectorError``: a command or button for directors, used by someone else.
 
-None of them derives from a Discord class: the Discord adapter (``bot.app``) is the only place
-that knows discord.py's own errors (failed checks, cooldowns), which ``describe`` also reads
-without importing discord.
+None of them derives from a Discord class: the Discord adapter
+(``bot.surfaces.discord``) is the one place that knows discord.py's own
+errors (failed checks, cooldowns), which ``describe`` also reads without importing discord.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A transport-neutral reply: what a command answers, before it becomes a Discord embed or text.
 
-A command's handler (``bot.answers``, worded by ``bot.replies``) returns a ``Reply``; the Discord
-adapter renders it as an embed (``bot.app.render``), the console and the command line print
-``Reply.to_plain()``.
+A command's handler (``bot.features.<f>.handlers``, worded by ``bot.features.<f>.wording``)
+returns a ``Reply``; the Discord adapter renders it as an embed (``bot.surfaces.discord.render``),
+the console and the command line print ``Reply.to_plain()``.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Effect:
       its index now so that no ``/rule`` waits.
 
     A surface ignores (and logs) a kind it does not know; add the kind here and in
-    ``bot.app.slash.SlashRunner`` when a command needs a new one.
+    ``bot.surfaces.discord.slash.SlashRunner`` when a command needs a new one.
     """
 
     kind: str

@@ -1,13 +1,13 @@
 import subprocess
 import sys
 
-from bot.cli import SUBCOMMANDS, build_parser
+from bot.surfaces.cli import SUBCOMMANDS, build_parser
 
 
 def test_every_topic_registers_without_error():
     parser = build_parser()
     assert parser.prog == "pokerfloor"
-    assert "commands" in SUBCOMMANDS  # every defined command (bot.commands) is one
+    assert "commands" in SUBCOMMANDS  # every defined command (bot.features) is one
     assert "hand" in parser.format_help()
 
 

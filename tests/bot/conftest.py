@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from bot.app import EXTENSIONS, LeagueBot
+from bot.surfaces.discord import EXTENSIONS, LeagueBot
 from storage.db import make_engine
 from tests.fakediscord import FakeDiscord, start_bot, stop_bot
 

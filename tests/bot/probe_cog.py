@@ -13,8 +13,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app.tree import respond
 from bot.reply import Field, Reply
+from bot.surfaces.discord.tree import respond
 from rulings import RulingsError
 
 
@@ -83,7 +83,7 @@ class ProbeCog(commands.Cog):
     async def pick_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        from bot.app.slash import choice_list
+        from bot.surfaces.discord.slash import choice_list
 
         return choice_list(
             [(f"{current} {i} " + "x" * 150, f"{i} " + "y" * 150) for i in range(40)]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.answers.clock import parse_warning_minutes
 from bot.errors import BadOption
+from bot.features.clock.handlers import parse_warning_minutes
 
 
 @pytest.mark.parametrize(

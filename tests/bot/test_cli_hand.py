@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from bot.cli import main
-from bot.replies.hand import TEXT_LIMIT, hand_reply, hand_reply_needs_thread
+from bot.features.hand.wording import TEXT_LIMIT, hand_reply, hand_reply_needs_thread
+from bot.surfaces.cli import main
 from rulings import load_league_rules
 
 BTOWN = load_league_rules("btown")
@@ -75,7 +75,13 @@ def test_cli_hand_bad_input_exits_2_with_one_line(
 
 def test_cli_hand_as_a_process_has_no_traceback() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "import sys, bot.cli; sys.exit(bot.cli.main())", "hand", "As Kx"],
+        [
+            sys.executable,
+            "-c",
+            "import sys, bot.surfaces.cli; sys.exit(bot.surfaces.cli.main())",
+            "hand",
+            "As Kx",
+        ],
         capture_output=True,
         text=True,
         check=False,

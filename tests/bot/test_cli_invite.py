@@ -4,8 +4,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from bot.cli import main
-from bot.cli.invite import MENTION_ANY_ROLE, PERMISSIONS
+from bot.surfaces.cli import main
+from bot.surfaces.cli.invite import MENTION_ANY_ROLE, PERMISSIONS
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

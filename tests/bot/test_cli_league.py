@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.cli import main
+from bot.surfaces.cli import main
 
 ISSUE_EVENT: dict[str, Any] = {
     "season": "2026 Fall",

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.cli import main
+from bot.surfaces.cli import main
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""`pokerfloor rule` and the shared `/rule` reply (bot.replies.rule)."""
+"""`pokerfloor rule` and the shared `/rule` reply (bot.features.rule.wording)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import rulings
-from bot.cli import main
-from bot.replies.rule import escape_markdown, rule_reply
+from bot.features.rule.wording import escape_markdown, rule_reply
+from bot.surfaces.cli import main
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from bot.app import EXTENSIONS, LeagueBot
 from bot.errors import REFUSAL
+from bot.surfaces.discord import EXTENSIONS, LeagueBot
 from storage import clocks
 from storage.db import make_engine
 from storage.guild_settings import update_guild_settings
@@ -40,7 +40,11 @@ TOLERANCE_S = 0.75
 
 
 def make_clock_bot(fake: FakeDiscord, db_url: str) -> LeagueBot:
-    extensions = EXTENSIONS if "bot.app.clock" in EXTENSIONS else (*EXTENSIONS, "bot.app.clock")
+    extensions = (
+        EXTENSIONS
+        if "bot.surfaces.discord.clock" in EXTENSIONS
+        else (*EXTENSIONS, "bot.surfaces.discord.clock")
+    )
     return LeagueBot(
         fake.settings(database_url=db_url),
         make_engine(db_url),

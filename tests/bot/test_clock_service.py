@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from bot.clock_service import (
+from bot.database import Database
+from bot.features.clock.service import (
     ClockService,
     ClockStatus,
     PostRejected,
     announcement_nonce,
     new_instance_id,
 )
-from bot.database import Database
-from bot.replies.clock import status_reply
+from bot.features.clock.wording import status_reply
 from rulings import (
     Announcement,
     Arrival,
@@ -501,7 +501,7 @@ async def test_a_post_that_fails_is_settled_so_a_restart_posts_no_catch_up(
 
 _DIE_WHILE_POSTING = """
 import asyncio, datetime as dt, os, sys
-from bot.clock_service import ClockService
+from bot.features.clock.service import ClockService
 from bot.database import Database
 from storage.db import make_engine
 

@@ -13,12 +13,12 @@ import pytest
 from discord import app_commands
 from discord.ext import commands as ext
 
-from bot.app.slash import install
-from bot.cli import build_parser
-from bot.commands import COMMANDS, GROUPS
-from bot.commands.model import Command
-from bot.commands.options import bind, parse_line
+from bot.command.model import Command
+from bot.command.options import bind, parse_line
 from bot.errors import BadOption
+from bot.features import COMMANDS, GROUPS
+from bot.surfaces.cli import build_parser
+from bot.surfaces.discord.slash import install
 
 TODAY = dt.date(2026, 11, 21)
 
@@ -115,7 +115,7 @@ def test_every_command_is_on_the_command_line_with_its_options(command: Command)
 
 
 def test_an_option_out_of_range_is_refused_the_same_everywhere():
-    from bot.commands import find
+    from bot.features import find
 
     stack = find(("stack",))
     for surface in ("discord", "console", "cli"):
@@ -132,10 +132,10 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_the_readme_command_table_is_written_from_the_definitions():
-    from bot.commands.docs import section
+    from bot.command.docs import section
 
     assert section(COMMANDS) in README.read_text(encoding="utf-8"), (
-        "README's command table is out of date: run python -m bot.commands.docs"
+        "README's command table is out of date: run python -m bot.command.docs"
     )
 
 

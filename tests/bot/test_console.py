@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.commands import COMMANDS
-from bot.commands.model import Command, Context, Opt
-from bot.commands.options import parse_line
+from bot.command.model import Command, Context, Opt
+from bot.command.options import parse_line
 from bot.config import Settings
-from bot.console import Console, ConsoleContext
 from bot.errors import BadOption, UnknownCommandError
+from bot.features import COMMANDS
 from bot.reply import Reply
+from bot.surfaces.console import Console, ConsoleContext
 from rulings import RulingsError
 from storage.db import create_schema, make_engine
 

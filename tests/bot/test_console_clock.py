@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from bot.config import Settings
-from bot.console import Console, ConsoleContext
+from bot.surfaces.console import Console, ConsoleContext
 from storage.clocks import list_running_clocks
 from storage.db import create_schema, make_engine
 

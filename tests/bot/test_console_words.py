@@ -12,7 +12,7 @@ from sqlalchemy import MetaData, select
 from sqlmodel import Session, SQLModel
 
 from bot.config import Settings
-from bot.console import Console, ConsoleContext
+from bot.surfaces.console import Console, ConsoleContext
 from storage.db import create_schema, make_engine
 
 
@@ -139,8 +139,8 @@ def test_td_result_file_takes_a_path(console: Console, tmp_path):
 
 
 def test_every_console_command_is_reached_by_its_words():
-    from bot.commands import COMMANDS
-    from bot.console import match
+    from bot.features import COMMANDS
+    from bot.surfaces.console import match
 
     for command in COMMANDS:
         if "console" in command.surfaces:

@@ -13,8 +13,8 @@ from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from bot.app.tree import is_user_error, user_message
 from bot.database import Database, is_transient
+from bot.surfaces.discord.tree import is_user_error, user_message
 from storage.db import create_schema, make_engine
 from storage.errors import DatabaseBusyError
 from storage.guild_settings import get_guild_settings, update_guild_settings
@@ -101,7 +101,7 @@ async def test_a_real_bug_is_not_retried(tmp_path: Path):
 def test_a_handlers_transaction_under_a_held_lock_answers_busy_and_writes_nothing(
     tmp_path: Path,
 ):
-    from bot.commands.model import Context
+    from bot.command.model import Context
     from bot.config import Settings
     from bot.errors import describe
 

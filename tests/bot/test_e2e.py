@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from bot.app import LeagueBot
-from bot.app.tree import APOLOGY
+from bot.surfaces.discord import LeagueBot
+from bot.surfaces.discord.tree import APOLOGY
 from tests.bot.conftest import make_bot
 from tests.fakediscord import (
     APP_ID,
@@ -96,13 +96,13 @@ async def test_user_mistake_is_private_and_short(fake: FakeDiscord, bot: LeagueB
 async def test_bug_is_logged_and_answered_with_a_private_apology(
     fake: FakeDiscord, bot: LeagueBot, caplog: pytest.LogCaptureFixture
 ):
-    with caplog.at_level(logging.ERROR, logger="bot.app.tree"):
+    with caplog.at_level(logging.ERROR, logger="bot.surfaces.discord.tree"):
         it = await fake.interact("boom")
         data = (await it.response())["data"]
     assert _flags(data) & EPHEMERAL
     assert data["embeds"][0]["description"] == APOLOGY
     assert "secret internals" not in str(data)
-    record = next(r for r in caplog.records if r.name == "bot.app.tree")
+    record = next(r for r in caplog.records if r.name == "bot.surfaces.discord.tree")
     assert "/boom failed" in record.getMessage()
     assert record.exc_info is not None
 

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 from discord import app_commands
 
-from bot.app.tree import is_user_error, user_message
 from bot.fair_queue import FairQueue, UserCooldown
+from bot.surfaces.discord.tree import is_user_error, user_message
 
 
 async def test_one_users_flood_does_not_delay_anothers_single_job():

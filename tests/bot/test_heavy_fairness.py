@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from bot.app import LeagueBot
 from bot.fair_queue import UserCooldown
+from bot.surfaces.discord import LeagueBot
 from tests.fakediscord import EPHEMERAL, FakeDiscord, Interaction
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -9,7 +9,7 @@ import pytest
 import pytest_asyncio
 
 import rulings
-from bot.app import LeagueBot
+from bot.surfaces.discord import LeagueBot
 from storage.event_changes import record_guild_events
 from tests.fakediscord import EPHEMERAL, GUILD_ID, FakeDiscord
 

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 from sqlmodel import Session
 
-from bot.commands import COMMANDS
 from bot.config import Settings
-from bot.console import Console, ConsoleContext
+from bot.features import COMMANDS
+from bot.surfaces.console import Console, ConsoleContext
 from rulings import RulingsError
 from storage.audit import list_audit
 from storage.db import create_schema, make_engine

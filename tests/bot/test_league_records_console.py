@@ -8,7 +8,7 @@ import re
 import pytest
 
 from bot.config import Settings
-from bot.console import Console, ConsoleContext
+from bot.surfaces.console import Console, ConsoleContext
 from storage.db import create_schema, make_engine
 from tests.storage._league import snapshot
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bot.app import LeagueBot
 from bot.config import Settings
-from bot.console import Console, ConsoleContext
+from bot.surfaces.console import Console, ConsoleContext
+from bot.surfaces.discord import LeagueBot
 from storage.db import create_schema, make_engine, session_scope
 from storage.leagues import ensure_league
 from tests.fakediscord import GUILD_ID, FakeDiscord

@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 import rulings
-from bot.app import LeagueBot
+from bot.surfaces.discord import LeagueBot
 from storage.audit import list_audit
 from storage.event_changes import record_guild_events
 from storage.events import get_event, list_events

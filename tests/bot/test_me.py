@@ -12,7 +12,7 @@ import pytest_asyncio
 from sqlalchemy import delete, func, select, update
 from sqlmodel import Session, col
 
-from bot.app import LeagueBot
+from bot.surfaces.discord import LeagueBot
 from storage.guild_settings import get_guild_league
 from storage.league_models import AuditEntry, Player
 from storage.link_models import LinkRequest, PlayerLink

@@ -10,9 +10,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.cli import main
 from bot.config import Settings
-from bot.console import Console, ConsoleContext
+from bot.surfaces.cli import main
+from bot.surfaces.console import Console, ConsoleContext
 from rulings import build_event, parse_finish_text
 from storage.db import create_schema, make_engine, session_scope
 from storage.event_changes import record_guild_events

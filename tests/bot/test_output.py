@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
 from bot.reply import escape, plain, plural
+from bot.surfaces.cli import main
 
 
 def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

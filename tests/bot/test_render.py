@@ -1,11 +1,11 @@
-"""bot.app.render: Discord's limits enforced in one place; text cut cleanly, citation kept."""
+"""bot.surfaces.discord.render: Discord's limits in one place; text cut cleanly, citation kept."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.app import render
 from bot.reply import Field, Reply
+from bot.surfaces.discord import render
 
 
 def _embed_total(em) -> int:

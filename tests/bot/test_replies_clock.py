@@ -8,9 +8,9 @@ import io
 from sqlalchemy.engine import Engine
 
 from bot.config import Settings
-from bot.console import Console, ConsoleContext
-from bot.replies.clock import running_clocks_reply
+from bot.features.clock.wording import running_clocks_reply
 from bot.reply import Reply
+from bot.surfaces.console import Console, ConsoleContext
 from rulings import ClockAction
 from storage.clocks import add_clock, add_clock_event, list_running_clocks
 from storage.db import session_scope

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.replies.league import (
+from bot.features.league.wording import (
     event_summary_reply,
     stack_reply,
     standings_pages,

@@ -13,7 +13,7 @@ import pytest_asyncio
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from bot.app import LeagueBot
+from bot.surfaces.discord import LeagueBot
 from storage.guild_settings import get_guild_settings, update_guild_settings
 from storage.league_models import AuditEntry
 from tests.bot.conftest import make_bot

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import rulings
-from bot.cli import rulebook_cache
+from bot.surfaces.cli import rulebook_cache
 
 
 def test_the_second_run_reads_the_index_the_first_one_built(tmp_path: Path):

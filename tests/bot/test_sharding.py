@@ -8,8 +8,8 @@ import discord
 import pytest
 from pydantic import ValidationError
 
-from bot.app import EXTENSIONS, LeagueBot
 from bot.config import Settings
+from bot.surfaces.discord import EXTENSIONS, LeagueBot
 from storage.db import make_engine
 from tests.fakediscord import GUILD_ID, FakeDiscord, start_bot, stop_bot
 

@@ -12,12 +12,12 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from bot.answers import tournament as t
-from bot.answers.clock import ClockDoor
-from bot.commands.model import Context
-from bot.commands.tournament import TOURNAMENT
+from bot.command.model import Context
 from bot.config import Settings
 from bot.database import Database
+from bot.features.clock.handlers import ClockDoor
+from bot.features.tournament import handlers as t
+from bot.features.tournament.commands import TOURNAMENT
 from rulings import ClockAction, RulingsError, position_at, replay_night
 from storage.audit import list_audit
 from storage.clocks import add_clock, get_clock

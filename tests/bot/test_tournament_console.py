@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from bot.config import Settings
-from bot.console import Console, ConsoleContext
+from bot.surfaces.console import Console, ConsoleContext
 from storage.db import create_schema, make_engine, session_scope
 from storage.leagues import get_league
 from storage.standings import season_standings
@@ -109,7 +109,7 @@ def test_console_mistakes_are_one_line_and_change_nothing(db):
 
 
 def test_start_offers_the_leagues_blind_structure_and_an_override_counts(db):
-    from bot.cli import main
+    from bot.surfaces.cli import main
 
     night = (
         "/td season add 2026 Fall",

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import Session
 
-from bot.app import LeagueBot
+from bot.surfaces.discord import LeagueBot
 from storage.clocks import find_running_clock
 from storage.leagues import get_league
 from storage.standings import season_standings

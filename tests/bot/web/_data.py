@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bot.cli import main
+from bot.surfaces.cli import main
 
 SCRIPT = "<script>alert(1)</script>"
 QUOTE = '" onmouseover="alert(2)'

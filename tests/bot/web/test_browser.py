@@ -18,7 +18,7 @@ from aiohttp import web
 from PIL import Image
 
 import rulings
-from bot.web.site import Site, start_site
+from bot.surfaces.web.site import Site, start_site
 from storage.db import make_engine
 from tests.bot.web._cdp import browser_tab, chromium_path
 from tests.bot.web._data import QUOTE, SCRIPT, build_league, cli_json

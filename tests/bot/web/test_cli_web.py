@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.cli import main
+from bot.surfaces.cli import main
 from storage.db import create_schema, make_engine
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.app import EXTENSIONS, LeagueBot
+from bot.surfaces.discord import EXTENSIONS, LeagueBot
 from storage.db import make_engine
 from tests.bot.web._data import build_league
 from tests.fakediscord import FakeDiscord, start_bot, stop_bot

@@ -17,10 +17,10 @@ from PIL import Image
 from sqlalchemy import inspect, text
 
 import rulings
-from bot.web import chart as web_chart
-from bot.web import site as web_site
-from bot.web.links import anchor, rule_url
-from bot.web.site import Site
+from bot.surfaces.web import chart as web_chart
+from bot.surfaces.web import site as web_site
+from bot.surfaces.web.links import anchor, rule_url
+from bot.surfaces.web.site import Site
 from storage.db import make_engine, session_scope
 from storage.web import season_view, web_league
 from tests.bot.web._data import OLD_SEASON, QUOTE, SCRIPT, SEASON, build_league, cli, cli_json
@@ -327,7 +327,7 @@ async def test_stylesheet_is_served_and_cached(client):
 
 
 def test_rule_answers_link_to_the_passage_when_public_url_is_set():
-    from bot.replies.rule import rule_reply
+    from bot.features.rule.wording import rule_reply
 
     linked = rule_reply(rule_index(), "oversized chip", public_url="https://poker.example.org")
     assert linked.citation == "btown-poker-league 2.G.d.6"
@@ -340,7 +340,7 @@ def test_rule_answers_link_to_the_passage_when_public_url_is_set():
 
 
 async def test_the_linked_anchor_exists_on_the_rules_page(client):
-    from bot.replies.rule import rule_reply
+    from bot.features.rule.wording import rule_reply
 
     reply = rule_reply(rule_index(), "who deals the second chance table", public_url="http://x")
     link = reply.text.rsplit("(", 1)[1].rstrip(")")

@@ -1,0 +1,342 @@
+"""The one definition of every command: its words, its options, who may run it, its handler.
+
+Discord's app commands, the console's ``name:value`` parser and help, and the command line's
+sub-commands are all generated from these definitions (``bot.features.COMMANDS``); a parity
+test walks them. A command is written once::
+
+    STACK = Command(
+        path=("stack",),
+        description="Work out a starting stack (2.C, 1.E.d)",
+        handler="bot.features.league.handlers:stack",
+        options=(
+            Opt("player", "Whose stack", positional=True),
+            Opt("brought", "New players he brought", kind="int", min=0, max=20, default=0),
+            Opt("late_big_blind", "Big blind when he arrived late", kind="int", min=1),
+        ),
+    )
+
+A handler is a plain function ``handler(ctx: Context, **options) -> Reply``, named as
+``"module:function"`` and imported on first use (a command imports only what it runs). It is
+synchronous: on Discord it runs in a worker thread after the interaction is deferred, in the
+console and on the command line on the calling thread, so it may use storage directly through
+``ctx.transaction()``. Options arrive parsed and checked (type, range, choices, length); a
+handler raises a ``rulings.RulingsError`` (or a subclass) for any other user mistake, and writes
+nothing when it raises. Side effects that belong to a surface (posting to the results channel,
+rescheduling a clock, buttons) are described on the ``Reply`` and carried out by the adapter.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+    import rulings
+    from bot.config import Settings
+    from bot.database import Database
+    from bot.reply import Reply
+
+OptionKind = Literal[
+    "text",  # free text (names, queries); ``max_length`` bounds it
+    "int",  # a whole number; ``min``/``max`` bound it
+    "number",  # a decimal number (clock minutes); ``min``/``max`` bound it
+    "yes",  # yes/no (Discord boolean; console and CLI ``yes``/``no``; a CLI flag)
+    "date",  # YYYY-MM-DD or a date word (``today``, ``yesterday``) in the league's TIMEZONE
+    "file",  # Discord: an attachment; console and CLI: a path; the handler gets ``Upload``
+    "link",  # Discord: an attachment, kept as its URL; console and CLI: a URL (text)
+    "channel",  # a Discord channel (console: an id)
+    "role",  # a Discord role (console: an id)
+    "member",  # a Discord member (console: an id)
+]
+
+Surface = Literal["discord", "console", "cli"]
+ALL_SURFACES: frozenset[Surface] = frozenset({"discord", "console", "cli"})
+CLI_ONLY: frozenset[Surface] = frozenset({"cli"})
+"""For options only a terminal script needs (``--json``, ``--limit``)."""
+
+
+class Who(StrEnum):
+    """Who may run a command (checked at run time on every surface that has users)."""
+
+    EVERYONE = "everyone"
+    DIRECTOR = "director"  # the league's director role, or Manage Server
+    MANAGER = "manager"  # Manage Server (league settings)
+    OWNER = "owner"  # the bot's owner (admin commands)
+
+
+@dataclass(frozen=True)
+class Opt:
+    """One option of a command.
+
+    Attributes:
+        name: snake_case, the same on every surface (``late_big_blind``; CLI ``--late-big-blind``
+            is generated from it, and ``--late_big_blind`` is accepted too).
+        description: one line (Discord: at most 100 characters).
+        kind: how the value is read and checked (see ``OptionKind``).
+        required: whether it must be given.
+        default: the value when it is not given (None: the handler gets None).
+        min: the smallest value allowed (numbers) or length (text, when set).
+        max: the largest value allowed (numbers).
+        max_length: the longest text allowed.
+        choices: the only values allowed (text), in display order.
+        complete: an autocomplete source (``player``, ``season``, ``location``, ``book``,
+            ``rule``, ``event``), offered on Discord and in console help.
+        positional: console and CLI take it without ``name:`` (the first positional option of a
+            console line is what precedes the first ``name:``; on the CLI it is an argument).
+        raw: free text that may itself hold ``word:`` (``/hand alice: As Ks``): in the console,
+            a ``word:`` that is not one of the command's options stays part of this value
+            instead of being refused as an unknown option.
+        lines: keep line breaks (a pasted finish list); other text has its spaces collapsed.
+        repeat: several values (CLI: the flag repeated; elsewhere comma-separated); the
+            handler gets a tuple.
+        surfaces: where the option exists (most: everywhere; ``json`` only on the CLI).
+    """
+
+    name: str
+    description: str
+    kind: OptionKind = "text"
+    required: bool = False
+    default: Any = None
+    min: float | None = None
+    max: float | None = None
+    max_length: int | None = None
+    choices: tuple[str, ...] = ()
+    complete: str | None = None
+    positional: bool = False
+    raw: bool = False
+    lines: bool = False
+    repeat: bool = False
+    surfaces: frozenset[Surface] = ALL_SURFACES
+
+    @property
+    def flag(self) -> str:
+        """Its command-line flag: ``--late-big-blind``."""
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Group:
+    """A command group (``/td``, ``/td season``): its description and who sees it.
+
+    Attributes:
+        path: the group's words: ``("td",)``, ``("td", "season")``.
+        description: at most 100 characters.
+        who: on Discord, a group whose commands are all for directors is hidden from other
+            members by default permissions (each command still checks at run time).
+    """
+
+    path: tuple[str, ...]
+    description: str
+    who: Who = Who.EVERYONE
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command, defined once for every surface.
+
+    Attributes:
+        path: the words after the slash: ``("rule",)``, ``("td", "season", "add")``.
+        description: what it does, imperative, at most 100 characters (Discord's limit).
+        handler: ``"module:function"``; the function is ``handler(ctx, **options) -> Reply``.
+        options: in the order Discord shows them (required ones first).
+        who: who may run it.
+        writes: it changes league records: audited with the actor and, on Discord, posted to
+            the results channel (no pings).
+        private: the answer is shown only to the caller (ephemeral on Discord).
+        surfaces: where it exists (most commands: all three).
+        cli: its words on the command line when they differ from ``path``; None keeps
+            ``path`` (``/td season add`` is ``pokerfloor td season add``).
+        guild_only: on Discord, only inside a server (league commands).
+    """
+
+    path: tuple[str, ...]
+    description: str
+    handler: str
+    options: tuple[Opt, ...] = ()
+    who: Who = Who.EVERYONE
+    writes: bool = False
+    private: bool = False
+    surfaces: frozenset[Surface] = ALL_SURFACES
+    cli: tuple[str, ...] | None = None
+    guild_only: bool = False
+
+    @property
+    def name(self) -> str:
+        """The command as typed: ``td season add``."""
+        return " ".join(self.path)
+
+    @property
+    def cli_path(self) -> tuple[str, ...]:
+        """Its words on the command line."""
+        return self.cli if self.cli is not None else self.path
+
+    def options_on(self, surface: Surface) -> tuple[Opt, ...]:
+        """The options it has on ``surface``."""
+        return tuple(o for o in self.options if surface in o.surfaces)
+
+    def option(self, name: str) -> Opt:
+        """The option called ``name``.
+
+        Raises:
+            KeyError: the command has no such option.
+        """
+        for opt in self.options:
+            if opt.name == name:
+                return opt
+        raise KeyError(name)
+
+    def resolve(self) -> Callable[..., Reply]:
+        """Import and return the handler (first use only pays the import)."""
+        module_name, _, attr = self.handler.partition(":")
+        fn: Callable[..., Reply] = getattr(importlib.import_module(module_name), attr)
+        return fn
+
+
+@dataclass(frozen=True)
+class Action:
+    """A button or select's handler, routed by the first part of its ``custom_id``.
+
+    ``Reply.buttons`` carry ``custom_id`` values such as ``pf:me_link:approve:42``; the part
+    after ``pf:`` up to the next ``:`` names the action, the rest are its string arguments.
+    Errors take the one error path, exactly as for commands.
+
+    Attributes:
+        name: the routing key (``me_link``, ``page``, ``clock``).
+        handler: ``"module:function"``; ``handler(ctx, *args: str) -> Reply``.
+        who: who may press it.
+        edit: the reply replaces the message the button is on (page buttons); otherwise it
+            is sent as a new answer (private when the reply says so).
+    """
+
+    name: str
+    handler: str
+    who: Who = Who.EVERYONE
+    edit: bool = False
+
+    def resolve(self) -> Callable[..., Reply]:
+        """Import and return the handler."""
+        module_name, _, attr = self.handler.partition(":")
+        fn: Callable[..., Reply] = getattr(importlib.import_module(module_name), attr)
+        return fn
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file given to a ``file`` option: an attachment on Discord, a path elsewhere."""
+
+    filename: str
+    data: bytes
+    url: str | None = None
+
+
+def _call(fn: Callable[..., Any], /, *args: Any) -> Any:
+    return fn(*args)
+
+
+def _utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+@dataclass
+class Context:
+    """What a handler may use, whichever surface called it.
+
+    Attributes:
+        surface: ``discord``, ``console`` or ``cli``.
+        settings: the configuration (``TIMEZONE``, ``RULEBOOK_DIR``, ...).
+        db: the database (``db.run_sync(fn, **kw)`` runs a storage function in one transaction).
+        guild_id: the league's Discord server; None for the console's own league when the
+            database holds no other (``--guild ID`` picks one).
+        actor: who is acting, for the audit log (``discord:<id>:<name>``, ``console``, ``cli``).
+        user_id: the Discord user, when there is one.
+        channel_id: the Discord channel the command came from (the console has a fixed one).
+        is_director: whether the caller may run director commands.
+        is_manager: whether the caller may change the league's settings (Manage Server).
+        now: the clock (injected in tests); handlers never call ``datetime.now`` themselves.
+        rule_index: the rulebook index with the league's home book first (loaded on demand).
+        compute: runs CPU-heavy ``fn(*args)`` (pre-flop equity): on Discord in a worker
+            process, elsewhere on the calling thread. ``fn`` and its arguments must pickle.
+        clock: the tournament clock of this surface (``ClockService``, seen
+            from the handler's thread); None where there is none.
+    """
+
+    surface: Surface
+    settings: Settings
+    db: Database
+    guild_id: int | None = None
+    actor: str = "console"
+    user_id: int | None = None
+    channel_id: int | None = None
+    is_director: bool = True
+    is_manager: bool = True
+    now: Callable[[], dt.datetime] = _utcnow
+    rule_index: Callable[[], rulings.RuleIndex] | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+    compute: Callable[..., Any] = _call
+    clock: Any = None
+
+    def today(self) -> dt.date:
+        """Today in the league's time zone (``TIMEZONE``)."""
+        import zoneinfo
+
+        try:
+            zone: dt.tzinfo = zoneinfo.ZoneInfo(self.settings.timezone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            zone = dt.UTC
+        return self.now().astimezone(zone).date()
+
+    def rules(self) -> rulings.RuleIndex:
+        """The rulebook index for this league (its home book first).
+
+        Raises:
+            RulingsError: ``RULEBOOK_DIR`` cannot be read.
+        """
+        if self.rule_index is None:
+            import rulings
+
+            index = rulings.load_rulebooks(self.settings.rulebook_dir)
+            self.rule_index = lambda: index
+        return self.rule_index()
+
+    def league_rules(self) -> rulings.LeagueRules:
+        """The rules of this league: the default preset's before it has one (nothing written).
+
+        A database that does not exist yet is not created (``db.is_empty()``, when the surface
+        can tell without opening it).
+        """
+        import rulings
+
+        is_empty = getattr(self.db, "is_empty", None)
+        if is_empty is not None and is_empty():
+            return rulings.load_league_rules()
+        from bot.features.league.reads import league_rules_for
+
+        rules: rulings.LeagueRules = self.db.run_sync(league_rules_for, guild_id=self.guild_id)
+        return rules
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """One database transaction: everything in it commits, or nothing does.
+
+        A database still locked or unreachable after its busy timeout rolls the transaction back
+        and raises ``DatabaseBusyError`` ("The database is busy, try again in a moment."), the
+        same user error ``Database.run`` raises after its retries, never the apology.
+        """
+        from bot.database import is_transient
+        from storage.db import session_scope
+        from storage.errors import DatabaseBusyError
+
+        try:
+            with session_scope(self.db.engine) as session:
+                yield session
+        except Exception as exc:
+            if is_transient(exc):
+                raise DatabaseBusyError() from exc
+            raise

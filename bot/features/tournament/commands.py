@@ -1,0 +1,145 @@
+"""/tournament: tonight's tournament, from sign-in to the stored results.
+
+Directors run it; ``seats`` and ``status`` are for everyone. The rules are in
+``rulings.tournament``; the night lives in the database (``storage.tournaments``), so a
+restart or another instance carries on; the handlers are in
+``bot.features.tournament.handlers``.
+"""
+
+from __future__ import annotations
+
+from bot.command.model import CLI_ONLY, Action, Command, Group, Opt, Who
+
+_HANDLERS = "bot.features.tournament.handlers"
+
+GROUPS = (
+    Group(("tournament",), "Tonight's tournament: sign-in, seats, busts, balancing, results"),
+)
+
+
+def _t(
+    name: str,
+    description: str,
+    *options: Opt,
+    who: Who = Who.DIRECTOR,
+    private: bool = False,
+    writes: bool = False,
+) -> Command:
+    return Command(
+        path=("tournament", name),
+        description=description,
+        handler=f"{_HANDLERS}:{name}",
+        options=options,
+        who=who,
+        private=private,
+        writes=writes,
+        guild_only=True,
+    )
+
+
+TOURNAMENT: tuple[Command, ...] = (
+    _t(
+        "open",
+        "Open tonight's tournament in this channel",
+        Opt("location", "The host location", required=True, positional=True, complete="location"),
+        Opt("season", "The season (default: the current one)", complete="season"),
+        Opt(
+            "tables",
+            "Tables in the room (default: as many as the sign-ins need)",
+            "int",
+            min=1,
+            max=100,
+        ),
+        Opt("seats", "Seats per table", "int", min=2, max=10, default=8),
+    ),
+    _t(
+        "register",
+        "Sign a player in: a random seat, his starting stack (2.C.b, 1.E.d)",
+        Opt(
+            "player",
+            "Who signs in",
+            required=True,
+            positional=True,
+            complete="player",
+            max_length=100,
+        ),
+        Opt("early", "Signed in 15 minutes early (2.C.b.1.A)", "yes", default=False),
+        Opt("on_time", "Seated on time (2.C.b.1.B)", "yes", default=False),
+        Opt("birthday", "His birthday event (2.C.b.1.C)", "yes", default=False),
+        Opt("new_player", "His first night in the league (2.C.b.2)", "yes", default=False),
+        Opt("brought", "New players he brought tonight (2.C.b.3)", "int", min=0, max=20, default=0),
+        Opt("big_blind", "Late: the big blind now, when no clock runs here (1.E.d)", "int", min=1),
+    ),
+    _t("start", "Begin play: sign-ins from now on are late (1.E.d)"),
+    _t(
+        "bust",
+        "Record a bust, or several on one hand (2.G.e.2)",
+        Opt(
+            "players",
+            "Who busted: 'Dan' or 'Dan, Eve'",
+            required=True,
+            positional=True,
+            max_length=1000,
+        ),
+        Opt(
+            "chips", "Chips at the start of the hand, one per player: '5000, 9000'", max_length=1000
+        ),
+    ),
+    _t("balance", "Balance the tables and post the moves (2.D)"),
+    _t(
+        "button",
+        "Say where the dealer button is at a table (players then move in position)",
+        Opt("table", "The table", "int", required=True, min=1, max=100, positional=True),
+        Opt("seat", "The button's seat", "int", required=True, min=1, max=10),
+    ),
+    _t(
+        "move",
+        "Move a player yourself (recorded)",
+        Opt(
+            "player", "Who moves", required=True, positional=True, complete="player", max_length=100
+        ),
+        Opt("table", "To which table", "int", required=True, min=1, max=100),
+        Opt("seat", "To which seat (default: a random empty one)", "int", min=1, max=10),
+    ),
+    _t("undo", "Take back the last sign-in, bust, move or balance"),
+    _t(
+        "seats",
+        "Show the seating chart",
+        Opt("table", "Only this table", "int", min=1, max=100, positional=True),
+        who=Who.EVERYONE,
+    ),
+    _t(
+        "status",
+        "Players left, average stack, late registration and the clock",
+        who=Who.EVERYONE,
+    ),
+    _t(
+        "chop",
+        "Heads-up chop offered by the chip leader: he takes 1st (2.F.b)",
+        Opt("leader", "The chip leader", required=True, positional=True, max_length=100),
+        writes=True,
+    ),
+    _t(
+        "finish",
+        "End the night and store its results (2.F.a at the time limit)",
+        Opt(
+            "chips",
+            "At the time limit, every player's chips: 'Ann 120000, Bob 80000'",
+            max_length=2000,
+        ),
+        writes=True,
+    ),
+    Command(
+        path=("tournament", "show"),
+        description="Print the open (or last) tournament",
+        handler=f"{_HANDLERS}:show",
+        options=(Opt("json", "Print it as JSON", "yes", default=False, surfaces=CLI_ONLY),),
+        who=Who.EVERYONE,
+        surfaces=frozenset({"cli"}),
+    ),
+)
+
+COMMANDS = TOURNAMENT
+
+ACTIONS = (Action("tclock", f"{_HANDLERS}:start_clock", who=Who.DIRECTOR),)
+"""The button under ``/tournament start``'s reply that starts the channel's clock."""

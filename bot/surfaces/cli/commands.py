@@ -1,0 +1,310 @@
+"""The command line's share of the one command model: a sub-command per definition.
+
+``pokerfloor rule "oversized chip"``, ``pokerfloor td season add "2026 Fall"``: each command of
+``bot.features.COMMANDS`` that exists on the command line gets a sub-command with its words, a
+positional argument for its positional option and a ``--flag`` for every other one
+(``--late-big-blind``; ``--late_big_blind`` works too). Values are checked by
+``bot.command.options.bind``, as in Discord and the console. Every league command also takes
+``--db URL`` (else ``DATABASE_URL``), ``--guild ID`` (a Discord server's league; without it, the
+database's only league) and ``--actor NAME`` (the audit log's name). The database is opened only
+by commands that use it, so ``pokerfloor hand`` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from bot.command.model import Command, Context, Opt, Who
+
+log = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_BUG = 1
+EXIT_USAGE = 2
+
+NO_LEAGUE = frozenset({("rule",), ("help",)})
+"""Commands that never open the database (``rule`` reads the bundled books and ``--dir``)."""
+
+
+def common_options(parser: argparse.ArgumentParser) -> None:
+    """``--db``, ``--guild`` and ``--actor``: the same on every league command."""
+    parser.add_argument("--db", metavar="URL", help="database URL (default: DATABASE_URL)")
+    parser.add_argument(
+        "--guild", metavar="ID", help="the league of this Discord server (default: the only one)"
+    )
+    parser.add_argument("--actor", default=None, help="name recorded in the audit log")
+    parser.add_argument("--league", default=None, help=argparse.SUPPRESS)
+
+
+def _add_option(parser: argparse.ArgumentParser, opt: Opt) -> None:
+    help_text = opt.description.replace("%", "%%")
+    if opt.positional:
+        # An argument (``pokerfloor rule oversized chip``), or the flag like any other option.
+        parser.add_argument("_" + opt.name, nargs="*", help=help_text, metavar=opt.name.upper())
+    flags = [opt.flag]
+    if "_" in opt.name:
+        flags.append("--" + opt.name)
+    if opt.kind == "yes":
+        parser.add_argument(
+            *flags, dest=opt.name, action="store_true", default=None, help=help_text
+        )
+    elif opt.repeat:
+        parser.add_argument(*flags, dest=opt.name, action="append", metavar="NAME", help=help_text)
+    else:
+        metavar = "PATH" if opt.kind == "file" else opt.name.upper()
+        parser.add_argument(*flags, dest=opt.name, metavar=metavar, help=help_text)
+
+
+def register(
+    sub: argparse._SubParsersAction[Any], commands: tuple[Command, ...] | None = None
+) -> None:
+    """Add a sub-command for every command defined for the command line."""
+    if commands is None:
+        from bot.features import COMMANDS, group_description
+
+        commands = COMMANDS
+    else:
+        from bot.features import group_description
+    groups: dict[tuple[str, ...], argparse._SubParsersAction[Any]] = {(): sub}
+
+    def group(path: tuple[str, ...]) -> argparse._SubParsersAction[Any]:
+        if path not in groups:
+            parent = group(path[:-1])
+            described = group_description(path)
+            parser = parent.add_parser(path[-1], help=described, description=described)
+            groups[path] = parser.add_subparsers(
+                dest="_".join(path) + "_command", metavar="ACTION", required=True
+            )
+        return groups[path]
+
+    for command in commands:
+        if "cli" not in command.surfaces:
+            continue
+        words = command.cli_path
+        parser = group(words[:-1]).add_parser(
+            words[-1], help=command.description, description=command.description
+        )
+        for opt in command.options_on("cli"):
+            _add_option(parser, opt)
+        if words not in NO_LEAGUE:
+            common_options(parser)
+        parser.set_defaults(handler=lambda args, c=command: run(c, args))
+
+
+def _sqlite_path(url: str) -> str | None:
+    """The file of a ``sqlite:///`` URL (None for other databases and in-memory SQLite).
+
+    >>> _sqlite_path("sqlite:///pokerfloor.db"), _sqlite_path("postgresql+psycopg://x/y")
+    ('pokerfloor.db', None)
+    """
+    head, sep, path = url.partition(":///")
+    if not sep or not head.startswith("sqlite"):
+        return None
+    return path.split("?", 1)[0] or None
+
+
+class LazyDatabase:
+    """The database, opened (and migrated) on first use.
+
+    So ``hand`` on a fresh machine never imports SQLAlchemy, and a command that only reads
+    never creates a database that is missing.
+    """
+
+    def __init__(self, url: str, *, writes: bool = True) -> None:
+        self.url = url
+        self.writes = writes
+        self._db: Any = None
+
+    def is_empty(self) -> bool:
+        """Whether the database is a SQLite file that does not exist yet (one ``stat``)."""
+        if self._db is not None:
+            return False
+        path = _sqlite_path(self.url)
+        return path is not None and not Path(path).exists()
+
+    def _open(self) -> Any:
+        if self._db is None:
+            from bot.database import Database
+            from storage.db import create_schema, make_engine, upgrade_schema
+
+            if not self.writes and self.is_empty():
+                engine = make_engine("sqlite://")  # reads see an empty league; no file made
+                create_schema(engine)
+            else:
+                engine = make_engine(self.url)
+                upgrade_schema(engine)
+            self._db = Database(engine)
+        return self._db
+
+    @property
+    def engine(self) -> Any:
+        """The engine (opening the database)."""
+        return self._open().engine
+
+    def run_sync(self, fn: Any, /, **kwargs: Any) -> Any:
+        """``Database.run_sync`` on the opened database."""
+        return self._open().run_sync(fn, **kwargs)
+
+    def dispose(self) -> None:
+        """Close the connections, if the database was opened."""
+        if self._db is not None:
+            self._db.engine.dispose()
+
+
+def _values(command: Command, args: argparse.Namespace) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for opt in command.options_on("cli"):
+        value = getattr(args, opt.name, None)
+        if opt.positional:
+            words = getattr(args, "_" + opt.name, None) or []
+            if words and value is not None:
+                from bot.errors import BadOption
+
+                raise BadOption(f"give {opt.name} once: as an argument or as {opt.flag}.")
+            if words:
+                value = " ".join(words)
+        if opt.repeat and isinstance(value, list):
+            value = ",".join(value)
+        if value is not None:
+            values[opt.name] = value
+    return values
+
+
+DEFAULT_DATABASE_URL = "sqlite:///pokerfloor.db"  # Settings' default
+
+
+class LazySettings:
+    """``bot.config.Settings``, built on first use of a field it alone can answer.
+
+    ``database_url`` (``--db``, else ``DATABASE_URL``) and ``rulebook_dir`` are peeked at
+    (``bot.environment.peek``) so that ``pokerfloor hand`` and ``rule`` never import pydantic;
+    any other field (``timezone``, ...) builds the real ``Settings``, validated as always.
+    """
+
+    def __init__(self, database_url: str | None) -> None:
+        self._url = database_url
+        self._real: Any = None
+
+    def real(self) -> Any:
+        """The validated ``Settings`` (built once)."""
+        if self._real is None:
+            from bot.config import Settings
+
+            settings = Settings()
+            if self._url:
+                settings = settings.model_copy(update={"database_url": self._url})
+            self._real = settings
+        return self._real
+
+    @property
+    def database_url(self) -> str:
+        """``--db``, else ``DATABASE_URL``, else SQLite in the working directory."""
+        if self._real is not None:
+            return str(self._real.database_url)
+        from bot.environment import peek
+
+        return self._url or peek("DATABASE_URL") or DEFAULT_DATABASE_URL
+
+    @property
+    def rulebook_dir(self) -> Path | None:
+        """``RULEBOOK_DIR`` (checked by ``load_rulebooks``)."""
+        if self._real is not None:
+            folder: Path | None = self._real.rulebook_dir
+            return folder
+        from bot.environment import peek
+
+        value = peek("RULEBOOK_DIR")
+        return Path(value) if value else None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+
+def context(
+    args: argparse.Namespace, *, league: bool, writes: bool = True
+) -> tuple[Context, LazyDatabase]:
+    """The handler's context for one command line (``--db``, ``--guild``, ``--actor``)."""
+    from bot.errors import BadOption
+
+    url = getattr(args, "db", None)
+    settings = LazySettings(str(url) if url else None)
+    db = LazyDatabase(settings.database_url, writes=writes)
+    guild_id: int | None = None
+    raw_guild = getattr(args, "guild", None)
+    if raw_guild is not None:
+        if not str(raw_guild).strip().isdigit():
+            raise BadOption(f"--guild: '{raw_guild}' is not a Discord server id.")
+        guild_id = int(raw_guild)
+    elif league and not db.is_empty():
+        from storage.leagues import only_league_guild
+
+        guild_id = db.run_sync(only_league_guild)
+    ctx = Context(
+        surface="cli",
+        settings=settings,  # type: ignore[arg-type]  # the same fields, built on first use
+        db=db,  # type: ignore[arg-type]  # the same interface, opened on first use
+        guild_id=guild_id,
+        actor=str(getattr(args, "actor", None) or f"cli:{getpass.getuser()}"),
+        is_director=True,
+        rule_index=lambda: _rulebooks(settings),
+    )
+    return ctx, db
+
+
+def _rulebooks(settings: LazySettings) -> Any:
+    from bot.surfaces.cli.rulebook_cache import load_rulebooks
+
+    return load_rulebooks(settings.rulebook_dir)
+
+
+def _flagged(command: Command, message: str) -> str:
+    """A message naming an option (``limit: ...``) names its flag instead (``--limit: ...``)."""
+    head, sep, rest = message.partition(": ")
+    for opt in command.options_on("cli"):
+        if sep and head == opt.name and not opt.positional:
+            return f"{opt.flag}: {rest}"
+    return message
+
+
+def run(command: Command, args: argparse.Namespace) -> int:
+    """Run one command from the command line: plain text (or ``--json``) on stdout.
+
+    A user mistake exits 2 with one line on stderr (nothing is written); a bug exits 1.
+    """
+    from bot.command.options import bind
+    from bot.errors import describe, one_line
+
+    db: LazyDatabase | None = None
+    name = " ".join(command.cli_path)
+    try:
+        ctx, db = context(
+            args,
+            league=command.cli_path not in NO_LEAGUE,
+            writes=command.writes or command.who is not Who.EVERYONE,
+        )
+        kwargs = bind(command, _values(command, args), surface="cli", today=ctx.today)
+        reply = command.resolve()(ctx, **kwargs)
+    except Exception as exc:  # the one error path
+        message, is_bug = describe(exc)
+        if is_bug:
+            log.error("pokerfloor %s failed", name, exc_info=exc)
+        else:
+            log.debug("pokerfloor %s rejected: %s", name, exc)
+        sys.stderr.write(f"pokerfloor {name}: {one_line(_flagged(command, message))}\n")
+        return EXIT_BUG if is_bug else EXIT_USAGE
+    finally:
+        if db is not None:
+            db.dispose()
+    if kwargs.get("json") and reply.data is not None:
+        sys.stdout.write(json.dumps(reply.data, indent=2, ensure_ascii=False) + "\n")
+        if reply.note:
+            sys.stderr.write(f"pokerfloor {name}: {reply.note}\n")
+    else:
+        sys.stdout.write(reply.to_plain() + "\n")
+    return EXIT_OK

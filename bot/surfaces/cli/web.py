@@ -1,0 +1,140 @@
+"""``pokerfloor web [--host H] [--port P] [--guild ID]``: the public league pages alone.
+
+Serves ``bot.surfaces.web`` over the database in ``DATABASE_URL`` (or ``--db``) until
+interrupted; it only reads, so it runs beside the bot on the same database. ``pokerfloor run``
+serves the same pages itself when ``WEB_PORT`` is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+EXIT_USAGE = 2
+DEFAULT_PORT = 8080
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    """Add ``web``."""
+    p = sub.add_parser(
+        "web",
+        help="serve the public league pages (standings, TOC, events, players, rules)",
+        description="Serve the read-only league pages until interrupted.",
+    )
+    from bot.surfaces.web.links import WEB_HOST
+
+    p.add_argument("--host", default=WEB_HOST, help=f"address to listen on ({WEB_HOST})")
+    p.add_argument("--port", type=int, help=f"port (default WEB_PORT, else {DEFAULT_PORT})")
+    p.add_argument("--guild", type=int, metavar="ID", help="the league of this Discord server")
+    p.add_argument(
+        "--db",
+        "--database-url",
+        dest="db",
+        metavar="URL",
+        help="database URL (default: DATABASE_URL)",
+    )
+    p.set_defaults(handler=run_web)
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+def run_web(args: argparse.Namespace) -> int:
+    """Serve the pages until interrupted."""
+    import asyncio
+
+    from pydantic import ValidationError
+
+    from bot.surfaces.cli.run import _configure_logging, _first_error, load_settings
+
+    _configure_logging(logging.INFO)
+    try:
+        settings = load_settings(args)
+    except ValidationError as exc:
+        _say(f"pokerfloor: bad configuration: {_first_error(exc)}")
+        return EXIT_USAGE
+    port = args.port or settings.web_port or DEFAULT_PORT
+    if not 1 <= port <= 65535:
+        _say(f"pokerfloor: --port {port}: use a port from 1 to 65535")
+        return EXIT_USAGE
+    from sqlalchemy import exc as sa_exc
+    from sqlalchemy import inspect
+
+    import rulings
+    from bot.surfaces.web.site import Site
+    from storage.db import make_engine
+
+    missing = _missing_sqlite_file(settings.database_url)
+    if missing is not None:  # opening it would create an empty file: the pages write nothing
+        _say(f"pokerfloor: there is no database at {missing} (run the bot or import an event)")
+        return EXIT_USAGE
+    engine = make_engine(settings.database_url)
+    try:
+        try:
+            tables = set(inspect(engine).get_table_names())
+        except (sa_exc.OperationalError, sa_exc.ArgumentError) as exc:
+            _say(f"pokerfloor: cannot use the database: {str(exc).splitlines()[0]}")
+            return EXIT_USAGE
+        if "league" not in tables:
+            _say("pokerfloor: the database has no league yet (run the bot or import an event)")
+            return EXIT_USAGE
+        try:
+            index = rulings.load_rulebooks(settings.rulebook_dir)
+        except rulings.RulingsError as exc:
+            _say(f"pokerfloor: {exc}")
+            return EXIT_USAGE
+        site = Site(
+            engine, guild_id=args.guild, rules=lambda: index, public_url=settings.public_url
+        )
+        try:
+            asyncio.run(_serve(site, args.host, port))
+        except KeyboardInterrupt:
+            pass
+        except OSError as exc:
+            _say(f"pokerfloor: cannot listen on {args.host}:{port}: {exc.strerror or exc}")
+            return 1
+    finally:
+        engine.dispose()
+    return 0
+
+
+def _missing_sqlite_file(url: str) -> str | None:
+    """The path of an SQLite file URL whose file does not exist (None otherwise)."""
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None  # make_engine reports it
+    database = parsed.database
+    if not parsed.drivername.startswith("sqlite") or database in (None, "", ":memory:"):
+        return None
+    return None if Path(database).exists() else database
+
+
+async def _serve(site: Any, host: str, port: int) -> None:
+    import asyncio
+    import os
+
+    from bot.surfaces.web.site import start_site
+    from bot.thread_pool import DaemonThreadPool
+
+    # Pages render on the default executor: daemon threads, so SIGINT stops the server at once
+    # instead of waiting for a page a thread is still reading (see bot.thread_pool).
+    workers = min(32, (os.cpu_count() or 1) + 4)
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(DaemonThreadPool(workers, thread_name_prefix="asyncio"))
+    runner = await start_site(site, host, port)
+    sys.stderr.write(f"pokerfloor: league pages on http://{host}:{port}/\n")
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()

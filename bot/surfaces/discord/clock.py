@@ -1,0 +1,208 @@
+"""/clock: the live tournament clock, with director buttons on its status message.
+
+Directors start, pause, resume, move and end the clock; everyone can ask ``/clock status``
+(``bot.features.clock.commands``). The clock itself runs in
+``bot.features.clock.service.ClockService``; this cog owns it, posts its messages
+(``DiscordClockPoster``) and answers the status message's buttons.
+
+Who is a director: ``slash.SlashRunner.allowed`` (the league's director role, or
+Manage Server), checked at call time for each director command and each button press.
+``default_permissions`` cannot be used: it applies to the whole ``/clock`` group and would hide
+``/clock status`` from players.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.command.model import Who
+from bot.errors import describe
+from bot.features.clock.handlers import ClockDoor
+from bot.features.clock.service import ClockService, ClockStatus, PostRejected
+from bot.reply import Reply
+from bot.surfaces.discord import render
+from bot.surfaces.discord.tree import reply_privately, respond
+from rulings import Announcement, ClockAction, position_at
+from storage.clocks import ClockRecord
+
+if TYPE_CHECKING:
+    from bot.surfaces.discord import LeagueBot
+
+log = logging.getLogger(__name__)
+
+
+class DiscordClockPoster:
+    """Posts a clock's messages to Discord with the bot token."""
+
+    def __init__(self, bot: discord.Client) -> None:
+        self.bot = bot
+
+    async def announce(
+        self,
+        channel_id: int,
+        announcement: Announcement,
+        ping_role_id: int | None,
+        *,
+        nonce: str | None = None,
+    ) -> None:
+        """Post an announcement; only level and break announcements ping, and only the role.
+
+        With ``nonce`` discord.py sends ``enforce_nonce``: Discord drops a repeat of the post.
+        A 4xx refusal (no access, unknown channel) raises ``PostRejected``: no retry helps.
+        """
+        channel = self.bot.get_partial_messageable(channel_id)
+        if announcement.pings and ping_role_id is not None:
+            content = f"<@&{ping_role_id}> {announcement.text}"
+            mentions = discord.AllowedMentions(
+                everyone=False,
+                users=False,
+                roles=[discord.Object(ping_role_id)],
+                replied_user=False,
+            )
+        else:
+            content, mentions = announcement.text, render.NO_MENTIONS
+        try:
+            extra: dict[str, Any] = {} if nonce is None else {"nonce": nonce}
+            await channel.send(render.content(content), allowed_mentions=mentions, **extra)
+        except discord.HTTPException as exc:
+            if 400 <= exc.status < 500 and exc.status != 429:
+                raise PostRejected(f"{exc.status} {exc.text}") from exc
+            raise
+
+    async def post_status(self, channel_id: int, status: ClockStatus) -> int:
+        """Post the live status message with its director buttons."""
+        channel = self.bot.get_partial_messageable(channel_id)
+        message = await channel.send(
+            embed=render.embed(status.reply),
+            view=status_view(status),
+            allowed_mentions=render.NO_MENTIONS,
+        )
+        return message.id
+
+    async def edit_status(self, channel_id: int, message_id: int, status: ClockStatus) -> bool:
+        """Edit the status message; False when it was deleted."""
+        message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
+        try:
+            await message.edit(
+                embed=render.embed(status.reply),
+                view=status_view(status),
+                allowed_mentions=render.NO_MENTIONS,
+            )
+        except discord.NotFound:
+            return False
+        return True
+
+
+_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
+    "pause": ("Pause", discord.ButtonStyle.secondary),
+    "resume": ("Resume", discord.ButtonStyle.success),
+    "plus1": ("+1 min", discord.ButtonStyle.primary),
+}
+
+
+class ClockButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"clock:(?P<action>pause|resume|plus1):(?P<clock_id>[0-9]+)",
+):
+    """A director button on a status message; works across restarts (the id is in it)."""
+
+    def __init__(self, action: str, clock_id: int) -> None:
+        label, style = _BUTTONS[action]
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"clock:{action}:{clock_id}")
+        )
+        self.action = action
+        self.clock_id = clock_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction,
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> ClockButton:
+        """Rebuild the button from its custom id."""
+        return cls(match["action"], int(match["clock_id"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        """Pause, resume or add a minute, then confirm privately."""
+        try:
+            # Refused privately (NotDirectorError, through describe); nothing is written.
+            runner = interaction.client.slash  # type: ignore[attr-defined]
+            await runner.allowed(interaction, Who.DIRECTOR, guild_only=True)
+            cog = interaction.client.get_cog("ClockCog")  # type: ignore[attr-defined]
+            if not isinstance(cog, ClockCog):
+                raise app_commands.CheckFailure("The clock is not running on this bot right now.")
+            action, value = {
+                "pause": (ClockAction.PAUSE, 0.0),
+                "resume": (ClockAction.RESUME, 0.0),
+                "plus1": (ClockAction.ADD_TIME, 1.0),
+            }[self.action]
+            record = await cog.service.act_on(  # a clock of another server: NotFound
+                self.clock_id,
+                action,
+                value,
+                user_id=interaction.user.id,
+                guild_id=interaction.guild_id or 0,
+            )
+            await respond(interaction, _done(record, cog.service))
+        except Exception as exc:  # buttons do not go through LeagueTree: answer like it does
+            text, is_bug = describe(exc)
+            if is_bug:
+                log.error("clock button %s failed", self.action, exc_info=exc)
+            else:
+                log.debug("clock button %s refused: %s", self.action, exc)
+            await reply_privately(interaction, text)
+
+
+def status_view(status: ClockStatus) -> discord.ui.View:
+    """The director buttons for a status message (none once the clock has ended)."""
+    view = discord.ui.View(timeout=None)
+    if not status.is_ended:
+        view.add_item(ClockButton("resume" if status.is_paused else "pause", status.clock_id))
+        view.add_item(ClockButton("plus1", status.clock_id))
+    return view
+
+
+def _done(record: ClockRecord, service: ClockService) -> Reply:
+    pos = position_at(record.state, service.now())
+    return Reply(title="Clock", text=pos.summary, private=True)
+
+
+class ClockCog(commands.Cog):
+    """Run the live tournament clocks: the service, its Discord poster and its buttons.
+
+    The ``/clock`` commands are definitions (``features.clock.commands``); their handlers reach
+    this service through ``bot.clock_door`` (``bot.features.clock.handlers.ClockDoor``).
+    """
+
+    def __init__(self, bot: LeagueBot) -> None:
+        self.bot = bot
+        self.service = ClockService(
+            bot.db, DiscordClockPoster(bot), lease_seconds=bot.settings.clock_lease_seconds
+        )
+
+    async def cog_load(self) -> None:
+        """Register the persistent buttons and resume every stored clock."""
+        self.bot.add_dynamic_items(ClockButton)
+        await self.service.start()
+        self.bot.clock_door = ClockDoor(self.service, asyncio.get_running_loop())
+
+    async def cog_unload(self) -> None:
+        """Stop the scheduler (the clocks stay in the database)."""
+        await self.service.stop()
+        self.bot.remove_dynamic_items(ClockButton)
+        self.bot.clock_door = None
+
+
+async def setup(bot: LeagueBot) -> None:
+    """Add the clock cog."""
+    await bot.add_cog(ClockCog(bot))

@@ -1,0 +1,631 @@
+"""The Discord side of the one command model: app commands and buttons built from definitions.
+
+``install(bot)`` walks ``bot.features.COMMANDS`` and adds an app command for each (groups and
+sub-groups from their words, option types, ranges, choices, descriptions, autocomplete); every
+callback goes through ``SlashRunner.run``: check who may run it, check the options
+(``bot.command.options.bind``, the same checks as the console and the command line), run the
+synchronous handler in a worker thread (deferring when it takes a while), send the ``Reply``
+(embed, buttons, files), then carry out its ``Effect``s. Buttons whose ``custom_id`` starts
+with ``pf:`` are routed to the ``Action`` they name. Every error takes ``bot.errors.describe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import io
+import logging
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+from discord import app_commands
+
+from bot.command.model import Action, Command, Context, Opt, Upload, Who
+from bot.command.options import MAX_FILE_BYTES, bind
+from bot.errors import REFUSAL, BadOption, NotDirectorError, describe
+from bot.features import ACTIONS, COMMANDS, group_description
+from bot.reply import Effect, Reply, error_reply, escape
+from bot.surfaces.discord import render
+
+if TYPE_CHECKING:
+    from bot.surfaces.discord import LeagueBot
+
+log = logging.getLogger(__name__)
+
+DEFER_AFTER_S = 0.8
+DOWNLOAD_TIMEOUT_S = 15.0
+CHANNEL_TYPES = [discord.ChannelType.text, discord.ChannelType.news, discord.ChannelType.voice]
+
+
+class ChannelId(app_commands.Transformer):
+    """A channel option (channels with a text chat), read as its id without the guild cache."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        """A channel option."""
+        return discord.AppCommandOptionType.channel
+
+    @property
+    def channel_types(self) -> list[discord.ChannelType]:
+        """Text, announcement and voice channels (voice channels have a text chat)."""
+        return CHANNEL_TYPES
+
+    async def transform(self, interaction: discord.Interaction, value: Any, /) -> int:
+        """The channel's id."""
+        if not hasattr(value, "id") or getattr(value, "type", None) not in CHANNEL_TYPES:
+            raise BadOption("Pick a channel with a text chat.")
+        return int(value.id)
+
+
+def _annotation(opt: Opt) -> Any:
+    """The Python annotation discord.py turns into the option's Discord type."""
+    if opt.kind == "text" or opt.kind == "date":
+        if opt.choices:
+            return Literal[opt.choices]
+        return str
+    if opt.kind == "int":
+        if opt.min is None and opt.max is None:
+            return int
+        return app_commands.Range[int, _int(opt.min), _int(opt.max)]
+    if opt.kind == "number":
+        if opt.min is None and opt.max is None:
+            return float
+        return app_commands.Range[float, opt.min, opt.max]
+    if opt.kind == "yes":
+        return bool
+    if opt.kind == "file":
+        return discord.Attachment
+    if opt.kind == "channel":
+        return app_commands.Transform[int, ChannelId]
+    if opt.kind == "role":
+        return discord.Role
+    return discord.User
+
+
+def _int(value: float | None) -> int | None:
+    return None if value is None else int(value)
+
+
+# -- who may run it ---------------------------------------------------------------------------
+
+
+def _can_manage(interaction: discord.Interaction) -> bool:
+    perms = interaction.permissions
+    return bool(interaction.guild_id is not None and (perms.manage_guild or perms.administrator))
+
+
+def member_role_ids(member: Any) -> frozenset[int]:
+    """The role ids of a server member, from the interaction's payload (no guild cache)."""
+    roles = getattr(member, "_roles", None)
+    return frozenset(int(r) for r in roles) if roles is not None else frozenset()
+
+
+# -- the runner -------------------------------------------------------------------------------
+
+
+class SlashRunner:
+    """Runs definitions' handlers for Discord interactions (commands and buttons)."""
+
+    def __init__(self, bot: LeagueBot) -> None:
+        self.bot = bot
+
+    # context ---------------------------------------------------------------------------------
+
+    def context(self, interaction: discord.Interaction, *, is_director: bool) -> Context:
+        """The handler's context for ``interaction`` (its league, actor, channel, services)."""
+        bot = self.bot
+        loop = asyncio.get_running_loop()
+        guild_id = interaction.guild_id
+        user = interaction.user
+
+        def rule_index() -> Any:
+            index = asyncio.run_coroutine_threadsafe(bot.rules_for(guild_id), loop).result()
+            if index is None:
+                raise BadOption("The rulebooks are still loading; try again in a moment.")
+            return index
+
+        async def heavy(fn: Callable[..., Any], /, *args: Any) -> Any:
+            bot.heavy_cooldown.check(user.id)  # "try again in N s" (a user mistake)
+            return await bot.compute(fn, *args, user_id=user.id)  # users take turns
+
+        def compute(fn: Callable[..., Any], /, *args: Any) -> Any:
+            return asyncio.run_coroutine_threadsafe(heavy(fn, *args), loop).result()
+
+        return Context(
+            surface="discord",
+            settings=bot.settings,
+            db=bot.db,
+            guild_id=guild_id,
+            actor=f"discord:{user.id}:{user.name}"[:100],
+            user_id=user.id,
+            channel_id=interaction.channel_id,
+            is_director=is_director,
+            is_manager=_can_manage(interaction),
+            rule_index=rule_index,
+            compute=compute,
+            clock=bot.clock_door,
+            extras={
+                "bot": bot,
+                "run": lambda coro: asyncio.run_coroutine_threadsafe(coro, loop).result(),
+                "display_name": user.display_name,
+            },
+        )
+
+    async def allowed(
+        self, interaction: discord.Interaction, who: Who, *, guild_only: bool
+    ) -> bool:
+        """Whether the caller may run it; refuses (raises) when not.
+
+        Returns:
+            Whether the caller is a director (for ``Context.is_director``).
+
+        Raises:
+            BadOption: a server-only command used in a direct message.
+            NotDirectorError: a director command (or button) used by someone else.
+        """
+        if (guild_only or who is not Who.EVERYONE) and interaction.guild_id is None:
+            raise BadOption("That command works only inside a league's server.")
+        if who is Who.OWNER:
+            if not await self.bot.is_owner(interaction.user):
+                raise NotDirectorError("Only the bot's owner can use that command.")
+            return True
+        if _can_manage(interaction):
+            return True
+        if who is Who.MANAGER:
+            raise NotDirectorError("Only members with Manage Server can use that command.")
+        if who is Who.DIRECTOR:
+            if await self.is_director(interaction):
+                return True
+            log.info(
+                "refused a director command to user %s in guild %s",
+                interaction.user.id,
+                interaction.guild_id,
+            )
+            raise NotDirectorError(REFUSAL)
+        return False
+
+    async def is_director(self, interaction: discord.Interaction) -> bool:
+        """The league's director role (read from the database) or Manage Server."""
+        if _can_manage(interaction):
+            return True
+        if interaction.guild_id is None:
+            return False
+        from storage.guild_settings import get_guild_settings
+
+        settings = await self.bot.db.run(get_guild_settings, guild_id=interaction.guild_id)
+        role = settings.director_role_id
+        return role is not None and role in member_role_ids(interaction.user)
+
+    # commands --------------------------------------------------------------------------------
+
+    async def run(
+        self, interaction: discord.Interaction, command: Command, values: dict[str, Any]
+    ) -> None:
+        """Answer one slash command: check, bind, run the handler off the loop, reply."""
+        try:
+            director = await self.allowed(interaction, command.who, guild_only=command.guild_only)
+            ctx = self.context(interaction, is_director=director)
+            given: dict[str, Any] = {}
+            for name, value in values.items():
+                if value is None:
+                    continue
+                if isinstance(value, discord.Attachment):
+                    value = await self._attachment(interaction, command, name, value)
+                elif isinstance(value, discord.Role | discord.abc.User):
+                    value = value.id
+                given[name] = value
+            kwargs = bind(command, given, surface="discord", today=ctx.today)
+            handler = command.resolve()
+            reply = await self._call(interaction, lambda: handler(ctx, **kwargs), command.private)
+            if command.private and not reply.private:
+                reply = _private(reply)
+            await self.carry_out(interaction, reply, announce=False)  # e.g. the new home book
+            await self.send(interaction, reply)
+            await self.carry_out(interaction, reply, announce=True)
+        except Exception as exc:  # the one error path: describe() says what the user sees
+            await self.fail(interaction, exc, f"/{command.name}", values)
+
+    async def _attachment(
+        self, interaction: discord.Interaction, command: Command, name: str, file: Any
+    ) -> Upload:
+        """A ``file`` option's attachment, downloaded (a ``link`` option keeps only its URL)."""
+        if command.option(name).kind == "link":
+            return Upload(filename=file.filename, data=b"", url=file.url)
+        if file.size > MAX_FILE_BYTES:  # refused before downloading anything
+            raise BadOption(
+                f"{file.filename} is {file.size:,} bytes; files are at most {MAX_FILE_BYTES:,}."
+            )
+        await self._defer(interaction, private=command.private)
+        return await download(file)
+
+    async def _defer(self, interaction: discord.Interaction, *, private: bool) -> None:
+        if not interaction.response.is_done():
+            await interaction.response.defer(thinking=True, ephemeral=private)
+
+    async def _call(
+        self, interaction: discord.Interaction, fn: Callable[[], Reply], private: bool
+    ) -> Reply:
+        """Run ``fn`` on the handler threads; defer if it is not done after ``DEFER_AFTER_S``."""
+        task = asyncio.ensure_future(self.bot.in_handler_thread(fn))
+        done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER_S)
+        if not done:
+            await self._defer(interaction, private=private)
+        return await task
+
+    async def send(self, interaction: discord.Interaction, reply: Reply) -> None:
+        """Send ``reply``: the response, or the follow-up once the interaction was deferred."""
+        rendered = render.render(reply)
+        kwargs: dict[str, Any] = {
+            "embed": rendered.embed,
+            "ephemeral": rendered.ephemeral,
+            "allowed_mentions": render.NO_MENTIONS,
+        }
+        view = buttons_view(reply)
+        if view is not None:
+            kwargs["view"] = view
+        if reply.files:
+            kwargs["files"] = [discord.File(io.BytesIO(f.data), f.filename) for f in reply.files]
+        if interaction.response.is_done():
+            await interaction.followup.send(**kwargs)
+        else:
+            await interaction.response.send_message(**kwargs)
+
+    async def carry_out(
+        self, interaction: discord.Interaction, reply: Reply, *, announce: bool | None = None
+    ) -> None:
+        """Do what the reply asks of Discord (post to the results channel, rebuild an index).
+
+        ``announce`` picks the posts (True), the others (False) or all (None).
+        """
+        for effect in reply.effects:
+            if announce is not None and (effect.kind == "announce") != announce:
+                continue
+            try:
+                await self._effect(interaction, effect)
+            except Exception:
+                log.exception("effect %s of a reply failed", effect.kind)
+
+    async def _effect(self, interaction: discord.Interaction, effect: Effect) -> None:
+        if effect.kind == "announce" and interaction.guild_id is not None:
+            await self.announce(interaction, effect.value)
+        elif effect.kind == "rule_home" and interaction.guild_id is not None:
+            await self.bot.set_rule_home(interaction.guild_id, effect.value)
+        else:
+            log.warning("a reply asked for an effect Discord does not know: %s", effect.kind)
+
+    async def announce(self, interaction: discord.Interaction, public: Reply) -> None:
+        """Post ``public`` to the league's results channel, if it has one (never pings)."""
+        from storage.guild_settings import get_guild_settings
+
+        settings = await self.bot.db.run(get_guild_settings, guild_id=interaction.guild_id)
+        channel_id = settings.results_channel_id
+        if channel_id is None:
+            return
+        try:
+            channel = self.bot.get_partial_messageable(channel_id, guild_id=interaction.guild_id)
+            embed = render.render(public).embed
+            view = buttons_view(public)  # a link request's Approve/Refuse for the directors
+            if view is None:
+                await channel.send(embed=embed, allowed_mentions=render.NO_MENTIONS)
+            else:
+                await channel.send(embed=embed, view=view, allowed_mentions=render.NO_MENTIONS)
+        except discord.HTTPException as exc:
+            log.warning("could not post to results channel %s: %s", channel_id, exc)
+            await interaction.followup.send(
+                "Saved, but I could not post to the results channel; check my permissions there.",
+                ephemeral=True,
+                allowed_mentions=render.NO_MENTIONS,
+            )
+
+    async def fail(
+        self,
+        interaction: discord.Interaction,
+        exc: BaseException,
+        what: str,
+        values: dict[str, Any] | None = None,
+    ) -> None:
+        """Answer a failed command or button privately; log bugs with their context."""
+        text, is_bug = describe(exc)
+        if is_bug:
+            log.error(
+                "%s failed for user %s in guild %s with options %s",
+                what,
+                interaction.user.id,
+                interaction.guild_id,
+                {k: _shown(v) for k, v in (values or {}).items()},
+                exc_info=exc,
+            )
+        else:
+            log.debug("%s rejected: %s", what, exc)
+        try:
+            # The message may echo what the user typed; on Discord it must not render.
+            await self.send(interaction, error_reply(escape(text)))
+        except discord.HTTPException:
+            log.warning("could not send the error reply for interaction %s", interaction.id)
+
+    # buttons ---------------------------------------------------------------------------------
+
+    async def press(self, interaction: discord.Interaction, name: str, args: Sequence[str]) -> None:
+        """Run the ``Action`` a pressed ``pf:<name>:...`` button names."""
+        try:
+            action = _action(name)
+            director = await self.allowed(interaction, action.who, guild_only=False)
+            ctx = self.context(interaction, is_director=director)
+            handler = action.resolve()
+            reply = await self._press_call(interaction, action, lambda: handler(ctx, *args))
+            if action.edit:
+                await self.edit(interaction, reply)
+            else:
+                await self.send(interaction, reply)
+            await self.carry_out(interaction, reply)
+        except Exception as exc:  # buttons take the same error path as commands
+            await self.fail(interaction, exc, f"button {name}")
+
+    async def _press_call(
+        self, interaction: discord.Interaction, action: Action, fn: Callable[[], Reply]
+    ) -> Reply:
+        task = asyncio.ensure_future(self.bot.in_handler_thread(fn))
+        done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER_S)
+        if not done and not interaction.response.is_done():
+            if action.edit:
+                await interaction.response.defer()
+            else:
+                await interaction.response.defer(thinking=True, ephemeral=True)
+        return await task
+
+    async def edit(self, interaction: discord.Interaction, reply: Reply) -> None:
+        """Show ``reply`` in place of the message the button is on."""
+        embed = render.render(reply).embed
+        view = buttons_view(reply)
+        if interaction.response.is_done():
+            await interaction.edit_original_response(embed=embed, view=view)
+        else:
+            await interaction.response.edit_message(
+                embed=embed, view=view, allowed_mentions=render.NO_MENTIONS
+            )
+
+
+def _action(name: str) -> Action:
+    for action in ACTIONS:
+        if action.name == name:
+            return action
+    raise BadOption("That button no longer works; ask again.")
+
+
+def _private(reply: Reply) -> Reply:
+    from dataclasses import replace
+
+    return replace(reply, private=True)
+
+
+def _shown(value: Any) -> Any:
+    if isinstance(value, discord.Attachment):
+        return value.filename
+    if isinstance(value, discord.abc.Snowflake):
+        return value.id
+    return value
+
+
+async def download(file: discord.Attachment) -> Upload:
+    """Fetch an attachment (from its URL) within a time limit.
+
+    Raises:
+        BadOption: the download failed or took too long.
+    """
+    try:
+        async with asyncio.timeout(DOWNLOAD_TIMEOUT_S):
+            data = await file.read()
+    except (TimeoutError, discord.HTTPException) as exc:
+        log.info("download of %s failed: %r", file.url, exc)
+        raise BadOption(f"I could not download {file.filename}; please attach it again.") from None
+    return Upload(filename=file.filename, data=data)
+
+
+_STYLES = {
+    "primary": discord.ButtonStyle.primary,
+    "secondary": discord.ButtonStyle.secondary,
+    "success": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
+}
+
+
+def buttons_view(reply: Reply) -> discord.ui.View | None:
+    """The reply's buttons as a persistent view (None without buttons)."""
+    if not reply.buttons:
+        return None
+    view = discord.ui.View(timeout=None)
+    for b in reply.buttons:
+        view.add_item(ActionButton(b.custom_id, b.label, _STYLES.get(b.style), b.disabled))
+    return view
+
+
+class ActionButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pf:(?P<name>[a-z_]+)(?::(?P<args>[^ ]*))?",
+):
+    """Any ``pf:`` button; pressing it runs its ``Action`` (works across restarts)."""
+
+    def __init__(
+        self,
+        custom_id: str,
+        label: str = "?",
+        style: discord.ButtonStyle | None = None,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=style or discord.ButtonStyle.secondary,
+                custom_id=custom_id,
+                disabled=disabled,
+            )
+        )
+        self.custom_id = custom_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ActionButton:
+        """Rebuild the button from a pressed ``custom_id``."""
+        return cls(match.group(0))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Run the action (``pf:<name>:<arg>:...``)."""
+        _, name, *args = self.custom_id.split(":")
+        runner: SlashRunner = interaction.client.slash
+        await runner.press(interaction, name, args)
+
+
+# -- building the tree ------------------------------------------------------------------------
+
+
+def _callback(runner: SlashRunner, command: Command) -> Callable[..., Any]:
+    async def callback(interaction: discord.Interaction, **values: Any) -> None:
+        await runner.run(interaction, command, values)
+
+    params = [
+        inspect.Parameter(
+            "interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction
+        )
+    ]
+    options = sorted(command.options_on("discord"), key=lambda o: not o.required)
+    for opt in options:
+        params.append(
+            inspect.Parameter(
+                opt.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=_annotation(opt),
+                default=inspect.Parameter.empty if opt.required else None,
+            )
+        )
+    callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    descriptions = {o.name: o.description[:100] for o in options}
+    if descriptions:
+        app_commands.describe(**descriptions)(callback)
+    return callback
+
+
+def _complete(runner: SlashRunner, source: str) -> Callable[..., Any]:
+    async def complete(
+        interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await choices_for(runner.bot, interaction, source, current)
+
+    return complete
+
+
+async def choices_for(
+    bot: LeagueBot, interaction: discord.Interaction, source: str, current: str
+) -> list[app_commands.Choice[str]]:
+    """Autocomplete choices from ``source`` (rule, book, structure, season, location, player)."""
+    if source == "structure":
+        from rulings import preset_names
+
+        wanted = current.strip().lower()
+        return choice_list([(n, n) for n in preset_names() if wanted in n.lower()])
+    if source in ("rule", "book"):
+        index = await bot.rules_for(interaction.guild_id)
+        if index is None:
+            return []
+        if source == "rule":
+            if not current.strip():
+                return []
+            return choice_list(index.autocomplete(current[:100], limit=render.CHOICES_LIMIT))
+        wanted = current.strip().lower()
+        books = [n for n in index.book_names if wanted in n.lower()]
+        return choice_list([(index.books[n].title + f" ({n})", n) for n in books])
+    from bot.features.league.reads import choices
+
+    names: list[str] = await bot.db.run(
+        choices, guild_id=interaction.guild_id, what=source, typed=current[:100]
+    )
+    return choice_list([(n, n) for n in names])
+
+
+def choice_list(pairs: list[tuple[str, str]]) -> list[app_commands.Choice[str]]:
+    """Autocomplete choices within Discord's limits: 25 at most, 100 characters each."""
+    seen: set[str] = set()
+    out: list[app_commands.Choice[str]] = []
+    for label, value in pairs:
+        value = render.choice_label(value)
+        if value in seen:
+            continue
+        seen.add(value)
+        out.append(app_commands.Choice(name=render.choice_label(label), value=value))
+        if len(out) == render.CHOICES_LIMIT:
+            break
+    return out
+
+
+def _hidden(commands: Sequence[Command], path: tuple[str, ...]) -> bool:
+    """Whether every command under ``path`` is for directors (the group is hidden)."""
+    under = [c for c in commands if c.path[: len(path)] == path]
+    return bool(under) and all(c.who is not Who.EVERYONE for c in under)
+
+
+def install(bot: LeagueBot, commands: Sequence[Command] = COMMANDS) -> SlashRunner:
+    """Add every definition's app command to ``bot.tree`` and route ``pf:`` buttons.
+
+    Groups are made from the commands' words; a group that exists already (a cog's) is added
+    to. Returns the runner (also ``bot.slash``).
+    """
+    runner = SlashRunner(bot)
+    bot.slash = runner
+    tree = bot.tree
+    groups: dict[tuple[str, ...], app_commands.Group] = {}
+
+    def group(path: tuple[str, ...]) -> app_commands.Group:
+        if path in groups:
+            return groups[path]
+        parent = group(path[:-1]) if len(path) > 1 else None
+        existing: Any = (
+            tree.get_command(path[0]) if parent is None else parent.get_command(path[-1])
+        )
+        if isinstance(existing, app_commands.Group):
+            groups[path] = existing
+            return existing
+        under = [c for c in commands if c.path[: len(path)] == path]
+        top = parent is None
+        made = app_commands.Group(
+            name=path[-1],
+            description=group_description(path)[:100],
+            guild_only=top and all(c.guild_only or c.who is not Who.EVERYONE for c in under),
+            default_permissions=(
+                discord.Permissions(manage_guild=True) if top and _hidden(commands, path) else None
+            ),
+        )
+        if parent is None:
+            tree.add_command(made)
+        else:
+            parent.add_command(made)
+        groups[path] = made
+        return made
+
+    for command in commands:
+        if "discord" not in command.surfaces:
+            continue
+        callback = _callback(runner, command)
+        if command.guild_only and len(command.path) == 1:
+            app_commands.guild_only()(callback)
+        parent = group(command.path[:-1]) if len(command.path) > 1 else None
+        app_command: app_commands.Command[Any, ..., None] = app_commands.Command(
+            name=command.path[-1],
+            description=command.description[:100],
+            callback=callback,
+        )
+        if len(command.path) == 1 and command.who is not Who.EVERYONE:
+            app_command.default_permissions = discord.Permissions(manage_guild=True)
+        for opt in command.options_on("discord"):
+            if opt.complete is not None:
+                app_command.autocomplete(opt.name)(_complete(runner, opt.complete))
+        if parent is None:
+            tree.add_command(app_command)
+        else:
+            parent.add_command(app_command)
+    bot.add_dynamic_items(ActionButton)
+    return runner
+
+
+__all__ = ["ActionButton", "SlashRunner", "buttons_view", "choices_for", "install"]
