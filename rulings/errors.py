@@ -18,6 +18,7 @@ way)::
     ├── UnknownRuleError           a rulebook or section that does not exist
     ├── RulebookError              a rulebook that cannot be read, or has no rules
     ├── TournamentError            a tournament-night request that cannot apply (seat taken, ...)
+    ├── NightError                 a scheduled night or RSVP that cannot apply (past, cancelled)
     ├── BotError                   the bot refuses (bot/errors.py; no Discord class)
     │   ├── BadOption              an option that cannot be used (empty, unknown, out of range)
     │   │   └── UnknownCommandError    a line or path that names no command
@@ -83,6 +84,10 @@ class UnknownRuleError(RulingsError):
 
 class RulebookError(RulingsError):
     """A rulebook folder or file that cannot be read, or a book with no rules in it."""
+
+
+class NightError(RulingsError):
+    """A league night or RSVP request that cannot apply (bad time, past or cancelled night)."""
 
 
 class TournamentError(RulingsError):

@@ -5,4 +5,5 @@ import storage.clock_models
 import storage.guild_settings_models
 import storage.league_models
 import storage.link_models
+import storage.night_models
 import storage.tournament_models  # noqa: F401
