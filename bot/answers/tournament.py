@@ -307,9 +307,11 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
     """/tournament bust: one elimination, or several on the same hand."""
     names = _names(players)
     counts = _chip_counts(chips)
+    before: dict[str, int] = {}
 
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
         chart = record.night.chart
+        before.update(chart.positions())
         if not any(chart.players[k].late for k in chart.reserve):
             return rulings.bust_players(record.night, names, counts, _rng(ctx))
         # A late reserve player seated now is chipped down at the level being played (1.E.d).
@@ -325,6 +327,10 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
     if shared:
         lines.append("Equal chips at the start of the hand share the position (2.G.e.2).")
     lines += [f"Seated from the reserve list: {_move_line(m)}" for m in entry.seated]
+    moved = [(k, p) for k, p in chart.positions().items() if k in before and before[k] != p]
+    if moved:  # a reserve player who sits down finishes above everyone out before him
+        shown = ", ".join(f"{escape(chart.name(k))} {_ordinal(p)}" for k, p in sorted(moved))
+        lines.append(f"Already out, now one place lower (a reserve player sat down): {shown}")
     lines += [
         f"{escape(chart.name(k))} starts with {_n(stack)} ({_n(off)} removed at this level, 1.E.d)"
         for k, stack, off in entry.restacked

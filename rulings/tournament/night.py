@@ -310,9 +310,9 @@ def bust_players(
     _check_chips(names, chips, "2.G.e.2")
     if len(keys) >= chart.remaining:
         raise TournamentError("somebody must be left; /tournament finish names the winner")
-    best = chart.remaining - len(keys) + 1
-    positions = _shared_positions(keys, chips, best)
-    after = night.apply(BustedOut(positions))
+    # Seat the reserve players first (their seats do not depend on the positions), then
+    # count: the bust's positions are below everyone seated after it (Chart.positions).
+    after = night.apply(BustedOut(_shared_positions(keys, chips, 1)))
     seated: list[SeatMove] = []
     restacked: list[tuple[str, int, int]] = []
     draw = rng or random.Random(0)
@@ -329,6 +329,7 @@ def bust_players(
             stack = player.stack + player.chips_off - chips_off
             if chips_off != player.chips_off and stack > 0:
                 restacked.append((key, stack, chips_off))
+    positions = _shared_positions(keys, chips, len(after.chart.seated) + 1)
     entry = BustedOut(positions, tuple(seated), tuple(restacked))
     return night.apply(entry), entry
 

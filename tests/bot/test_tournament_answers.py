@@ -84,11 +84,13 @@ def test_a_whole_night_from_sign_in_to_stored_results(engine):
     assert "reserve list #2" in late.text
     assert "16,800" in late.text
     first = t.bust(ctx, players="Cy")
-    assert "10th" in first.text
+    # Ivy takes Cy's seat (she counts); Jo still waits and counts once he sits down.
+    assert "Cy**: 9th" in first.text
     assert "Seated from the reserve list: Ivy" in first.text
     two = t.bust(ctx, players="Gus, Fay", chips="5000, 9000")
     assert "Fay**: 8th" in two.text
     assert "Gus**: 9th" in two.text
+    assert "now one place lower (a reserve player sat down): Cy 10th" in two.text
     t.balance(ctx)
     for name in ("Hal", "Eve", "Ann", "Jo"):
         t.bust(ctx, players=name)
