@@ -171,6 +171,8 @@ def _write(
             session=session, channel_id=_channel(ctx), with_log=with_log, for_update=True
         )
         night, entry = decide(session, record)
+        if isinstance(entry, TablesBalanced) and not entry.moves and not entry.broken:
+            return record, night, entry  # nothing changed: nothing to store, nothing to undo
         stored = add_entry(
             session=session,
             record=record,
@@ -341,11 +343,13 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
 def balance(ctx: Context) -> Reply:
     """/tournament balance: decide and apply the moves, posted in the channel."""
     before: dict[str, int] = {}
+    buttons: dict[int, int] = {}
     paused: list[int] = []
     door = ctx.clock if isinstance(ctx.clock, ClockDoor) else None
 
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
         before["tables"] = len(record.night.chart.tables)
+        buttons.update(record.night.chart.buttons)
         night, entry = rulings.balance_tables(record.night, _rng(ctx))
         if entry.redraw and door is None:  # no live clock service here: pause it in storage
             clock_id = pause_for_redraw(session=session, channel_id=_channel(ctx), now=ctx.now())
@@ -369,6 +373,17 @@ def balance(ctx: Context) -> Reply:
     lines += [
         f"Table {t}: no button given, the player was picked at random (/tournament button)."
         for t in entry.random_tables
+    ]
+    lines += [
+        f"Table {t}: the seat was drawn ("
+        + ("no button given" if t not in buttons else "no seat due the big blind was free")
+        + ", never the small blind's while another is free)."
+        for t in entry.drawn_tables
+    ]
+    lines += [
+        f"{escape(name)} takes the next small blind's seat (no other was free) and sits out "
+        "until the button reaches him (2.D.b)."
+        for name in entry.small_blind
     ]
     if len(night.chart.tables) == 1 and before["tables"] > 1:
         lines.append(f"**Final table**: table {night.chart.tables[0]}.")

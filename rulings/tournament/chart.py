@@ -145,12 +145,18 @@ class TablesBalanced:
         broken: tables broken (their players drawn into the open seats).
         redraw: tables that received three or more players and redraw for the button (2.D.d).
         random_tables: tables a player was picked from at random (no button given).
+        drawn_tables: tables a player moved into a drawn seat (no button given there, or no
+            seat due the big blind free; never the small blind's while another is free).
+        small_blind: players who had to take the next small blind's seat (no other was
+            free): they sit out until the button reaches them (2.D.b).
     """
 
     moves: tuple[SeatMove, ...]
     broken: tuple[int, ...] = ()
     redraw: tuple[int, ...] = ()
     random_tables: tuple[int, ...] = ()
+    drawn_tables: tuple[int, ...] = ()
+    small_blind: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
