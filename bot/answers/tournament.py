@@ -12,6 +12,7 @@ import logging
 import random
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Literal
 
 from sqlmodel import Session
@@ -48,6 +49,7 @@ from storage.leagues import (
     get_league_rules,
     get_location,
 )
+from storage.players import count_events_played
 from storage.seasons import get_season
 from storage.tournaments import (
     TournamentRecord,
@@ -225,8 +227,13 @@ def register(
     new_player: bool = False,
     brought: int = 0,
     big_blind: int | None = None,
+    confirm: bool = False,
 ) -> Reply:
-    """/tournament register: sign a player in."""
+    """/tournament register: sign a player in.
+
+    ``new_player`` asks for the new-player chips (2.C.b.2), which a player with stored nights
+    does not get; ``confirm`` takes a new name that resembles a known player's as it is.
+    """
     arrival = Arrival(
         early_signin=early,
         on_time=on_time,
@@ -238,15 +245,18 @@ def register(
 
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
         name = signin_name(
-            session=session, league_id=record.league_id, name=player, confirmed=new_player
+            session=session, league_id=record.league_id, name=player, confirmed=confirm
         )
+        played = count_events_played(session=session, league_id=record.league_id, name=name)
         rules = get_league_rules(session=session, league_id=record.league_id)
         late = None
         if record.night.chart.status == "running":
             late = late_entry_for(
                 session=session, channel_id=_channel(ctx), now=ctx.now(), big_blind=big_blind
             )
-        night, entry, stack = rulings.sign_in(record.night, name, arrival, rules, _rng(ctx), late)
+        night, entry, stack = rulings.sign_in(
+            record.night, name, replace(arrival, events_played=played), rules, _rng(ctx), late
+        )
         found["stack"] = stack
         return night, entry
 

@@ -28,7 +28,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rulings.errors import TournamentError
 from rulings.league import (
@@ -121,8 +121,8 @@ def sign_in(
     Args:
         night: tonight.
         name: the player's name as the league spells it.
-        arrival: what he did (early, on time, birthday, new player, brought); its
-            ``late_big_blind`` is ignored: ``late`` says it.
+        arrival: what he did (early, on time, birthday, new player, brought) and the nights
+            stored for him; its ``late_big_blind`` is ignored: ``late`` says it.
         rules: the league's stack numbers.
         rng: draws the seat.
         late: the clock's level after the start (required once play has begun).
@@ -153,17 +153,7 @@ def sign_in(
         if late.is_closed:
             raise TournamentError("late registration closed at the end of the first break (1.E.d)")
         big_blind = late.big_blind
-    stack = starting_stack(
-        Arrival(
-            early_signin=arrival.early_signin,
-            on_time=arrival.on_time,
-            birthday=arrival.birthday,
-            new_player=arrival.new_player,
-            new_players_brought=arrival.new_players_brought,
-            late_big_blind=big_blind,
-        ),
-        rules,
-    )
+    stack = starting_stack(replace(arrival, late_big_blind=big_blind), rules)
     seat = _draw_seat(night, rng)
     player = Entrant(clean, stack.total, big_blind is not None, stack.late_reduction)
     entry = SignedIn(player, seat)

@@ -182,7 +182,7 @@ def test_a_sign_in_like_a_known_player_needs_new_player(engine):
     with pytest.raises(RulingsError, match="looks like the existing player"):
         t.register(ctx2, player="Jonathan Smith")
     assert dump(engine) == before
-    assert "Jonathan Smith" in t.register(ctx2, player="Jonathan Smith", new_player=True).text
+    assert "Jonathan Smith" in t.register(ctx2, player="Jonathan Smith", confirm=True).text
 
 
 def test_undo_is_repeatable_and_audited_with_who(engine):
