@@ -21,6 +21,7 @@ from storage.audit import add_audit_entry, utc_now
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (
     Bounty,
+    Event,
     Player,
     PlayerAlias,
     PremiumHandAward,
@@ -502,3 +503,21 @@ def list_strikes(*, session: Session, league_id: int, name: str | None = None) -
         )
         for s, player, season in session.exec(query)
     ]
+
+
+def count_events_played(*, session: Session, league_id: int, name: str) -> int:
+    """How many stored (not void) events a player took part in; 0 for a name nobody has.
+
+    A returning player is one with stored events: the new-player chips (2.C.b.2) are for the
+    first night only.
+    """
+    pid = PlayerDirectory(session, league_id).find(name)
+    if pid is None:
+        return 0
+    count = session.exec(
+        select(func.count())
+        .select_from(Result)
+        .join(Event, col(Event.id) == col(Result.event_id))
+        .where(col(Result.player_id) == pid, col(Event.status) == "active")
+    ).one()
+    return int(count)

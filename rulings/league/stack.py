@@ -36,6 +36,8 @@ class Arrival:
         new_players_brought: New players this player brought tonight (2.C.b.3).
         late_big_blind: For a late player, the big blind of the level they sit down in;
             None if not late (reserve players who signed in before the start are not late).
+        events_played: Nights the league has stored for this player: a returning player
+            gets no new-player chips, whatever ``new_player`` says (2.C.b.2).
     """
 
     early_signin: bool = False
@@ -44,6 +46,7 @@ class Arrival:
     new_player: bool = False
     new_players_brought: int = 0
     late_big_blind: int | None = None
+    events_played: int = 0
 
 
 @dataclass(frozen=True)
@@ -171,7 +174,13 @@ def starting_stack(arrival: Arrival, rules: LeagueRules) -> StartingStack:
                 f"{label}: {chips - given:,} over the {rules.combined_extra_cap:,} cap{cap_rule}"
             )
     if arrival.new_player and rules.new_player_chips:
-        if late:
+        if arrival.events_played > 0:
+            nights = "night" if arrival.events_played == 1 else "nights"
+            refused.append(
+                f"new player: {arrival.events_played} {nights} already stored; the chips are "
+                f"for the first night only{_section(rules, 'starting_stack')}"
+            )
+        elif late:
             refused.append(f"new player: late players get no extra chips{late_rule}")
         else:
             extras.append(("new player", rules.new_player_chips))

@@ -145,12 +145,18 @@ class TablesBalanced:
         broken: tables broken (their players drawn into the open seats).
         redraw: tables that received three or more players and redraw for the button (2.D.d).
         random_tables: tables a player was picked from at random (no button given).
+        drawn_tables: tables a player moved into a drawn seat (no button given there, or no
+            seat due the big blind free; never the small blind's while another is free).
+        small_blind: players who had to take the next small blind's seat (no other was
+            free): they sit out until the button reaches them (2.D.b).
     """
 
     moves: tuple[SeatMove, ...]
     broken: tuple[int, ...] = ()
     redraw: tuple[int, ...] = ()
     random_tables: tuple[int, ...] = ()
+    drawn_tables: tuple[int, ...] = ()
+    small_blind: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -283,14 +289,15 @@ class Chart:
         return busted + sum(self.players[k].stack for k in self.seated)
 
     def positions(self) -> dict[str, int]:
-        """Key -> finishing position of each busted player, counted from the players still in.
+        """Key -> finishing position of each busted player, counted from the seated players.
 
-        A late sign-in after a bust moves the earlier busts down one place, as it should; at
-        the finish, players left on the reserve list never sat down and do not count.
+        One rule, at a bust and in the stored finish alike: a player counts once he has taken
+        a seat, so a reserve player still waiting does not (if he never sits down he is not in
+        the finish at all). A late sign-in or a reserve player seated after a bust moves the
+        earlier busts down one place, as it should.
         """
         out: dict[str, int] = {}
-        still_in = len(self.seated) if self.status == "finished" else self.remaining
-        position = still_in + 1
+        position = len(self.seated) + 1
         for group in reversed(self.busted):
             for key in group:
                 out[key] = position

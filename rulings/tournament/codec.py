@@ -101,6 +101,8 @@ def entry_to_data(entry: Entry) -> dict[str, Any]:
             "broken": list(entry.broken),
             "redraw": list(entry.redraw),
             "random_tables": list(entry.random_tables),
+            "drawn_tables": list(entry.drawn_tables),
+            "small_blind": list(entry.small_blind),
         }
     if isinstance(entry, PlayerMoved):
         return {"kind": "move", "move": _move(entry.move)}
@@ -141,6 +143,8 @@ def entry_from_data(data: Any) -> Entry:
             tuple(data["broken"]),
             tuple(data["redraw"]),
             tuple(data["random_tables"]),
+            tuple(data.get("drawn_tables", ())),  # logs stored before these were kept
+            tuple(data.get("small_blind", ())),
         )
     if kind == "move":
         return PlayerMoved(_unmove(data["move"]))

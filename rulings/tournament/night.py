@@ -28,7 +28,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rulings.errors import TournamentError
 from rulings.league import (
@@ -121,8 +121,8 @@ def sign_in(
     Args:
         night: tonight.
         name: the player's name as the league spells it.
-        arrival: what he did (early, on time, birthday, new player, brought); its
-            ``late_big_blind`` is ignored: ``late`` says it.
+        arrival: what he did (early, on time, birthday, new player, brought) and the nights
+            stored for him; its ``late_big_blind`` is ignored: ``late`` says it.
         rules: the league's stack numbers.
         rng: draws the seat.
         late: the clock's level after the start (required once play has begun).
@@ -153,17 +153,7 @@ def sign_in(
         if late.is_closed:
             raise TournamentError("late registration closed at the end of the first break (1.E.d)")
         big_blind = late.big_blind
-    stack = starting_stack(
-        Arrival(
-            early_signin=arrival.early_signin,
-            on_time=arrival.on_time,
-            birthday=arrival.birthday,
-            new_player=arrival.new_player,
-            new_players_brought=arrival.new_players_brought,
-            late_big_blind=big_blind,
-        ),
-        rules,
-    )
+    stack = starting_stack(replace(arrival, late_big_blind=big_blind), rules)
     seat = _draw_seat(night, rng)
     player = Entrant(clean, stack.total, big_blind is not None, stack.late_reduction)
     entry = SignedIn(player, seat)
@@ -310,9 +300,9 @@ def bust_players(
     _check_chips(names, chips, "2.G.e.2")
     if len(keys) >= chart.remaining:
         raise TournamentError("somebody must be left; /tournament finish names the winner")
-    best = chart.remaining - len(keys) + 1
-    positions = _shared_positions(keys, chips, best)
-    after = night.apply(BustedOut(positions))
+    # Seat the reserve players first (their seats do not depend on the positions), then
+    # count: the bust's positions are below everyone seated after it (Chart.positions).
+    after = night.apply(BustedOut(_shared_positions(keys, chips, 1)))
     seated: list[SeatMove] = []
     restacked: list[tuple[str, int, int]] = []
     draw = rng or random.Random(0)
@@ -329,6 +319,7 @@ def bust_players(
             stack = player.stack + player.chips_off - chips_off
             if chips_off != player.chips_off and stack > 0:
                 restacked.append((key, stack, chips_off))
+    positions = _shared_positions(keys, chips, len(after.chart.seated) + 1)
     entry = BustedOut(positions, tuple(seated), tuple(restacked))
     return night.apply(entry), entry
 
@@ -419,23 +410,42 @@ def _mover(
     return taken[pick], False
 
 
+def _is_next_small_blind(setup: Room, chart: Chart, seat: Seat, taken: Mapping[Seat, str]) -> bool:
+    """Whether an empty seat is the next hand's small blind (between today's two blinds)."""
+    button = chart.buttons.get(seat.table)
+    if button is None:
+        return False
+    order = [Seat(seat.table, n) for n in _clockwise(setup.seats_per_table, button)]
+    occupied = [i for i, s in enumerate(order) if s in taken]
+    return len(occupied) >= 2 and seat in order[occupied[0] + 1 : occupied[1]]
+
+
 def _landing(
     setup: Room, chart: Chart, table: int, taken: Mapping[Seat, str], rng: random.Random
-) -> Seat:
-    """Where a moved player sits: the seat due the big blind next, when the button is known."""
+) -> tuple[Seat, bool]:
+    """Where a moved player sits, and whether the seat was drawn rather than given by position.
+
+    The button given is the one of the hand being played; the moved player is dealt in from
+    the next hand, when the button has passed to today's small blind. With the button known
+    (2.D.a-c) he takes the empty seat straight after the big blind, due the big blind next;
+    when there is none, a seat drawn among those that do not make him the next small blind
+    (an empty seat between today's small and big blind would, 2.D.a-b). A small-blind seat
+    only when no other is empty. Without the button, any empty seat is drawn.
+    """
     free = _free_seats(setup, chart, table, taken)
     button = chart.buttons.get(table)
-    if button is not None:
-        order = [Seat(table, n) for n in _clockwise(setup.seats_per_table, button)]
-        occupied = [i for i, s in enumerate(order) if s in taken]
-        if len(occupied) >= 2:
-            # The empty seat straight after the big blind, before the next player, is the one
-            # due the big blind next (2.D.c: he posts it and is dealt in).
-            for s in order[occupied[1] + 1 :]:
-                if s in taken:
-                    break
-                return s
-    return rng.choice(free)
+    if button is None:
+        return rng.choice(free), True
+    order = [Seat(table, n) for n in _clockwise(setup.seats_per_table, button)]
+    occupied = [i for i, s in enumerate(order) if s in taken]
+    if len(occupied) < 2:
+        return rng.choice(free), True
+    for s in order[occupied[1] + 1 :]:
+        if s in taken:
+            break
+        return s, False
+    others = [s for s in free if not _is_next_small_blind(setup, chart, s, taken)]
+    return rng.choice(others or free), True
 
 
 def balance_tables(night: Night, rng: random.Random) -> tuple[Night, TablesBalanced]:
@@ -446,7 +456,9 @@ def balance_tables(night: Night, rng: random.Random) -> tuple[Night, TablesBalan
     Otherwise one player moves at a time, from a fullest table to an emptiest one: with the
     button known, the player due the big blind next, into the seat due the big blind next
     (never the small blind, 2.D.a-c); without it, a random player (``random_tables`` says
-    which). A table receiving three or more players redraws for the button (2.D.d).
+    which). A seat not given by position is drawn (``drawn_tables`` says where), never the
+    next small blind's while another is free (``small_blind`` names who had to take it). A
+    table receiving three or more players redraws for the button (2.D.d).
 
     Args:
         night: tonight (registering or running).
@@ -466,6 +478,8 @@ def balance_tables(night: Night, rng: random.Random) -> tuple[Night, TablesBalan
     moves: list[SeatMove] = []
     broken: list[int] = []
     randomly: list[int] = []
+    drawn: list[int] = []
+    sits_out: list[str] = []
 
     def counts() -> dict[int, int]:
         out = dict.fromkeys(tables, 0)
@@ -509,10 +523,17 @@ def balance_tables(night: Night, rng: random.Random) -> tuple[Night, TablesBalan
         key, at_random = _mover(setup, view, source, taken, rng)
         if at_random and source not in randomly:
             randomly.append(source)
-        do(key, _landing(setup, view, target, taken, rng))
+        seat, was_drawn = _landing(setup, view, target, taken, rng)
+        if was_drawn and target not in drawn:
+            drawn.append(target)
+        do(key, seat)
+        if _is_next_small_blind(setup, view, seat, taken):
+            sits_out.append(chart.name(key))
     arrivals = Counter(m.to_seat.table for m in moves)
     redraw = tuple(sorted(t for t, n in arrivals.items() if n >= 3))
-    entry = TablesBalanced(tuple(moves), tuple(broken), redraw, tuple(randomly))
+    entry = TablesBalanced(
+        tuple(moves), tuple(broken), redraw, tuple(randomly), tuple(drawn), tuple(sits_out)
+    )
     return night.apply(entry), entry
 
 

@@ -84,11 +84,13 @@ def test_a_whole_night_from_sign_in_to_stored_results(engine):
     assert "reserve list #2" in late.text
     assert "16,800" in late.text
     first = t.bust(ctx, players="Cy")
-    assert "10th" in first.text
+    # Ivy takes Cy's seat (she counts); Jo still waits and counts once he sits down.
+    assert "Cy**: 9th" in first.text
     assert "Seated from the reserve list: Ivy" in first.text
     two = t.bust(ctx, players="Gus, Fay", chips="5000, 9000")
     assert "Fay**: 8th" in two.text
     assert "Gus**: 9th" in two.text
+    assert "now one place lower (a reserve player sat down): Cy 10th" in two.text
     t.balance(ctx)
     for name in ("Hal", "Eve", "Ann", "Jo"):
         t.bust(ctx, players=name)
@@ -180,7 +182,7 @@ def test_a_sign_in_like_a_known_player_needs_new_player(engine):
     with pytest.raises(RulingsError, match="looks like the existing player"):
         t.register(ctx2, player="Jonathan Smith")
     assert dump(engine) == before
-    assert "Jonathan Smith" in t.register(ctx2, player="Jonathan Smith", new_player=True).text
+    assert "Jonathan Smith" in t.register(ctx2, player="Jonathan Smith", confirm=True).text
 
 
 def test_undo_is_repeatable_and_audited_with_who(engine):
@@ -191,9 +193,9 @@ def test_undo_is_repeatable_and_audited_with_who(engine):
     t.start(ctx)
     before = t.show(ctx, json=True).data
     t.bust(ctx, players="Cy")
-    t.balance(ctx)
+    t.move(ctx, player="Bob", table=1)
     undo_ctx = ctx_for(engine, actor="console:bob")
-    assert "balance" in t.undo(undo_ctx).text
+    assert "the move Bob" in t.undo(undo_ctx).text
     assert "the bust of Cy" in t.undo(undo_ctx).text
     assert t.show(ctx, json=True).data == before
     with pytest.raises(RulingsError, match="start"):
@@ -295,7 +297,7 @@ def test_a_restart_mid_night_carries_on_from_the_database(engine, tmp_path):
     for name in ("P04", "P05", "P06"):
         t.bust(ctx2, players=name)
         t.balance(ctx2)
-    assert "balance" in t.undo(ctx2).text
+    # The last balance moved nobody: it stored nothing, so undo takes back the bust.
     assert "the bust of P06" in t.undo(ctx2).text
     with session_scope(again) as s:
         record = get_open_tournament(session=s, channel_id=CHANNEL, with_log=True)

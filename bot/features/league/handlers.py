@@ -17,6 +17,7 @@ from bot.features.league import wording as views
 from bot.features.league.reads import (
     TERMINAL_PAGE,
     Paged,
+    events_played_by,
     league_of,
     league_rules_for,
     names_by_id,
@@ -232,6 +233,9 @@ def stack(
         new_player=new_player,
         new_players_brought=brought,
         late_big_blind=late_big_blind,
+        events_played=ctx.db.run_sync(events_played_by, guild_id=ctx.guild_id, player=player)
+        if new_player
+        else 0,
     )
     rules: Any = ctx.db.run_sync(league_rules_for, guild_id=ctx.guild_id)
     return stack_reply_for(rules, arrival, player)

@@ -28,7 +28,7 @@ from storage.leagues import (
     list_locations,
     similar_name,
 )
-from storage.players import list_players
+from storage.players import count_events_played, list_players
 from storage.seasons import get_season, list_seasons
 from storage.standings import StandingsTable, TocTable, season_standings, season_toc
 
@@ -222,6 +222,17 @@ def league_rules_for(*, session: Session, guild_id: int | None) -> rulings.Leagu
     except NotFound:
         return rulings.load_league_rules()
     return get_league_rules(session=session, league_id=league.id)
+
+
+def events_played_by(*, session: Session, guild_id: int | None, player: str | None) -> int:
+    """The nights stored for a player of the server's league (0: unknown, or no league)."""
+    if player is None or not player.strip():
+        return 0
+    try:
+        league = league_of(session=session, guild_id=guild_id)
+    except NotFound:
+        return 0
+    return count_events_played(session=session, league_id=league.id, name=player)
 
 
 def stack_reply_for(

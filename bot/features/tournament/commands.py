@@ -69,6 +69,12 @@ TOURNAMENT: tuple[Command, ...] = (
         Opt("new_player", "His first night in the league (2.C.b.2)", "yes", default=False),
         Opt("brought", "New players he brought tonight (2.C.b.3)", "int", min=0, max=20, default=0),
         Opt("big_blind", "Late: the big blind now, when no clock runs here (1.E.d)", "int", min=1),
+        Opt(
+            "confirm",
+            "A new name that resembles a known player's is a new player",
+            "yes",
+            default=False,
+        ),
     ),
     _t("start", "Begin play: sign-ins from now on are late (1.E.d)"),
     _t(

@@ -12,6 +12,7 @@ import logging
 import random
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Literal
 
 from sqlmodel import Session
@@ -48,6 +49,7 @@ from storage.leagues import (
     get_league_rules,
     get_location,
 )
+from storage.players import count_events_played
 from storage.seasons import get_season
 from storage.tournaments import (
     TournamentRecord,
@@ -171,6 +173,8 @@ def _write(
             session=session, channel_id=_channel(ctx), with_log=with_log, for_update=True
         )
         night, entry = decide(session, record)
+        if isinstance(entry, TablesBalanced) and not entry.moves and not entry.broken:
+            return record, night, entry  # nothing changed: nothing to store, nothing to undo
         stored = add_entry(
             session=session,
             record=record,
@@ -223,8 +227,13 @@ def register(
     new_player: bool = False,
     brought: int = 0,
     big_blind: int | None = None,
+    confirm: bool = False,
 ) -> Reply:
-    """/tournament register: sign a player in."""
+    """/tournament register: sign a player in.
+
+    ``new_player`` asks for the new-player chips (2.C.b.2), which a player with stored nights
+    does not get; ``confirm`` takes a new name that resembles a known player's as it is.
+    """
     arrival = Arrival(
         early_signin=early,
         on_time=on_time,
@@ -236,15 +245,18 @@ def register(
 
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
         name = signin_name(
-            session=session, league_id=record.league_id, name=player, confirmed=new_player
+            session=session, league_id=record.league_id, name=player, confirmed=confirm
         )
+        played = count_events_played(session=session, league_id=record.league_id, name=name)
         rules = get_league_rules(session=session, league_id=record.league_id)
         late = None
         if record.night.chart.status == "running":
             late = late_entry_for(
                 session=session, channel_id=_channel(ctx), now=ctx.now(), big_blind=big_blind
             )
-        night, entry, stack = rulings.sign_in(record.night, name, arrival, rules, _rng(ctx), late)
+        night, entry, stack = rulings.sign_in(
+            record.night, name, replace(arrival, events_played=played), rules, _rng(ctx), late
+        )
         found["stack"] = stack
         return night, entry
 
@@ -307,9 +319,11 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
     """/tournament bust: one elimination, or several on the same hand."""
     names = _names(players)
     counts = _chip_counts(chips)
+    before: dict[str, int] = {}
 
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
         chart = record.night.chart
+        before.update(chart.positions())
         if not any(chart.players[k].late for k in chart.reserve):
             return rulings.bust_players(record.night, names, counts, _rng(ctx))
         # A late reserve player seated now is chipped down at the level being played (1.E.d).
@@ -325,6 +339,10 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
     if shared:
         lines.append("Equal chips at the start of the hand share the position (2.G.e.2).")
     lines += [f"Seated from the reserve list: {_move_line(m)}" for m in entry.seated]
+    moved = [(k, p) for k, p in chart.positions().items() if k in before and before[k] != p]
+    if moved:  # a reserve player who sits down finishes above everyone out before him
+        shown = ", ".join(f"{escape(chart.name(k))} {_ordinal(p)}" for k, p in sorted(moved))
+        lines.append(f"Already out, now one place lower (a reserve player sat down): {shown}")
     lines += [
         f"{escape(chart.name(k))} starts with {_n(stack)} ({_n(off)} removed at this level, 1.E.d)"
         for k, stack, off in entry.restacked
@@ -335,11 +353,13 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
 def balance(ctx: Context) -> Reply:
     """/tournament balance: decide and apply the moves, posted in the channel."""
     before: dict[str, int] = {}
+    buttons: dict[int, int] = {}
     paused: list[int] = []
     door = ctx.clock if isinstance(ctx.clock, ClockDoor) else None
 
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
         before["tables"] = len(record.night.chart.tables)
+        buttons.update(record.night.chart.buttons)
         night, entry = rulings.balance_tables(record.night, _rng(ctx))
         if entry.redraw and door is None:  # no live clock service here: pause it in storage
             clock_id = pause_for_redraw(session=session, channel_id=_channel(ctx), now=ctx.now())
@@ -363,6 +383,17 @@ def balance(ctx: Context) -> Reply:
     lines += [
         f"Table {t}: no button given, the player was picked at random (/tournament button)."
         for t in entry.random_tables
+    ]
+    lines += [
+        f"Table {t}: the seat was drawn ("
+        + ("no button given" if t not in buttons else "no seat due the big blind was free")
+        + ", never the small blind's while another is free)."
+        for t in entry.drawn_tables
+    ]
+    lines += [
+        f"{escape(name)} takes the next small blind's seat (no other was free) and sits out "
+        "until the button reaches him (2.D.b)."
+        for name in entry.small_blind
     ]
     if len(night.chart.tables) == 1 and before["tables"] > 1:
         lines.append(f"**Final table**: table {night.chart.tables[0]}.")
