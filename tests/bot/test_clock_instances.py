@@ -30,7 +30,7 @@ import pytest_asyncio
 from sqlalchemy import text
 
 from storage.db import make_engine, scratch_schema
-from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
+from tests.conftest import SKIP_POSTGRES, postgres_url
 from tests.fakediscord import (
     CHANNEL_ID,
     EPHEMERAL,
@@ -58,7 +58,7 @@ LEVEL = re.compile(r"(?:Level |We are now at level )(\d+)")
 @pytest.fixture(scope="module")
 def database_url() -> Iterator[str]:
     """A fresh, empty PostgreSQL schema: the instances create the tables themselves."""
-    with scratch_schema(POSTGRES_URL, prefix="inst", create=False) as engine:
+    with scratch_schema(postgres_url(), prefix="inst", create=False) as engine:
         yield engine.url.render_as_string(hide_password=False)
 
 

@@ -21,7 +21,7 @@ from storage.db import (
     scratch_schema,
     upgrade_schema,
 )
-from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
+from tests.conftest import SKIP_POSTGRES, postgres_url
 
 MIGRATIONS = Path(storage.db.__file__).parent / "migrations"
 REVISIONS = [s.revision for s in reversed(list(ScriptDirectory(str(MIGRATIONS)).walk_revisions()))]
@@ -103,7 +103,7 @@ def _fresh(like: Engine) -> dict[str, Any]:
             return _schema(engine)
         finally:
             engine.dispose()
-    with scratch_schema(POSTGRES_URL, prefix="f", create=True) as engine:
+    with scratch_schema(postgres_url(), prefix="f", create=True) as engine:
         return _schema(engine)
 
 
@@ -132,7 +132,7 @@ def test_an_unstamped_database_with_the_first_schema_is_upgraded_from_0001():
 @pytest.mark.postgres
 @pytest.mark.skipif(SKIP_POSTGRES, reason="POKERFLOOR_SKIP_POSTGRES=1")
 def test_the_postgres_fixture_schema_is_stamped_at_head():
-    with scratch_schema(POSTGRES_URL, prefix="m") as engine:
+    with scratch_schema(postgres_url(), prefix="m") as engine:
         assert _version(engine) == head_revision()
 
 
@@ -240,7 +240,7 @@ def test_0008_marks_current_seasons_dates_strikes_and_frees_void_nights_sqlite()
 @pytest.mark.postgres
 @pytest.mark.skipif(SKIP_POSTGRES, reason="POKERFLOOR_SKIP_POSTGRES=1")
 def test_0008_marks_current_seasons_dates_strikes_and_frees_void_nights_postgres():
-    with scratch_schema(POSTGRES_URL, prefix="m", create=False) as engine:
+    with scratch_schema(postgres_url(), prefix="m", create=False) as engine:
         _league_rows_at_0007(engine)
         upgrade_schema(engine)
         _check_0008(engine)

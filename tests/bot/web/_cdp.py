@@ -11,6 +11,7 @@ import base64
 import contextlib
 import itertools
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
+import pytest
 
 CHROMIUM_FLAGS = (
     "--headless",
@@ -37,6 +39,21 @@ _LISTENING = re.compile(r"DevTools listening on (ws://\S+)")
 
 def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def require_chromium() -> str:
+    """The Chromium to drive; without one a browser test skips, and fails under ``CI=true``.
+
+    A developer's machine need not have a browser (the skip says how to get one, in one line);
+    CI must run the test, so there a missing browser is a failure, not a quiet skip.
+    """
+    path = chromium_path()
+    if path is None:
+        how = "no chromium on PATH: apt-get install chromium to run the browser test"
+        if os.environ.get("CI", "").lower() in ("true", "1"):
+            pytest.fail(f"{how} (required under CI=true)", pytrace=False)
+        pytest.skip(how)
+    return path
 
 
 class Tab:
@@ -110,8 +127,7 @@ class Tab:
 @contextlib.asynccontextmanager
 async def browser_tab(*, width: int = 390, height: int = 844) -> AsyncIterator[Tab]:
     """Start headless Chromium (a fresh profile) and yield one tab at a phone's size."""
-    path = chromium_path()
-    assert path is not None, "chromium is not installed (apt-get install -y chromium)"
+    path = require_chromium()
     with tempfile.TemporaryDirectory(prefix="pf-chromium-", ignore_cleanup_errors=True) as profile:
         proc = await asyncio.to_thread(
             subprocess.Popen,

@@ -1,9 +1,10 @@
 """What a person sees: the pages in headless Chromium at a phone's width.
 
-Chromium is Debian's ``chromium`` package (``.ci/run`` installs it when it is missing); the
-test drives it over the DevTools protocol, with no browser download. It checks the season
-table's first row against the CLI, that the chart is drawn and fits the screen, that no name
-runs as script or handler, and that a rules link scrolls to its passage.
+Chromium is Debian's ``chromium`` package (``.ci/run`` installs it when it is missing; without
+it the test skips with one line saying so, and fails under ``CI=true``); the test drives it
+over the DevTools protocol, with no browser download. It checks the season table's first row
+against the CLI, that the chart is drawn and fits the screen, that no name runs as script or
+handler, and that a rules link scrolls to its passage.
 """
 
 from __future__ import annotations
@@ -20,11 +21,10 @@ from PIL import Image
 import rulings
 from bot.surfaces.web.site import Site, start_site
 from storage.db import make_engine
-from tests.bot.web._cdp import browser_tab, chromium_path
+from tests.bot.web._cdp import browser_tab, require_chromium
 from tests.bot.web._data import QUOTE, SCRIPT, build_league, cli_json
 
 SKIP = os.environ.get("POKERFLOOR_SKIP_BROWSER") == "1"
-pytestmark = pytest.mark.skipif(SKIP, reason="POKERFLOOR_SKIP_BROWSER=1")
 PHONE_WIDTH = 390
 
 
@@ -37,8 +37,9 @@ async def _serve(url: str) -> tuple[web.AppRunner, str]:
     return runner, f"http://127.0.0.1:{port}"
 
 
+@pytest.mark.skipif(SKIP, reason="POKERFLOOR_SKIP_BROWSER=1")
 async def test_pages_in_a_phone_browser(tmp_path: Path, capsys: Any) -> None:
-    assert chromium_path() is not None, "install chromium (apt-get install -y chromium)"
+    require_chromium()
     url = build_league(tmp_path)
     expected = cli_json(capsys, "standings", "--json", "--db", url)
     runner, base = await _serve(url)
@@ -116,3 +117,28 @@ async def test_pages_in_a_phone_browser(tmp_path: Path, capsys: Any) -> None:
             assert tab.dialogs == []
     finally:
         await runner.cleanup()
+
+
+def _without_chromium(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no browser to find
+
+
+def test_without_chromium_the_browser_test_skips_saying_how_to_enable_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _without_chromium(monkeypatch, tmp_path)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        require_chromium()
+    assert "apt-get install chromium" in str(skipped.value)
+    assert "\n" not in str(skipped.value)
+
+
+def test_under_ci_a_missing_chromium_fails_the_browser_test(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _without_chromium(monkeypatch, tmp_path)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception) as failed:
+        require_chromium()
+    assert "apt-get install chromium" in str(failed.value)
