@@ -32,7 +32,8 @@ way)::
         ├── MergeError             two players that cannot be merged
         ├── DatabaseBusyError      the database stayed locked or unreachable: try again soon
         ├── SuspendedPlayerError   a result names a suspended player (3.B), unconfirmed
-        └── UnconfirmedRescoreError    a rule change that re-scores stored events, unconfirmed
+        ├── UnconfirmedRescoreError    a rule change that re-scores stored events, unconfirmed
+        └── BackupError            a backup file that cannot be read, or a refused restore
 
 Catch ``RulingsError`` to answer any user mistake; catch a leaf only where the caller does
 something different for it (``DuplicatePlayerError`` offers the existing name). Every surface

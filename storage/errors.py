@@ -91,3 +91,7 @@ class UnconfirmedRescoreError(StorageError):
         self.events = events
         self.players = players
         super().__init__(message)
+
+
+class BackupError(StorageError):
+    """A backup that cannot be written or read, or a restore refused (a non-empty database)."""

@@ -1,5 +1,6 @@
 """SQLModel tables. Each topic's tables live in their own module and are imported here."""
 
+import storage.backup_models
 import storage.bot_models
 import storage.clock_models
 import storage.guild_settings_models

@@ -1,0 +1,668 @@
+"""Backups: every league in one file of JSON lines, written from one read transaction, and back.
+
+The format (``version`` 1) is plain text, one JSON value a line, gzip-compressed when the file
+name ends in ``.gz`` (a reader tells by the first bytes, whatever the name)::
+
+    {"format": "pokerfloor-backup", "version": 1, "revision": "0012",
+     "created_at": "2026-12-01T16:00:00+00:00", "database": "sqlite"}
+    {"table": "league", "columns": ["id", "name", "guild_id", "preset", "overrides"]}
+    [1, "Bar league", 123456789012345678, "btown", {}]
+    ...                                    (one array a row, in primary-key order)
+    {"table": "player", "columns": [...]}
+    ...
+    {"end": {"league": 1, "player": 240, ...}}
+
+``revision`` is the database's Alembic revision when the backup was taken; tables come parents
+first (foreign keys), columns are named in each table's header, times are ISO 8601 in UTC, dates
+``YYYY-MM-DD``, JSON columns inline. The ``end`` line counts every table's rows, so a file cut
+short is refused rather than half restored. The deployment's own bookkeeping (the Alembic
+stamp, the command-sync digest, the backup schedule) is not league data and is left out.
+
+Restoring maps the file into the current schema: a backup at the current revision is loaded
+as it is (columns matched by name); one from an older revision is first loaded into a scratch
+in-memory SQLite database at its own revision and brought forward by the same migrations a
+live database goes through, then copied. Either way the target is written in ONE transaction:
+all of it, or nothing (``--replace`` deletes the old rows in that same transaction).
+
+The scheduled backup reuses the clocks' lease pattern (``storage.backup_models``):
+``run_scheduled_backup`` claims the job with one conditional update, writes, prunes the folder
+to the newest ``keep`` files and records the outcome for ``/admin backup``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import io
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from sqlalchemy import Date, DateTime, MetaData, Table, or_, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine
+from sqlmodel import Session, SQLModel, col
+
+from storage.backup_models import BackupRun
+from storage.db import head_revision, make_engine, upgrade_schema
+from storage.errors import BackupError
+
+log = logging.getLogger(__name__)
+
+FORMAT = "pokerfloor-backup"
+VERSION = 1
+NOT_LEAGUE_DATA = frozenset({"alembic_version", "command_sync", "backup_run"})
+"""The deployment's bookkeeping: never written to a backup, never touched by a restore."""
+BATCH_ROWS = 5_000
+JOB = "backup"
+FILE_PREFIX = "pokerfloor-"
+FILE_SUFFIX = ".jsonl.gz"
+
+
+@dataclass(frozen=True)
+class BackupSummary:
+    """A backup written or restored.
+
+    Attributes:
+        path: the file.
+        revision: the Alembic revision the file was taken at.
+        tables: rows per table, in the file's order.
+        size_bytes: the file's size.
+        seconds: how long writing or restoring took.
+    """
+
+    path: Path
+    revision: str
+    tables: Mapping[str, int]
+    size_bytes: int
+    seconds: float
+
+    @property
+    def rows(self) -> int:
+        """Rows in all tables."""
+        return sum(self.tables.values())
+
+
+@dataclass(frozen=True)
+class LastBackup:
+    """The scheduled backup as ``/admin backup`` tells it.
+
+    Attributes:
+        ok_at: when the last good backup finished (None: never).
+        path: its file, on the machine of ``instance``.
+        size_bytes: its size.
+        rows: rows in it.
+        seconds: how long it took.
+        instance: the bot instance that took it (host:pid:...).
+        finished_at: when the last attempt ended (good or not).
+        error: why the last attempt failed (None: it did not).
+        running_since: an attempt under way (its start), else None.
+    """
+
+    ok_at: dt.datetime | None
+    path: str | None
+    size_bytes: int | None
+    rows: int | None
+    seconds: float | None
+    instance: str | None
+    finished_at: dt.datetime | None
+    error: str | None
+    running_since: dt.datetime | None
+
+
+# -- writing -------------------------------------------------------------------------------
+
+
+def _utc(value: dt.datetime) -> dt.datetime:
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+
+
+def _plain(value: Any) -> Any:
+    """JSON for what ``json`` cannot write itself (times and dates; naive times are UTC)."""
+    if isinstance(value, dt.datetime):
+        return _utc(value).isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    raise TypeError(f"cannot write {type(value).__name__} to a backup")
+
+
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=_plain).encode
+
+
+def league_tables(conn: Connection) -> list[Table]:
+    """The tables a backup holds, parents first.
+
+    The current models' at the head revision, else the database's own (reflected), so a
+    database not yet migrated can be backed up as it is.
+    """
+    if current_revision(conn) == head_revision():
+        import storage.models  # noqa: F401  (registers every table)
+
+        tables = SQLModel.metadata.sorted_tables
+    else:
+        found = MetaData()
+        found.reflect(conn)
+        tables = found.sorted_tables
+    return [t for t in tables if t.name not in NOT_LEAGUE_DATA]
+
+
+def current_revision(conn: Connection) -> str | None:
+    """The database's Alembic revision (None: not stamped)."""
+    from alembic.runtime.migration import MigrationContext
+
+    return MigrationContext.configure(conn).get_current_revision()
+
+
+@contextmanager
+def _snapshot(engine: Engine) -> Iterator[Connection]:
+    """A connection whose reads all see one moment of the database (one read transaction)."""
+    with engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("BEGIN")  # pysqlite opens no transaction for reads by itself
+            reader = conn
+        else:
+            reader = conn.execution_options(isolation_level="REPEATABLE READ")
+        try:
+            yield reader
+        finally:
+            reader.rollback()
+
+
+def _open_write(path: Path, *, is_gzip: bool) -> IO[str]:
+    if is_gzip:
+        raw = gzip.open(path, "wb", compresslevel=5)  # noqa: SIM115  (the caller's `with`)
+        return io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+    return path.open("w", encoding="utf-8", newline="\n")
+
+
+def write_backup(
+    engine: Engine,
+    path: str | Path,
+    *,
+    now: dt.datetime | None = None,
+    on_table: Callable[[str], None] | None = None,
+) -> BackupSummary:
+    """Write every league of ``engine`` to ``path`` from one read transaction.
+
+    The file appears only once whole (written beside it, then renamed), so an interrupted
+    backup never leaves a file that looks like one.
+
+    Args:
+        engine: the database.
+        path: the file to write (``.gz``: compressed); replaced if it exists.
+        now: the time recorded in the header (default: now).
+        on_table: called with each table's name once it is written (progress).
+
+    Returns:
+        What was written.
+
+    Raises:
+        BackupError: the folder is missing or the file cannot be written.
+    """
+    started = time.perf_counter()
+    path = Path(path)
+    part = path.with_name(path.name + ".part")
+    counts: dict[str, int] = {}
+    try:
+        with _snapshot(engine) as conn, _open_write(part, is_gzip=path.name.endswith(".gz")) as out:
+            revision = current_revision(conn) or head_revision()
+            out.write(
+                _encode(
+                    {
+                        "format": FORMAT,
+                        "version": VERSION,
+                        "revision": revision,
+                        "created_at": _utc(now or dt.datetime.now(dt.UTC)).isoformat(),
+                        "database": conn.dialect.name,
+                    }
+                )
+                + "\n"
+            )
+            for table in league_tables(conn):
+                counts[table.name] = _write_table(conn, table, out)
+                if on_table is not None:
+                    on_table(table.name)
+            out.write(_encode({"end": counts}) + "\n")
+        part.replace(path)
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise BackupError(f"cannot write the backup {path}: {exc.strerror or exc}") from exc
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    return BackupSummary(path, revision, counts, path.stat().st_size, time.perf_counter() - started)
+
+
+def _write_table(conn: Connection, table: Table, out: IO[str]) -> int:
+    columns = list(table.columns)
+    out.write(_encode({"table": table.name, "columns": [c.name for c in columns]}) + "\n")
+    order = list(table.primary_key.columns) or columns
+    result = conn.execution_options(stream_results=True, yield_per=BATCH_ROWS).execute(
+        select(table).order_by(*order)
+    )
+    count = 0
+    for rows in result.partitions():
+        out.write("".join(_encode(list(row)) + "\n" for row in rows))
+        count += len(rows)
+    return count
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+Section = tuple[str, list[str], Iterator[list[Any]]]
+"""One table of a backup: its name, its columns, its rows (read once, in order)."""
+
+
+@contextmanager
+def _open_read(path: Path) -> Iterator[IO[str]]:
+    try:
+        with path.open("rb") as probe:
+            is_gzip = probe.read(2) == b"\x1f\x8b"
+        raw: Any = gzip.open(path, "rb") if is_gzip else path.open("rb")  # noqa: SIM115
+    except OSError as exc:
+        raise BackupError(f"cannot read the backup {path}: {exc.strerror or exc}") from exc
+    with raw, io.TextIOWrapper(raw, encoding="utf-8") as lines:
+        try:
+            yield lines
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise BackupError(f"{path} is damaged: {exc}") from exc
+
+
+def read_header(lines: IO[str], path: Path) -> dict[str, Any]:
+    """The first line of a backup, checked.
+
+    Raises:
+        BackupError: not a pokerfloor backup, or from a newer format than this one reads.
+    """
+    first = lines.readline()
+    try:
+        header = json.loads(first)
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise BackupError(f"{path} is not a pokerfloor backup.")
+    if not isinstance(header.get("version"), int) or header["version"] > VERSION:
+        raise BackupError(
+            f"{path} is a backup of format {header.get('version')}; this pokerfloor reads "
+            f"format {VERSION} and older: upgrade pokerfloor to restore it."
+        )
+    if not isinstance(header.get("revision"), str):
+        raise BackupError(f"{path} names no schema revision.")
+    return header
+
+
+def _sections(lines: IO[str], path: Path) -> Iterator[Section]:
+    """The tables of a backup file after its header; the ``end`` line's counts checked."""
+    counts: dict[str, int] = {}
+    pending = lines.readline()
+    while pending:
+        head = _json_line(pending, path)
+        if isinstance(head, dict) and "end" in head:
+            if head["end"] != counts:
+                raise BackupError(f"{path} does not hold the rows its last line counts.")
+            return
+        if not isinstance(head, dict) or not isinstance(head.get("columns"), list):
+            raise BackupError(f"{path}: expected a table's header, found {pending[:60]!r}.")
+        name = str(head["table"])
+        box: list[str] = []
+
+        def rows(name: str = name, box: list[str] = box) -> Iterator[list[Any]]:
+            count = 0
+            for line in lines:
+                if not line.startswith("["):
+                    box.append(line)
+                    break
+                yield _json_line(line, path)
+                count += 1
+            counts[name] = count
+
+        yield name, [str(c) for c in head["columns"]], rows()
+        pending = box[0] if box else ""
+    raise BackupError(f"{path} ends early: it was cut off before its last line.")
+
+
+def _json_line(line: str, path: Path) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError as exc:
+        raise BackupError(f"{path} is damaged: a line is not JSON ({line[:60]!r}).") from exc
+
+
+def _converter(column: Any) -> Callable[[Any], Any] | None:
+    """How a file's value becomes the column's (times and dates from ISO text)."""
+    kind = column.type
+    if isinstance(kind, DateTime):
+        keep_zone = bool(getattr(kind, "timezone", False))
+
+        def moment(value: Any) -> Any:
+            if value is None:
+                return None
+            parsed = _utc(dt.datetime.fromisoformat(value))
+            return parsed if keep_zone else parsed.replace(tzinfo=None)
+
+        return moment
+    if isinstance(kind, Date):
+        return lambda value: None if value is None else dt.date.fromisoformat(value)
+    return None
+
+
+def _load(
+    conn: Connection, sections: Iterator[Section], tables: Mapping[str, Table]
+) -> dict[str, int]:
+    """Insert every section's rows into the table of the same name (columns by name)."""
+    counts: dict[str, int] = {}
+    for name, columns, rows in sections:
+        table = tables.get(name)
+        if table is None:
+            raise BackupError(f"the backup holds a table '{name}' this database does not have.")
+        extra = [c for c in columns if c not in table.columns]
+        if extra:
+            raise BackupError(f"the backup's table '{name}' has columns this one lacks: {extra}.")
+        fix = [(i, f) for i, c in enumerate(columns) if (f := _converter(table.columns[c]))]
+        statement = table.insert()
+        batch: list[dict[str, Any]] = []
+        count = 0
+        for row in rows:
+            if len(row) != len(columns):
+                raise BackupError(f"the backup's table '{name}' has a row of the wrong width.")
+            for i, convert in fix:
+                row[i] = convert(row[i])
+            batch.append(dict(zip(columns, row, strict=True)))
+            if len(batch) >= BATCH_ROWS:
+                conn.execute(statement, batch)
+                count += len(batch)
+                batch = []
+        if batch:
+            conn.execute(statement, batch)
+            count += len(batch)
+        counts[name] = count
+    return counts
+
+
+def _rows_of(conn: Connection, tables: list[Table]) -> Iterator[Section]:
+    """A database's tables as sections (the scratch database, brought to the head)."""
+    for table in tables:
+        columns = [c.name for c in table.columns]
+        result = conn.execution_options(yield_per=BATCH_ROWS).execute(
+            select(table).order_by(*(list(table.primary_key.columns) or table.columns))
+        )
+        yield table.name, columns, (_plain_row(row) for row in result)
+
+
+def _plain_row(row: Any) -> list[Any]:
+    return [_plain(v) if isinstance(v, dt.date) else v for v in row]
+
+
+def _is_empty(conn: Connection, tables: list[Table]) -> bool:
+    return all(conn.execute(select(1).select_from(t).limit(1)).first() is None for t in tables)
+
+
+def _reset_sequences(conn: Connection, tables: list[Table]) -> None:
+    """PostgreSQL: each serial id continues after the largest id restored (SQLite needs none)."""
+    if conn.dialect.name != "postgresql":
+        return
+    for table in tables:
+        keys = list(table.primary_key.columns)
+        if len(keys) != 1 or table.autoincrement_column is None:
+            continue
+        key = keys[0].name
+        conn.execute(
+            text(
+                f'SELECT setval(pg_get_serial_sequence(:t, :c), MAX("{key}")) '
+                f'FROM "{table.name}" HAVING MAX("{key}") IS NOT NULL'
+            ),
+            {"t": table.name, "c": key},
+        )
+
+
+def restore_backup(engine: Engine, path: str | Path, *, replace: bool = False) -> BackupSummary:
+    """Restore the backup at ``path`` into ``engine``'s database, in one transaction.
+
+    The database is first brought to the current schema; a backup from an older revision is
+    migrated on the way (see the module's docstring).
+
+    Args:
+        engine: the target database (SQLite or PostgreSQL, whichever the backup came from).
+        path: the backup file.
+        replace: delete what the database holds first (same transaction); without it a
+            database holding any league data is refused.
+
+    Returns:
+        What was restored.
+
+    Raises:
+        BackupError: not a backup, damaged or cut short, from a newer pokerfloor, or the
+            database is not empty and ``replace`` was not given. Nothing is changed.
+    """
+    started = time.perf_counter()
+    path = Path(path)
+    upgrade_schema(engine)
+    with _open_read(path) as lines, engine.connect() as conn:
+        revision = read_header(lines, path)["revision"]
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")  # no other writer between check and load
+        try:
+            tables = league_tables(conn)
+            if not _is_empty(conn, tables):
+                if not replace:
+                    raise BackupError(
+                        "the database already holds league data: restore into an empty one, "
+                        "or give --replace to delete what it holds."
+                    )
+                for table in reversed(tables):
+                    conn.execute(table.delete())
+            by_name = {t.name: t for t in tables}
+            if revision == head_revision():
+                counts = _load(conn, _sections(lines, path), by_name)
+            else:
+                counts = _migrated_load(conn, lines, path, revision, by_name)
+            _reset_sequences(conn, tables)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+    size = path.stat().st_size
+    return BackupSummary(path, revision, counts, size, time.perf_counter() - started)
+
+
+def _known_revisions() -> set[str]:
+    from storage.db import _scripts
+
+    return {s.revision for s in _scripts().walk_revisions()}
+
+
+def _migrated_load(
+    conn: Connection, lines: IO[str], path: Path, revision: str, tables: Mapping[str, Table]
+) -> dict[str, int]:
+    """Load an older revision's backup: into scratch SQLite at its revision, migrate, copy."""
+    if revision not in _known_revisions():
+        raise BackupError(
+            f"{path} was taken at schema revision {revision}, which this pokerfloor does not "
+            "know (a newer version made it): upgrade pokerfloor to restore it."
+        )
+    scratch = make_engine("sqlite://")
+    try:
+        upgrade_schema(scratch, revision)
+        with scratch.begin() as old:
+            found = MetaData()
+            found.reflect(old)
+            old_tables = {t.name: t for t in found.sorted_tables if t.name not in NOT_LEAGUE_DATA}
+            _load(old, _sections(lines, path), old_tables)
+        upgrade_schema(scratch)
+        with scratch.connect() as new:
+            return _load(conn, _rows_of(new, league_tables(new)), tables)
+    finally:
+        scratch.dispose()
+
+
+# -- the scheduled backup ------------------------------------------------------------------
+
+
+def backup_file_name(now: dt.datetime) -> str:
+    """The scheduled backup's file name for ``now``: sorts by time.
+
+    >>> backup_file_name(dt.datetime(2026, 12, 1, 16, 5, 9, tzinfo=dt.UTC))
+    'pokerfloor-20261201T160509Z.jsonl.gz'
+    """
+    return f"{FILE_PREFIX}{_utc(now).strftime('%Y%m%dT%H%M%SZ')}{FILE_SUFFIX}"
+
+
+def prune_backups(folder: Path, keep: int) -> list[Path]:
+    """Delete all but the newest ``keep`` scheduled backups in ``folder``; return the deleted.
+
+    Only files named as ``backup_file_name`` names them are counted or deleted.
+    """
+    found = sorted(folder.glob(f"{FILE_PREFIX}*{FILE_SUFFIX}"))
+    gone = found[: max(0, len(found) - keep)]
+    for old in gone:
+        old.unlink(missing_ok=True)
+    return gone
+
+
+def _insert_job(session: Session) -> None:
+    table: Any = BackupRun.__table__  # type: ignore[attr-defined]
+    dialect = session.get_bind().dialect.name
+    insert_fn: Any = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    session.execute(insert_fn(table).values(job=JOB).on_conflict_do_nothing(index_elements=["job"]))
+
+
+def claim_backup(
+    *,
+    session: Session,
+    owner_id: str,
+    now: dt.datetime,
+    every: dt.timedelta,
+    lease: dt.timedelta,
+) -> bool:
+    """Take the scheduled backup if it is due and nobody holds it: True for the one that does.
+
+    Due: none finished yet, or the last attempt finished ``every`` ago or more. One
+    conditional update decides, so instances racing for it never both win; a holder that died
+    leaves its lease to run out (``lease``), after which the backup is due again.
+    """
+    _insert_job(session)
+    now = _utc(now)
+    claimed = session.execute(
+        update(BackupRun)
+        .where(
+            col(BackupRun.job) == JOB,
+            or_(col(BackupRun.finished_at).is_(None), col(BackupRun.finished_at) <= now - every),
+            or_(col(BackupRun.owner_id).is_(None), col(BackupRun.lease_expires_at) < now),
+        )
+        .values(owner_id=owner_id, lease_expires_at=now + lease, started_at=now)
+    )
+    return int(getattr(claimed, "rowcount", 0)) == 1
+
+
+def finish_backup(
+    *,
+    session: Session,
+    owner_id: str,
+    now: dt.datetime,
+    summary: BackupSummary | None = None,
+    error: str | None = None,
+) -> bool:
+    """Record the outcome of a claimed backup and release the lease (False: lease lost)."""
+    values: dict[str, Any] = {
+        "owner_id": None,
+        "lease_expires_at": None,
+        "finished_at": _utc(now),
+        "error": None if error is None else error[:500],
+    }
+    if summary is not None:
+        values.update(
+            ok_at=_utc(now),
+            ok_path=str(summary.path)[:500],
+            ok_bytes=summary.size_bytes,
+            ok_rows=summary.rows,
+            ok_seconds=round(summary.seconds, 3),
+            ok_instance=owner_id[:64],
+        )
+    done = session.execute(
+        update(BackupRun)
+        .where(col(BackupRun.job) == JOB, col(BackupRun.owner_id) == owner_id)
+        .values(**values)
+    )
+    return int(getattr(done, "rowcount", 0)) == 1
+
+
+def get_last_backup(*, session: Session) -> LastBackup | None:
+    """The scheduled backup's last outcome (None: no instance ever tried one)."""
+    row = session.get(BackupRun, JOB)
+    if row is None:
+        return None
+
+    def at(value: dt.datetime | None) -> dt.datetime | None:
+        return None if value is None else _utc(value)
+
+    return LastBackup(
+        ok_at=at(row.ok_at),
+        path=row.ok_path,
+        size_bytes=row.ok_bytes,
+        rows=row.ok_rows,
+        seconds=row.ok_seconds,
+        instance=row.ok_instance,
+        finished_at=at(row.finished_at),
+        error=row.error,
+        running_since=at(row.started_at) if row.owner_id is not None else None,
+    )
+
+
+def run_scheduled_backup(
+    engine: Engine,
+    *,
+    folder: Path,
+    every: dt.timedelta,
+    keep: int,
+    owner_id: str,
+    now: Callable[[], dt.datetime],
+    lease: dt.timedelta = dt.timedelta(minutes=15),
+) -> BackupSummary | None:
+    """One tick of the schedule: claim, write ``folder/pokerfloor-<time>.jsonl.gz``, prune.
+
+    Returns the backup this instance took, or None when it was not due or another instance
+    holds it. A failure is recorded (``/admin backup`` shows it) and raised.
+    """
+    from storage.db import session_scope
+
+    with session_scope(engine) as session:
+        if not claim_backup(
+            session=session, owner_id=owner_id, now=now(), every=every, lease=lease
+        ):
+            return None
+    try:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BackupError(f"cannot write the backup in {folder}: {exc.strerror}") from exc
+        summary = write_backup(engine, folder / backup_file_name(now()), now=now())
+        prune_backups(folder, keep)
+    except Exception as exc:
+        with session_scope(engine) as session:
+            finish_backup(session=session, owner_id=owner_id, now=now(), error=str(exc))
+        raise
+    with session_scope(engine) as session:
+        finish_backup(session=session, owner_id=owner_id, now=now(), summary=summary)
+    log.info("backup %s: %d rows, %d bytes", summary.path, summary.rows, summary.size_bytes)
+    return summary
+
+
+__all__ = [
+    "BackupSummary",
+    "LastBackup",
+    "backup_file_name",
+    "claim_backup",
+    "finish_backup",
+    "get_last_backup",
+    "prune_backups",
+    "read_header",
+    "restore_backup",
+    "run_scheduled_backup",
+    "write_backup",
+]

@@ -1,0 +1,383 @@
+"""Backups: a league backed up and restored is the same league, on SQLite and PostgreSQL and
+across them; a restore is all or nothing; the scheduled backup runs in exactly one instance."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import MetaData, insert, text
+from sqlalchemy.engine import Engine
+
+from storage.audit import list_audit
+from storage.backup import (
+    claim_backup,
+    finish_backup,
+    get_last_backup,
+    prune_backups,
+    restore_backup,
+    run_scheduled_backup,
+    write_backup,
+)
+from storage.db import (
+    create_schema,
+    head_revision,
+    make_engine,
+    scratch_schema,
+    session_scope,
+    upgrade_schema,
+)
+from storage.errors import BackupError
+from storage.events import list_events, void_event
+from storage.leagues import list_leagues
+from storage.players import add_player, add_strike
+from storage.seasons import get_season
+from storage.standings import season_standings, season_toc
+from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
+from tests.storage._league import ISSUE_EVENT, NOW, event, load, make_league
+
+POSTGRES = [
+    pytest.mark.postgres,
+    pytest.mark.skipif(SKIP_POSTGRES, reason="POKERFLOOR_SKIP_POSTGRES=1"),
+]
+
+
+def _sqlite_file(tmp_path: Path, name: str) -> Iterator[Engine]:
+    engine = make_engine(f"sqlite:///{tmp_path / name}")
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def _postgres(_tmp_path: Path, _name: str) -> Iterator[Engine]:
+    with scratch_schema(POSTGRES_URL, prefix="b", create=False) as engine:
+        yield engine
+
+
+KINDS = [
+    pytest.param(_sqlite_file, id="sqlite"),
+    pytest.param(_postgres, id="postgres", marks=POSTGRES),
+]
+
+
+@pytest.fixture(params=KINDS)
+def source(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    yield from request.param(tmp_path, "source.db")
+
+
+@pytest.fixture(params=KINDS)
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    yield from request.param(tmp_path, "target.db")
+
+
+def _fill(engine: Engine) -> None:
+    """A league with events (one voided), strikes, a linked player and its audit log."""
+    create_schema(engine)
+    with session_scope(engine) as session:
+        league = make_league(session)
+        load(session, league, ISSUE_EVENT)
+        load(
+            session,
+            league,
+            event([["Bob"], ["Alice"], ["Eve"]], date="2026-11-21", location="Dive Bar"),
+            event([["Zoë"], ["Bob"]], date="2026-11-22", kind="second_chance"),
+        )
+        add_player(session=session, league_id=league.id, name="Ünal", actor="test", now=NOW)
+        season = get_season(session=session, league_id=league.id)
+        add_strike(
+            session=session,
+            league_id=league.id,
+            name="Eve",
+            season_id=season.id,
+            level=1,
+            reason="late",
+            actor="test",
+            day=dt.date(2026, 11, 21),
+            now=NOW,
+        )
+        last = list_events(session=session, league_id=league.id)[-1]
+        void_event(
+            session=session,
+            league_id=league.id,
+            event_id=last.id,
+            reason="typo",
+            actor="test",
+            now=NOW,
+        )
+
+
+def _league(engine: Engine) -> dict[str, Any]:
+    """What a director sees: standings, TOC, events and the audit log."""
+    with session_scope(engine) as session:
+        (league_id,) = session.execute(text("SELECT id FROM league")).one()
+        return {
+            "standings": season_standings(session=session, league_id=league_id),
+            "toc": season_toc(session=session, league_id=league_id),
+            "events": list_events(session=session, league_id=league_id),
+            "audit": list_audit(session=session, league_id=league_id, limit=10_000),
+        }
+
+
+def _body(path: Path) -> list[str]:
+    """A backup's lines after its header (which names the time and the database)."""
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return lines.read().splitlines()[1:]
+
+
+def test_backup_then_restore_gives_the_same_league(source: Engine, target: Engine, tmp_path):
+    _fill(source)
+    before = _league(source)
+    written = write_backup(source, tmp_path / "league.jsonl.gz")
+    restored = restore_backup(target, written.path)
+
+    assert restored.tables == written.tables
+    assert written.tables["result"] > 0
+    assert written.tables["audit_log"] > 0
+    assert _league(target) == before
+    again = write_backup(target, tmp_path / "again.jsonl.gz")
+    assert _body(again.path) == _body(written.path)  # every row of every table, byte for byte
+
+
+def test_a_restored_database_goes_on_numbering_after_the_restored_rows(source, target, tmp_path):
+    _fill(source)
+    restore_backup(target, write_backup(source, tmp_path / "b.jsonl.gz").path)
+    with session_scope(target) as session:
+        (league,) = list_leagues(session=session)
+        add_player(session=session, league_id=league.id, name="Newcomer", actor="test")
+        load(session, league, event([["Newcomer"], ["Alice"]], date="2026-11-29"))
+    assert len(_league(target)["events"]) == len(_league(source)["events"]) + 1
+
+
+def test_restore_refuses_a_database_holding_a_league_and_changes_nothing(source: Engine, tmp_path):
+    _fill(source)
+    path = write_backup(source, tmp_path / "b.jsonl").path
+    before = _league(source)
+    with pytest.raises(BackupError, match=r"already holds league data.*--replace"):
+        restore_backup(source, path)
+    assert _league(source) == before
+
+
+def test_restore_with_replace_puts_the_backup_in_place_of_what_was_there(source, tmp_path):
+    _fill(source)
+    path = write_backup(source, tmp_path / "b.jsonl.gz").path
+    before = _league(source)
+    with session_scope(source) as session:
+        (league,) = list_leagues(session=session)
+        load(session, league, event([["Late"], ["Alice"]], date="2026-11-30"))
+    assert _league(source) != before
+    restore_backup(source, path, replace=True)
+    assert _league(source) == before
+
+
+def _cut(path: Path, keep_lines: int) -> Path:
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = path.with_name("cut.jsonl")
+    cut.write_text("".join(lines[:keep_lines]), encoding="utf-8")
+    return cut
+
+
+def test_a_backup_cut_short_restores_nothing(source: Engine, target: Engine, tmp_path):
+    _fill(source)
+    path = write_backup(source, tmp_path / "b.jsonl").path
+    total = len(path.read_text(encoding="utf-8").splitlines())
+    with pytest.raises(BackupError, match="ends early"):
+        restore_backup(target, _cut(path, total - 1))
+    with session_scope(target) as session:
+        assert session.execute(text("SELECT count(*) FROM result")).scalar_one() == 0
+        assert session.execute(text("SELECT count(*) FROM league")).scalar_one() == 0
+
+
+def test_a_failed_replace_keeps_the_old_league(source: Engine, tmp_path):
+    _fill(source)
+    before = _league(source)
+    path = write_backup(source, tmp_path / "b.jsonl").path
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[-2] = "[not json\n"  # the last row of the last table is damaged
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(BackupError, match="damaged"):
+        restore_backup(source, broken, replace=True)
+    assert _league(source) == before
+
+
+@pytest.mark.parametrize(
+    ("first_line", "message"),
+    [
+        ("hello\n", "is not a pokerfloor backup"),
+        (json.dumps({"format": "pokerfloor-backup", "version": 9, "revision": "0001"}), "format 9"),
+        (
+            json.dumps({"format": "pokerfloor-backup", "version": 1, "revision": "9999"}),
+            "revision 9999, which this pokerfloor does not know",
+        ),
+    ],
+)
+def test_a_file_this_version_cannot_restore_is_refused(first_line, message, tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text(first_line + "\n" + '{"end": {}}\n', encoding="utf-8")
+    engine = make_engine("sqlite://")
+    with pytest.raises(BackupError, match=message):
+        restore_backup(engine, path)
+
+
+def test_a_missing_file_is_one_clear_error(tmp_path):
+    with pytest.raises(BackupError, match="cannot read the backup"):
+        restore_backup(make_engine("sqlite://"), tmp_path / "nope.jsonl.gz")
+
+
+def test_a_backup_into_a_missing_folder_is_one_clear_error(tmp_path):
+    engine = make_engine("sqlite://")
+    create_schema(engine)
+    with pytest.raises(BackupError, match="cannot write the backup"):
+        write_backup(engine, tmp_path / "no" / "such" / "b.jsonl.gz")
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_backup_from_an_older_schema_is_migrated_into_the_current_one(target, tmp_path):
+    """Taken at 0005 (keys only case-folded), restored at the head: 0006 re-keys the names."""
+    old = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    upgrade_schema(old, "0005")
+    meta = MetaData()
+    meta.reflect(old)
+    with old.begin() as conn:
+        conn.execute(
+            insert(meta.tables["league"]).values(id=1, name="Old", preset="btown", overrides={})
+        )
+        conn.execute(
+            insert(meta.tables["player"]).values(
+                id=1, league_id=1, display_name="Ｊｏｅ", name_key="ｊｏｅ"
+            )
+        )
+    path = write_backup(old, tmp_path / "old.jsonl.gz").path
+    old.dispose()
+    with gzip.open(path, "rt") as lines:
+        assert json.loads(lines.readline())["revision"] == "0005"
+
+    restored = restore_backup(target, path)
+    assert restored.revision == "0005"
+    with session_scope(target) as session:
+        assert session.execute(text("SELECT name_key FROM player")).scalar_one() == "joe"
+        version = session.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
+    assert version == head_revision()
+
+
+def test_the_backup_is_one_moment_even_while_the_league_is_written(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'live.db'}")
+    _fill(engine)
+    writer = make_engine(f"sqlite:///{tmp_path / 'live.db'}")
+
+    def meanwhile(table: str) -> None:
+        if table == "league":  # the league is written; its audit log is still to come
+            with writer.begin() as conn:
+                conn.execute(
+                    text(
+                        "INSERT INTO audit_log (league_id, actor, at, action, target) "
+                        "VALUES (1, 'late', '2026-12-01 00:00:00', 'note', 'x')"
+                    )
+                )
+
+    written = write_backup(engine, tmp_path / "b.jsonl", on_table=meanwhile)
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT count(*) FROM audit_log")).scalar_one()
+    assert written.tables["audit_log"] == rows - 1
+    writer.dispose()
+    engine.dispose()
+
+
+# -- the schedule ---------------------------------------------------------------------------
+
+EVERY = dt.timedelta(hours=6)
+LEASE = dt.timedelta(minutes=15)
+T0 = dt.datetime(2026, 12, 1, 4, 0, tzinfo=dt.UTC)
+
+
+def _claim(engine: Engine, owner: str, at: dt.datetime) -> bool:
+    with session_scope(engine) as session:
+        return claim_backup(session=session, owner_id=owner, now=at, every=EVERY, lease=LEASE)
+
+
+def test_of_two_instances_exactly_one_takes_each_backup(engine: Engine):
+    assert _claim(engine, "a", T0) is True
+    assert _claim(engine, "b", T0) is False  # a holds it
+    with session_scope(engine) as session:
+        assert finish_backup(session=session, owner_id="a", now=T0 + dt.timedelta(seconds=5))
+    assert _claim(engine, "b", T0 + dt.timedelta(hours=1)) is False  # not due yet
+    later = T0 + EVERY + dt.timedelta(seconds=5)
+    assert [_claim(engine, o, later) for o in ("b", "a")] == [True, False]
+
+
+def test_a_backup_whose_instance_died_is_taken_over_when_its_lease_runs_out(engine: Engine):
+    assert _claim(engine, "dead", T0)
+    assert _claim(engine, "live", T0 + LEASE - dt.timedelta(seconds=1)) is False
+    assert _claim(engine, "live", T0 + LEASE + dt.timedelta(seconds=1)) is True
+    with session_scope(engine) as session:
+        assert finish_backup(session=session, owner_id="dead", now=T0 + LEASE) is False
+
+
+def test_the_scheduled_backup_keeps_the_newest_files_and_tells_when_it_ran(
+    engine: Engine, tmp_path
+):
+    _fill_league_only(engine)
+    folder = tmp_path / "backups"
+    clock = [T0]
+    taken = []
+    for step in range(5):
+        clock[0] = T0 + step * EVERY
+        for owner in ("a", "b"):  # two instances tick at the same moment
+            summary = run_scheduled_backup(
+                engine, folder=folder, every=EVERY, keep=3, owner_id=owner, now=lambda: clock[0]
+            )
+            if summary is not None:
+                taken.append(summary)
+    assert len(taken) == 5
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == [p.path.name for p in taken[-3:]]
+    with session_scope(engine) as session:
+        last = get_last_backup(session=session)
+    assert last is not None
+    assert last.ok_at == clock[0]
+    assert last.path == str(taken[-1].path)
+    assert last.size_bytes == taken[-1].path.stat().st_size
+    assert last.error is None
+    assert last.running_since is None
+
+
+def test_a_failed_scheduled_backup_is_recorded_and_tried_again_next_time(engine: Engine, tmp_path):
+    _fill_league_only(engine)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(BackupError, match="cannot write"):
+        run_scheduled_backup(
+            engine, folder=blocker, every=EVERY, keep=3, owner_id="a", now=lambda: T0
+        )
+    with session_scope(engine) as session:
+        last = get_last_backup(session=session)
+    assert last is not None
+    assert last.ok_at is None
+    assert last.error
+    assert last.running_since is None
+    assert _claim(engine, "a", T0 + dt.timedelta(minutes=1)) is False
+    assert _claim(engine, "a", T0 + EVERY) is True
+
+
+def test_pruning_touches_only_scheduled_backups(tmp_path):
+    for name in ("pokerfloor-20261101T000000Z.jsonl.gz", "pokerfloor-20261102T000000Z.jsonl.gz"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "mine.jsonl.gz").write_text("x")
+    gone = prune_backups(tmp_path, 1)
+    assert [p.name for p in gone] == ["pokerfloor-20261101T000000Z.jsonl.gz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "mine.jsonl.gz",
+        "pokerfloor-20261102T000000Z.jsonl.gz",
+    ]
+
+
+def _fill_league_only(engine: Engine) -> None:
+    with session_scope(engine) as session:
+        league = make_league(session)
+        load(session, league, ISSUE_EVENT)
