@@ -173,7 +173,7 @@ def clock_view(state: ClockState, now: dt.datetime) -> ClockView:
             break_ms = _ms(now + dt.timedelta(seconds=pos.seconds_to_break))
     late = ""
     if pos.is_late_registration_open is not None:
-        late = "Late registration open" if pos.is_late_registration_open else "Registration closed"
+        late = "Open" if pos.is_late_registration_open else "Closed"
     return ClockView(
         title=title,
         is_break=isinstance(step, Break),
