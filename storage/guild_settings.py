@@ -53,6 +53,8 @@ class GuildSettings:
         clock_ping_role_id: The role the tournament clock pings on level changes.
         rulebook: The league's own rulebook (a book name), ranked first by /rule; None for
             the bot's default home book.
+        live_page: The league shows its live pages (``/live``); on by default.
+        clock_tts: Level announcements are text-to-speech messages; off by default.
     """
 
     guild_id: int
@@ -62,12 +64,14 @@ class GuildSettings:
     results_channel_id: int | None = None
     clock_ping_role_id: int | None = None
     rulebook: str | None = None
+    live_page: bool = True
+    clock_tts: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The settings a director can change, for the audit log.
 
-        ``rulebook`` is there only once a league chose one, so the entries of leagues that
-        never did read as before it existed.
+        ``rulebook`` (``live_page``, ``clock_tts``) is there only once a league changed it
+        from its default, so the entries of leagues that never did read as before it existed.
         """
         values: dict[str, Any] = {
             "preset": self.preset,
@@ -77,6 +81,10 @@ class GuildSettings:
         }
         if self.rulebook is not None:
             values["rulebook"] = self.rulebook
+        if not self.live_page:
+            values["live_page"] = False
+        if self.clock_tts:
+            values["clock_tts"] = True
         return values
 
 
@@ -92,6 +100,8 @@ def _settings(session: Session, guild_id: int, league: LeagueInfo | None) -> Gui
         results_channel_id=row.results_channel_id if row else None,
         clock_ping_role_id=row.clock_ping_role_id if row else None,
         rulebook=row.rulebook if row else None,
+        live_page=row.live_page if row else True,
+        clock_tts=row.clock_tts if row else False,
     )
 
 
@@ -137,6 +147,8 @@ def update_guild_settings(
     clock_ping_role_id: int | _Keep | None = KEEP,
     preset: str | None = None,
     rulebook: str | _Keep | None = KEEP,
+    live_page: bool | _Keep = KEEP,
+    clock_tts: bool | _Keep = KEEP,
     confirm: bool = False,
     now: dt.datetime | None = None,
 ) -> tuple[GuildSettings, GuildSettings]:
@@ -152,6 +164,8 @@ def update_guild_settings(
         preset: A league rules preset (``rulings.league_presets()``); None keeps it.
         rulebook: The league's own rulebook name (the caller checks it is a loaded book;
             here only its shape is checked).
+        live_page: Show (True) or hide the league's live pages.
+        clock_tts: Send level announcements as text-to-speech messages.
         confirm: Confirms a preset change that re-scores the current season's stored events.
         now: The time of the change (UTC).
 
@@ -170,7 +184,10 @@ def update_guild_settings(
         "clock_ping_role_id": clock_ping_role_id,
     }
     given = {k: v for k, v in changes.items() if not isinstance(v, _Keep)}
-    if not given and preset is None and isinstance(rulebook, _Keep):
+    switches = {
+        k: v for k, v in (("live_page", live_page), ("clock_tts", clock_tts)) if isinstance(v, bool)
+    }
+    if not given and not switches and preset is None and isinstance(rulebook, _Keep):
         raise StorageError("give at least one setting to change")
     for key, value in given.items():
         if value is not None and (type(value) is not int or value <= 0):
@@ -180,6 +197,7 @@ def update_guild_settings(
         raise StorageError(f"unknown league preset '{preset}' (known: {known})")
     if not isinstance(rulebook, _Keep):
         given["rulebook"] = _rulebook_name(rulebook)
+    given.update(switches)
     league = ensure_guild_league(session=session, guild_id=guild_id, actor=actor, now=now)
     before = _settings(session, guild_id, league)
     if preset is not None and preset.strip().lower() != league.preset:

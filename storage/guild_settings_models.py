@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy import BigInteger, Column, String
+from sqlalchemy import BigInteger, Boolean, Column, String, false, true
 from sqlmodel import Field, SQLModel
 
 log = logging.getLogger(__name__)
@@ -26,3 +26,11 @@ class GuildSetting(SQLModel, table=True):
     # The league's own rulebook (a book name such as ``poker-pub``), ranked first by /rule;
     # None: the default home book.
     rulebook: str | None = Field(default=None, sa_column=Column(String(100), nullable=True))
+    # The public live pages (/live) of the league's clocks and nights; a league may hide them.
+    live_page: bool = Field(
+        default=True, sa_column=Column(Boolean, nullable=False, server_default=true())
+    )
+    # Level announcements sent as text-to-speech messages (the bot needs SEND_TTS_MESSAGES).
+    clock_tts: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )

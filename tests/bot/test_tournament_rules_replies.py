@@ -9,11 +9,11 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy.engine import Engine
 
-from bot.answers import league as league_answers
-from bot.answers import tournament as t
-from bot.commands.model import Context, Surface
+from bot.command.model import Context, Surface
 from bot.config import Settings
 from bot.database import Database
+from bot.features.league import handlers as league_answers
+from bot.features.tournament import handlers as t
 from rulings import RulingsError, build_event
 from storage.db import create_schema, make_engine, session_scope
 from storage.events import import_events

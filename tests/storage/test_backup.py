@@ -38,7 +38,7 @@ from storage.leagues import list_leagues
 from storage.players import add_player, add_strike
 from storage.seasons import get_season
 from storage.standings import season_standings, season_toc
-from tests.conftest import POSTGRES_URL, SKIP_POSTGRES
+from tests.conftest import SKIP_POSTGRES, postgres_url
 from tests.storage._league import ISSUE_EVENT, NOW, event, load, make_league
 
 POSTGRES = [
@@ -56,7 +56,7 @@ def _sqlite_file(tmp_path: Path, name: str) -> Iterator[Engine]:
 
 
 def _postgres(_tmp_path: Path, _name: str) -> Iterator[Engine]:
-    with scratch_schema(POSTGRES_URL, prefix="b", create=False) as engine:
+    with scratch_schema(postgres_url(), prefix="b", create=False) as engine:
         yield engine
 
 

@@ -255,6 +255,10 @@ COMMANDS = (
         Opt("preset", "The league's rules preset", choices=("btown", "poker-pub")),
         Opt("rulebook", "The league's own rulebook: /rule answers from it first", complete="book"),
         Opt(
+            "live_page", "Show the public live pages of the clock and tables", choices=("on", "off")
+        ),
+        Opt("clock_tts", "Read level announcements aloud (text-to-speech)", choices=("on", "off")),
+        Opt(
             "clear",
             "Clear one setting",
             choices=("director_role", "results_channel", "clock_ping_role", "rulebook"),

@@ -330,7 +330,14 @@ def strike(
 
 # -- settings ----------------------------------------------------------------------------------
 
-_DISCORD_ONLY = ("director_role", "results_channel", "clock_ping_role", "rulebook")
+_DISCORD_ONLY = (
+    "director_role",
+    "results_channel",
+    "clock_ping_role",
+    "rulebook",
+    "live_page",
+    "clock_tts",
+)
 
 
 def _known_book(ctx: Context, name: str) -> str:
@@ -356,6 +363,8 @@ def settings(
     rulebook: str | None = None,
     clear: str | None = None,
     confirm: bool = False,
+    live_page: str | None = None,
+    clock_tts: str | None = None,
 ) -> Reply:
     """``/td settings [...]``: show the league's settings, or change them (Manage Server).
 
@@ -368,6 +377,8 @@ def settings(
         "results_channel_id": results_channel if results_channel is not None else KEEP,
         "clock_ping_role_id": clock_ping_role if clock_ping_role is not None else KEEP,
         "rulebook": rulebook if rulebook is not None else KEEP,
+        "live_page": KEEP if live_page is None else live_page == "on",
+        "clock_tts": KEEP if clock_tts is None else clock_tts == "on",
     }
     if clear is not None:
         key = clear if clear == "rulebook" else f"{clear}_id"

@@ -535,6 +535,8 @@ def settings_reply(
         ("Clock ping role", _mention("role", after.clock_ping_role_id), "clock_ping_role_id"),
         ("Rules preset", after.preset, "preset"),
         ("Rulebook", after.rulebook or "not set (the default home book)", "rulebook"),
+        ("Live page", "on" if after.live_page else "off (hidden)", "live_page"),
+        ("Clock TTS", "on" if after.clock_tts else "off", "clock_tts"),
     )
     old = before.as_dict() if before is not None else None
     new = after.as_dict()

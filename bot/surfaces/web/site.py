@@ -167,6 +167,9 @@ class Site:
         app.router.add_get("/rules", self.rulebooks)
         app.router.add_get("/rules/{book}", self.rulebook)
         app.router.add_get("/static/style.css", self.stylesheet)
+        from bot.surfaces.web.live import LivePages  # the bar's TV (issue 21)
+
+        LivePages(self).add_routes(app)
         return app
 
     @web.middleware

@@ -1,0 +1,223 @@
+"""Read-only queries behind the live pages (``/live``): a channel's clock and night.
+
+Nothing here writes. A channel's night is its running clock (``storage.clocks``) and its open
+tournament (``storage.tournaments``), read straight from the database, so the page shows the
+same thing whichever bot instance runs the clock, and keeps showing it when that instance dies.
+``live_stamp`` is the cheap read every poll makes (the clock's actions and the night's version);
+``live_night`` adds the chart and the last entries of the log, for a page that changed.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy import select as sa_select
+from sqlmodel import Session, col
+
+from rulings import ClockState, entry_from_data
+from storage.clock_models import Clock
+from storage.clocks import get_clocks, utc
+from storage.errors import NotFound
+from storage.guild_settings_models import GuildSetting
+from storage.leagues import LeagueInfo
+from storage.tournament_models import Tournament, TournamentEntryRow
+from storage.tournaments import LoggedEntry, TournamentRecord, find_open_tournament
+
+log = logging.getLogger(__name__)
+
+RECENT_ENTRIES = 8
+"""How many of the night's last entries (moves, bust-outs, sign-ins) a page shows."""
+
+
+@dataclass(frozen=True)
+class LiveStamp:
+    """What a channel's live page is built from, read on every poll.
+
+    Attributes:
+        channel_id: the channel.
+        clock_id: its running clock, None without one.
+        clock_version: how many director actions that clock has (0 without one).
+        clock: the clock's state (start and actions), None without one.
+        tournament_id: its open tournament, None without one.
+        tournament_seq: that night's version (0 without one).
+    """
+
+    channel_id: int
+    clock_id: int | None
+    clock_version: int
+    clock: ClockState | None
+    tournament_id: int | None
+    tournament_seq: int
+
+
+@dataclass(frozen=True)
+class LiveNight:
+    """A channel's night as the live page shows it.
+
+    Attributes:
+        stamp: the clock and the versions.
+        tournament: the open tournament (chart and room), None without one.
+        recent: the night's last live entries, newest first (undone ones left out).
+    """
+
+    stamp: LiveStamp
+    tournament: TournamentRecord | None
+    recent: tuple[LoggedEntry, ...]
+
+
+@dataclass(frozen=True)
+class LiveChannel:
+    """One line of ``/live``: a channel with a running clock or an open tournament.
+
+    Attributes:
+        channel_id: the channel.
+        clock: its running clock's state, if any.
+        location: the open tournament's location, if any.
+        players_left: players still in (seated or waiting), with a tournament.
+        average_stack: chips per seated player, with a tournament.
+    """
+
+    channel_id: int
+    clock: ClockState | None
+    location: str | None
+    players_left: int | None
+    average_stack: int | None
+
+
+def _clock_guild(league: LeagueInfo) -> int:
+    """A league's clocks are stored with its server's id; the command line's own use 0."""
+    return league.guild_id or 0
+
+
+def is_live_page_shown(*, session: Session, league_id: int) -> bool:
+    """Whether the league shows its live pages (``/td settings live_page``; on by default)."""
+    shown = session.execute(
+        sa_select(col(GuildSetting.live_page)).where(col(GuildSetting.league_id) == league_id)
+    ).scalar_one_or_none()
+    return shown is None or bool(shown)
+
+
+def live_stamp(*, session: Session, league: LeagueInfo, channel_id: int) -> LiveStamp:
+    """A channel's running clock and open tournament versions (the poll's one cheap read).
+
+    A channel where the league ran a clock or a night before, but runs nothing now, reads as
+    an empty stamp (the TV keeps its address from one night to the next).
+
+    Raises:
+        NotFound: the league never used that channel.
+    """
+    clock_id = session.execute(
+        sa_select(col(Clock.id)).where(
+            col(Clock.channel_id) == channel_id,
+            col(Clock.ended_at).is_(None),
+            col(Clock.guild_id) == _clock_guild(league),
+        )
+    ).scalar_one_or_none()
+    night = session.execute(
+        sa_select(col(Tournament.id), col(Tournament.seq)).where(
+            col(Tournament.channel_id) == channel_id,
+            col(Tournament.finished_at).is_(None),
+            col(Tournament.league_id) == league.id,
+        )
+    ).first()
+    if clock_id is None and night is None and not _ever_used(session, league, channel_id):
+        raise NotFound("there is no live page for that channel")
+    record = get_clocks(session=session, clock_ids=[clock_id])[0] if clock_id else None
+    return LiveStamp(
+        channel_id=channel_id,
+        clock_id=clock_id,
+        clock_version=record.version if record else 0,
+        clock=record.state if record else None,
+        tournament_id=None if night is None else int(night[0]),
+        tournament_seq=0 if night is None else int(night[1]),
+    )
+
+
+def _ever_used(session: Session, league: LeagueInfo, channel_id: int) -> bool:
+    clock = session.execute(
+        sa_select(col(Clock.id))
+        .where(col(Clock.channel_id) == channel_id, col(Clock.guild_id) == _clock_guild(league))
+        .limit(1)
+    ).first()
+    if clock is not None:
+        return True
+    night = session.execute(
+        sa_select(col(Tournament.id))
+        .where(col(Tournament.channel_id) == channel_id, col(Tournament.league_id) == league.id)
+        .limit(1)
+    ).first()
+    return night is not None
+
+
+def live_night(*, session: Session, stamp: LiveStamp, recent: int = RECENT_ENTRIES) -> LiveNight:
+    """The night behind ``stamp``: its chart, room and last ``recent`` live entries."""
+    tournament = None
+    entries: tuple[LoggedEntry, ...] = ()
+    if stamp.tournament_id is not None:
+        tournament = find_open_tournament(session=session, channel_id=stamp.channel_id)
+        if tournament is not None and tournament.id == stamp.tournament_id:
+            live = [e for e in _last_entries(session, tournament.id, recent * 2) if not e.undone_at]
+            entries = tuple(live[:recent])
+        else:
+            tournament = None
+    return LiveNight(stamp=stamp, tournament=tournament, recent=entries)
+
+
+def _last_entries(session: Session, tournament_id: int, limit: int) -> list[LoggedEntry]:
+    """The last ``limit`` entries of a night's log, newest first (one query)."""
+    rows = session.execute(
+        sa_select(TournamentEntryRow)
+        .where(col(TournamentEntryRow.tournament_id) == tournament_id)
+        .order_by(col(TournamentEntryRow.seq).desc())
+        .limit(limit)
+    ).scalars()
+    return [
+        LoggedEntry(
+            r.seq,
+            entry_from_data(r.data),
+            r.actor,
+            utc(r.at),
+            utc(r.undone_at) if r.undone_at else None,
+        )
+        for r in rows
+    ]
+
+
+def list_live_channels(*, session: Session, league: LeagueInfo) -> list[LiveChannel]:
+    """The league's channels with a running clock or an open tournament, by channel id."""
+    clocks = {
+        int(channel): int(clock_id)
+        for clock_id, channel in session.execute(
+            sa_select(col(Clock.id), col(Clock.channel_id)).where(
+                col(Clock.ended_at).is_(None), col(Clock.guild_id) == _clock_guild(league)
+            )
+        )
+    }
+    states = {
+        r.channel_id: r.state for r in get_clocks(session=session, clock_ids=list(clocks.values()))
+    }
+    nights = {
+        int(channel): int(tournament_id)
+        for tournament_id, channel in session.execute(
+            sa_select(col(Tournament.id), col(Tournament.channel_id)).where(
+                col(Tournament.finished_at).is_(None), col(Tournament.league_id) == league.id
+            )
+        )
+    }
+    out = []
+    for channel in sorted(set(clocks) | set(nights)):
+        record = (
+            find_open_tournament(session=session, channel_id=channel) if channel in nights else None
+        )
+        chart = record.night.chart if record else None
+        out.append(
+            LiveChannel(
+                channel_id=channel,
+                clock=states.get(channel),
+                location=record.night.setup.location if record else None,
+                players_left=chart.remaining if chart else None,
+                average_stack=chart.average_stack if chart else None,
+            )
+        )
+    return out
