@@ -21,6 +21,7 @@ MODULES: tuple[str, ...] = (
     "bot.features.admin.commands",
     "bot.features.me.commands",
     "bot.features.tournament.commands",
+    "bot.features.night.commands",
 )
 
 _topics = [importlib.import_module(name) for name in MODULES]

@@ -76,6 +76,23 @@ TOURNAMENT: tuple[Command, ...] = (
             default=False,
         ),
     ),
+    _t(
+        "checkin",
+        "Sign in a player who RSVP'd to tonight's league night (same stacks as register)",
+        Opt(
+            "player",
+            "Who checks in (RSVP'd tonight)",
+            required=True,
+            positional=True,
+            complete="player",
+            max_length=100,
+        ),
+        Opt("early", "Signed in 15 minutes early (2.C.b.1.A)", "yes", default=False),
+        Opt("on_time", "Seated on time (2.C.b.1.B)", "yes", default=False),
+        Opt("birthday", "His birthday event (2.C.b.1.C)", "yes", default=False),
+        Opt("brought", "New players he brought tonight (2.C.b.3)", "int", min=0, max=20, default=0),
+        Opt("big_blind", "Late: the big blind now, when no clock runs here (1.E.d)", "int", min=1),
+    ),
     _t("start", "Begin play: sign-ins from now on are late (1.E.d)"),
     _t(
         "bust",

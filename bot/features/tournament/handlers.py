@@ -20,8 +20,9 @@ from sqlmodel import Session
 import rulings
 from bot.command.model import Context
 from bot.features.clock.handlers import CONSOLE_CHANNEL, ClockDoor
+from bot.features.night.handlers import record_night_no_shows, rsvp_names
 from bot.features.td.handlers import announced
-from bot.reply import Button, Field, Reply, escape, plural
+from bot.reply import Button, Effect, Field, Reply, escape, plural
 from rulings import (
     Arrival,
     AwardNoted,
@@ -275,6 +276,36 @@ def register(
     lines = [f"**{who}**: {where}, {_n(stack.total)} chips ({' + '.join(parts)})"]
     lines += [f"Not given: {r}" for r in stack.not_awarded]
     return Reply(title="Signed in", text="\n".join(lines), footer=_head(night.chart))
+
+
+def checkin(
+    ctx: Context,
+    player: str,
+    early: bool = False,
+    on_time: bool = False,
+    birthday: bool = False,
+    brought: int = 0,
+    big_blind: int | None = None,
+) -> Reply:
+    """/tournament checkin: one tap to sign in a player who RSVP'd to tonight's night."""
+    with ctx.transaction() as session:
+        record = get_open_tournament(session=session, channel_id=_channel(ctx))
+        coming = rsvp_names(session, record.league_id, record.night.setup.location, ctx.today())
+    match = [n for n in coming if rulings.name_key(n) == rulings.name_key(player)]
+    if not match:
+        listed = ", ".join(coming) if coming else "nobody"
+        raise TournamentError(
+            f"{player} did not RSVP to tonight's night (RSVP'd: {listed}); use /tournament register"
+        )
+    return register(
+        ctx,
+        match[0],
+        early=early,
+        on_time=on_time,
+        birthday=birthday,
+        brought=brought,
+        big_blind=big_blind,
+    )
 
 
 def start(ctx: Context) -> Reply:
@@ -588,12 +619,14 @@ def status(ctx: Context) -> Reply:
         record = get_open_tournament(session=session, channel_id=_channel(ctx))
         clock = clock_summary(session=session, channel_id=_channel(ctx), now=ctx.now())
         late = late_entry_for(session=session, channel_id=_channel(ctx), now=ctx.now())
+        coming = rsvp_names(session, record.league_id, record.night.setup.location, ctx.today())
     chart = record.night.chart
     if chart.status == "registering":
         registration = "open (play has not begun)"
     else:
         registration = "closed (the first break has ended)" if late.is_closed else "open (late)"
     lines = [
+        f"RSVP {len(coming)} · signed in {len(chart.players)}",
         f"Players left: {chart.remaining} ({len(chart.reserve)} on the reserve list)",
         f"Average stack: {_n(chart.average_stack)}",
         f"Chips in play: {_n(chart.chips_in_play)} (from the starting stacks)",
@@ -609,7 +642,7 @@ def status(ctx: Context) -> Reply:
 
 def _store_finish(
     ctx: Context, decide: Callable[[Night], tuple[Night, NightFinished]]
-) -> tuple[TournamentRecord, ImportOutcome, NightFinished]:
+) -> tuple[TournamentRecord, ImportOutcome, NightFinished, Reply | None]:
     with ctx.transaction() as session:
         record = get_open_tournament(session=session, channel_id=_channel(ctx), for_update=True)
         night, entry = decide(record.night)
@@ -635,7 +668,26 @@ def _store_finish(
             now=ctx.now(),
             event_id=outcome.event.id,
         )
-    return stored, outcome, entry
+        no_shows = record_night_no_shows(
+            session,
+            record.league_id,
+            event.location,
+            ctx.today(),
+            [e.name for e in night.chart.players.values()],
+            season,
+        )
+    return stored, outcome, entry, no_shows
+
+
+def _with_no_shows(reply: Reply, no_shows: Reply | None) -> Reply:
+    """A finish's reply, and the night's no-shows for the directors' channel when any."""
+    if no_shows is None:
+        return reply
+    return replace(
+        reply,
+        footer=f"{no_shows.title}: {no_shows.text}",
+        effects=(*reply.effects, Effect("announce", no_shows)),
+    )
 
 
 def _finish_reply(title: str, outcome: ImportOutcome, how: str) -> Reply:
@@ -652,19 +704,21 @@ def _finish_reply(title: str, outcome: ImportOutcome, how: str) -> Reply:
 
 def chop(ctx: Context, leader: str) -> Reply:
     """/tournament chop: heads-up chop offered by the chip leader (2.F.b)."""
-    _, outcome, _ = _store_finish(ctx, lambda night: rulings.chop_heads_up(night, leader))
+    _, outcome, _, no_shows = _store_finish(ctx, lambda night: rulings.chop_heads_up(night, leader))
     reply = _finish_reply(
         "Chop", outcome, "Heads-up chop: the chip leader takes 1st, the other 2nd (2.F.b)."
     )
-    return announced(ctx, reply)
+    return _with_no_shows(announced(ctx, reply), no_shows)
 
 
 def finish(ctx: Context, chips: str | None = None) -> Reply:
     """/tournament finish: the night becomes one stored event."""
     counts = _final_chips(chips) if chips is not None and chips.strip() else None
-    _, outcome, _ = _store_finish(ctx, lambda night: rulings.finish_night(night, counts))
+    _, outcome, _, no_shows = _store_finish(ctx, lambda night: rulings.finish_night(night, counts))
     how = "Most chips at the time limit first (2.F.a)." if counts else "One player left."
-    return announced(ctx, _finish_reply("Tournament finished", outcome, how))
+    return _with_no_shows(
+        announced(ctx, _finish_reply("Tournament finished", outcome, how)), no_shows
+    )
 
 
 def show_data(record: TournamentRecord) -> dict[str, Any]:
