@@ -27,6 +27,7 @@ PERMISSIONS: dict[str, int] = {
     "Embed Links": 1 << 14,  # every answer is an embed
     "Attach Files": 1 << 15,  # exports and reports come as files
     "Read Message History": 1 << 16,  # edit its own status message after a restart
+    "Create Events": 1 << 44,  # the league's weekly night in the server's Events tab
 }
 # Only to ping a clock role that is not set "mentionable" (the bot pings nothing else).
 MENTION_ANY_ROLE = ("Mention @everyone, @here and All Roles", 1 << 17)
@@ -57,7 +58,7 @@ def invite_url(application_id: int, *, ping_any_role: bool = False) -> str:
     """The OAuth2 URL that adds application ``application_id`` to a server.
 
     >>> invite_url(123456789012345678)
-    'https://discord.com/oauth2/authorize?client_id=123456789012345678&permissions=117760&scope=bot+applications.commands'
+    'https://discord.com/oauth2/authorize?client_id=123456789012345678&permissions=17592186162176&scope=bot+applications.commands'
     """
     bits = sum(PERMISSIONS.values()) | (MENTION_ANY_ROLE[1] if ping_any_role else 0)
     query = {"client_id": str(application_id), "permissions": str(bits), "scope": " ".join(SCOPES)}

@@ -292,6 +292,19 @@ class SlashRunner:
             await self.announce(interaction, effect.value)
         elif effect.kind == "rule_home" and interaction.guild_id is not None:
             await self.bot.set_rule_home(interaction.guild_id, effect.value)
+        elif effect.kind == "night_event" and interaction.guild_id is not None:
+            nights = self.bot.get_cog("NightCog")
+            try:
+                if nights is not None:
+                    await nights.apply(interaction.guild_id, effect.value)  # type: ignore[attr-defined]
+            except discord.HTTPException as exc:
+                log.warning("night event for guild %s: %s", interaction.guild_id, exc)
+                await interaction.followup.send(
+                    "Saved, but Discord refused the scheduled event; give me the Create Events "
+                    "permission, then schedule the night again.",
+                    ephemeral=True,
+                    allowed_mentions=render.NO_MENTIONS,
+                )
         else:
             log.warning("a reply asked for an effect Discord does not know: %s", effect.kind)
 

@@ -1,0 +1,308 @@
+"""League nights on Discord: the scheduled event in the server's Events tab, and its RSVPs.
+
+``/td night schedule`` answers with an ``Effect("night_event", ("create", series_id))``; this
+cog carries it out: one EXTERNAL scheduled event per series, with the location as its place,
+the night's four hours (2.F.a) and a weekly recurrence rule. discord.py 2.7 has no
+``recurrence_rule``, so the event is made with a raw ``discord.http.Route`` behind one
+function (``create_event``); where Discord refuses the rule, the next occurrence alone is made
+(one active event per series, far under the 100 a server may have) and the next one after
+that night has passed, at start-up.
+
+A member pressing "Interested" is on the next night's RSVP list (under his linked player's
+name, or his Discord name until he is linked). discord.py drops the gateway's user-add event
+for an event it has not cached (the members intent is off, and an event made over REST is
+cached only once the gateway's create arrives), so the gateway events are hints: the REST list
+of interested users is read at start-up for every series (nothing missed while down) and is
+the truth wherever it matters.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import uuid
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+import discord
+from discord.ext import commands
+
+import rulings
+from storage.errors import NotFound
+from storage.guild_settings import get_guild_league
+from storage.nights import (
+    NightInfo,
+    add_rsvp,
+    claim_discord_event,
+    list_nights,
+    remove_rsvp,
+    series_for_event,
+    set_discord_event,
+    sync_discord_rsvps,
+)
+from storage.player_links import linked_player
+
+if TYPE_CHECKING:
+    from bot.surfaces.discord import LeagueBot
+
+log = logging.getLogger(__name__)
+
+EXTERNAL = 3
+"""Discord's entity type of an event held somewhere else than a voice channel."""
+GUILD_ONLY = 2
+"""Discord's only privacy level for scheduled events."""
+WEEKLY = 2
+"""Discord's recurrence frequency for weekly events."""
+USERS_PAGE = 100
+"""Interested users per REST page (Discord's maximum)."""
+
+
+def event_payload(series: rulings.NightSeries, day: dt.date, zone: str) -> dict[str, Any]:
+    """The scheduled event of a series, starting with its night on ``day`` (pure).
+
+    >>> import datetime as dt
+    >>> s = rulings.NightSeries("Pub 33", 3, dt.time(19), dt.date(2026, 12, 3))
+    >>> p = event_payload(s, dt.date(2026, 12, 3), "UTC")
+    >>> p["entity_metadata"], p["recurrence_rule"]["by_weekday"], p["scheduled_end_time"]
+    ({'location': 'Pub 33'}, [3], '2026-12-03T23:00:00+00:00')
+    """
+    start, end = rulings.night_window(series, day, zone)
+    every = "every week" if series.every_weeks == 1 else f"every {series.every_weeks} weeks"
+    payload: dict[str, Any] = {
+        "name": f"League night: {series.location}"[:100],
+        "description": (
+            f"Poker league night at {series.location}, {every} at "
+            f"{series.start.strftime('%H:%M')}. Press Interested to RSVP (or /rsvp)."
+        ),
+        "entity_type": EXTERNAL,
+        "privacy_level": GUILD_ONLY,
+        "entity_metadata": {"location": series.location[:100]},
+        "scheduled_start_time": start.isoformat(),
+        "scheduled_end_time": end.isoformat(),
+        "recurrence_rule": {
+            "start": start.isoformat(),
+            "end": (
+                dt.datetime.combine(series.ends, series.start, tzinfo=ZoneInfo(zone))
+                .astimezone(dt.UTC)
+                .isoformat()
+                if series.ends
+                else None
+            ),
+            "frequency": WEEKLY,
+            "interval": series.every_weeks,
+            "by_weekday": [series.weekday],
+        },
+    }
+    return payload
+
+
+async def create_event(
+    http: discord.http.HTTPClient, guild_id: int, payload: dict[str, Any]
+) -> int:
+    """Create the scheduled event (the one place that uses the raw route); its id.
+
+    Where Discord refuses the recurrence rule (400), the single next occurrence is made.
+    """
+    route = discord.http.Route("POST", "/guilds/{guild_id}/scheduled-events", guild_id=guild_id)
+    try:
+        created = await http.request(route, json=payload, reason="pokerfloor: league night")
+    except discord.HTTPException as exc:
+        if exc.status != 400 or "recurrence_rule" not in payload:
+            raise
+        log.info(
+            "recurrence refused for guild %s (%s): creating the next night only", guild_id, exc
+        )
+        single = {k: v for k, v in payload.items() if k != "recurrence_rule"}
+        created = await http.request(route, json=single, reason="pokerfloor: league night")
+    return int(created["id"])
+
+
+async def delete_event(http: discord.http.HTTPClient, guild_id: int, event_id: int) -> None:
+    """Remove a series' scheduled event (already gone: nothing to do)."""
+    route = discord.http.Route(
+        "DELETE",
+        "/guilds/{guild_id}/scheduled-events/{event_id}",
+        guild_id=guild_id,
+        event_id=event_id,
+    )
+    with contextlib.suppress(discord.NotFound):
+        await http.request(route, reason="pokerfloor: league night cancelled")
+
+
+async def interested_users(
+    http: discord.http.HTTPClient, guild_id: int, event_id: int
+) -> dict[int, str]:
+    """Every member interested in the event (REST, paged): id -> display name."""
+    found: dict[int, str] = {}
+    after = 0
+    while True:
+        route = discord.http.Route(
+            "GET",
+            "/guilds/{guild_id}/scheduled-events/{event_id}/users",
+            guild_id=guild_id,
+            event_id=event_id,
+        )
+        page = await http.request(
+            route, params={"limit": USERS_PAGE, "with_member": "true", "after": after}
+        )
+        for entry in page:
+            user = entry.get("user") or {}
+            member = entry.get("member") or {}
+            name = member.get("nick") or user.get("global_name") or user.get("username") or "?"
+            found[int(user["id"])] = str(name)
+        if len(page) < USERS_PAGE:
+            return found
+        after = max(found)
+
+
+class NightCog(commands.Cog):
+    """Creates the nights' scheduled events and keeps their RSVP lists."""
+
+    def __init__(self, bot: LeagueBot) -> None:
+        self.bot = bot
+        self.instance = f"night:{uuid.uuid4()}"
+
+    def _today(self) -> dt.date:
+        return dt.datetime.now(ZoneInfo(self.bot.settings.timezone)).date()
+
+    async def apply(self, guild_id: int, value: tuple[str, Any]) -> None:
+        """Carry out a ``night_event`` effect: create or remove a series' Discord event."""
+        what, arg = value
+        if what == "create":
+            await self.create_for(guild_id, int(arg))
+        elif what == "cancel_series" and arg is not None:
+            await delete_event(self.bot.http, guild_id, int(arg))
+
+    async def create_for(self, guild_id: int, series_id: int) -> int | None:
+        """Make the series' event once, whichever process gets there first."""
+        won = await self.bot.db.run(
+            claim_discord_event, series_id=series_id, claimant=self.instance
+        )
+        if not won:
+            return None
+        infos = await self.bot.db.run(_league_nights, guild_id=guild_id)
+        info = next((i for _, i in infos if i.id == series_id), None)
+        day = None if info is None else rulings.next_night(info.series, self._today())
+        if info is None or day is None:
+            return None
+        payload = event_payload(info.series, day, self.bot.settings.timezone)
+        event_id = await create_event(self.bot.http, guild_id, payload)
+        await self.bot.db.run(set_discord_event, series_id=series_id, event_id=event_id)
+        return event_id
+
+    async def _rsvp(self, event_id: int, user: discord.abc.User, going: bool) -> None:
+        found = await self.bot.db.run(series_for_event, event_id=event_id)
+        if found is None:
+            return
+        league_id, info = found
+        day = rulings.next_night(info.series, self._today())
+        if day is None:
+            return
+        await self.bot.db.run(
+            _member_rsvp,
+            league_id=league_id,
+            info=info,
+            day=day,
+            member_id=user.id,
+            member_name=getattr(user, "display_name", None) or user.name,
+            going=going,
+            today=self._today(),
+        )
+
+    @commands.Cog.listener()
+    async def on_scheduled_event_user_add(
+        self, event: discord.ScheduledEvent, user: discord.User
+    ) -> None:
+        """A member pressed Interested: he is on the next night's list."""
+        await self._rsvp(event.id, user, going=True)
+
+    @commands.Cog.listener()
+    async def on_scheduled_event_user_remove(
+        self, event: discord.ScheduledEvent, user: discord.User
+    ) -> None:
+        """A member took his Interested back: he is off the next night's list."""
+        await self._rsvp(event.id, user, going=False)
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """Catch up the presses and withdrawals missed while no process was running."""
+        for guild in list(self.bot.guilds):
+            try:
+                await self.sync_guild(guild.id)
+            except (discord.HTTPException, OSError) as exc:
+                log.warning("could not read the nights' RSVPs of guild %s: %s", guild.id, exc)
+
+    async def sync_guild(self, guild_id: int) -> int:
+        """Read every series' interested list from Discord; returns RSVPs added or removed."""
+        changed = 0
+        for league_id, info in await self.bot.db.run(_league_nights, guild_id=guild_id):
+            day = rulings.next_night(info.series, self._today())
+            if info.discord_event_id is None or day is None:
+                continue
+            members = await interested_users(self.bot.http, guild_id, info.discord_event_id)
+            added, removed = await self.bot.db.run(
+                _sync,
+                league_id=league_id,
+                info=info,
+                day=day,
+                members=members,
+                today=self._today(),
+            )
+            changed += added + removed
+        return changed
+
+
+def _league_nights(*, session: Any, guild_id: int) -> list[tuple[int, NightInfo]]:
+    try:
+        league = get_guild_league(session=session, guild_id=guild_id)
+    except NotFound:
+        return []
+    return [(league.id, info) for info in list_nights(session=session, league_id=league.id)]
+
+
+def _member_rsvp(
+    *,
+    session: Any,
+    league_id: int,
+    info: NightInfo,
+    day: dt.date,
+    member_id: int,
+    member_name: str,
+    going: bool,
+    today: dt.date,
+) -> None:
+    if not going:
+        remove_rsvp(session=session, info=info, day=day, discord_id=member_id)
+        return
+    own = linked_player(session=session, league_id=league_id, discord_id=member_id)
+    add_rsvp(
+        session=session,
+        info=info,
+        day=day,
+        name=own.name if own is not None else member_name,
+        discord_id=member_id,
+        source="discord",
+        today=today,
+    )
+
+
+def _sync(
+    *,
+    session: Any,
+    league_id: int,
+    info: NightInfo,
+    day: dt.date,
+    members: dict[int, str],
+    today: dt.date,
+) -> tuple[int, int]:
+    named = {}
+    for member_id, name in members.items():
+        own = linked_player(session=session, league_id=league_id, discord_id=member_id)
+        named[member_id] = own.name if own is not None else name
+    return sync_discord_rsvps(session=session, info=info, day=day, members=named, today=today)
+
+
+async def setup(bot: LeagueBot) -> None:
+    """Add the league-night cog."""
+    await bot.add_cog(NightCog(bot))
