@@ -27,7 +27,7 @@ from rulings import (
 )
 from storage.audit import add_audit_entry, utc_now
 from storage.errors import AlreadyExists, NotFound
-from storage.league_models import Location
+from storage.league_models import League, Location
 from storage.leagues import get_location
 from storage.night_models import NightCancelRow, NightSeriesRow, NoShowRow, RsvpRow
 
@@ -248,6 +248,17 @@ def set_discord_event(*, session: Session, series_id: int, event_id: int | None)
         .where(col(NightSeriesRow.id) == series_id)
         .values(discord_event_id=event_id)
     )
+
+
+def guilds_with_night_events(*, session: Session) -> list[int]:
+    """The Discord servers whose leagues have a night with a scheduled event."""
+    rows = session.exec(
+        select(League.guild_id)
+        .join(NightSeriesRow, col(NightSeriesRow.league_id) == col(League.id))
+        .where(col(NightSeriesRow.discord_event_id).is_not(None), col(League.guild_id).is_not(None))
+        .distinct()
+    ).all()
+    return sorted(int(g) for g in rows if g is not None)
 
 
 def series_for_event(*, session: Session, event_id: int) -> tuple[int, NightInfo] | None:

@@ -218,6 +218,35 @@ def _validate_embed(em: dict[str, Any], where: str) -> int:
     return total + len(footer) + len(author)
 
 
+MAX_SCHEDULED_EVENTS = 100
+"""Discord's limit of active scheduled events per server."""
+
+
+def validate_scheduled_event(body: dict[str, Any], *, recurrence_ok: bool = True) -> None:
+    """What Discord checks of a new scheduled event (the fields pokerfloor sends)."""
+    name = body.get("name") or ""
+    if not 1 <= len(name) <= 100:
+        raise _invalid("name", "Must be between 1 and 100 in length.")
+    if body.get("privacy_level") != 2:
+        raise _invalid("privacy_level", "Value must be one of {2}.")
+    if body.get("entity_type") == 3:
+        location = (body.get("entity_metadata") or {}).get("location") or ""
+        if not 1 <= len(location) <= 100:
+            raise _invalid("entity_metadata.location", "This field is required")
+        if not body.get("scheduled_end_time"):
+            raise _invalid("scheduled_end_time", "This field is required")
+    start = dt.datetime.fromisoformat(body["scheduled_start_time"])
+    end = body.get("scheduled_end_time")
+    if end and dt.datetime.fromisoformat(end) <= start:
+        raise _invalid("scheduled_end_time", "Must be after the start time.")
+    rule = body.get("recurrence_rule")
+    if rule is not None:
+        if not recurrence_ok:
+            raise _invalid("recurrence_rule", "Recurrence is not available.")
+        if rule.get("frequency") != 2 or not set(rule.get("by_weekday") or []) <= set(range(7)):
+            raise _invalid("recurrence_rule", "Invalid recurrence rule.")
+
+
 def validate_choices(data: dict[str, Any]) -> None:
     """Raise ``DiscordError`` where Discord would refuse autocomplete choices."""
     choices = data.get("choices")
@@ -377,6 +406,10 @@ class FakeDiscord:
         self.hooks: list[Callable[[RecordedRequest], Awaitable[None] | None]] = []
         self.files: dict[int, tuple[str, bytes]] = {}  # attachment id -> (content type, bytes)
         self.nonce_window_s = 300.0
+        # Scheduled events: id -> the event as Discord stores it; id -> interested users.
+        self.scheduled_events: dict[int, dict[str, Any]] = {}
+        self.interested: dict[int, dict[int, str]] = {}
+        self.refuse_recurrence = False
         self._nonces: dict[str, tuple[float, dict[str, Any]]] = {}  # nonce -> (when, message)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -823,9 +856,71 @@ class FakeDiscord:
             return self._callback(int(parts[1]), parts[2], body)
         if parts[0] == "webhooks" and len(parts) >= 3:
             return self._webhook(method, parts, body, rec)
+        if parts[0] == "guilds" and len(parts) >= 3 and parts[2] == "scheduled-events":
+            return self._scheduled_event(method, parts, body)
         if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
             return self._channel_message(method, int(parts[1]), parts, body, rec)
         raise DiscordError(404, 0, "404: Not Found")
+
+    def _scheduled_event(self, method: str, parts: list[str], body: Any) -> web.Response:
+        guild_id = int(parts[1])
+        if method == "POST" and len(parts) == 3:
+            validate_scheduled_event(body, recurrence_ok=not self.refuse_recurrence)
+            active = sum(
+                1 for e in self.scheduled_events.values() if e["guild_id"] == str(guild_id)
+            )
+            if active >= MAX_SCHEDULED_EVENTS:
+                raise DiscordError(400, 30038, "Maximum number of guild events reached (100)")
+            event = {
+                **body,
+                "id": str(snowflake()),
+                "guild_id": str(guild_id),
+                "status": 1,
+                "creator_id": str(BOT_ID),
+                "user_count": 0,
+            }
+            self.scheduled_events[int(event["id"])] = event
+            self.interested[int(event["id"])] = {}
+            return _json(event)
+        event_id = int(parts[3])
+        if event_id not in self.scheduled_events:
+            raise DiscordError(404, 10070, "Unknown Guild Scheduled Event")
+        if method == "DELETE" and len(parts) == 4:
+            del self.scheduled_events[event_id]
+            return web.Response(status=204)
+        if method == "GET" and len(parts) == 5 and parts[4] == "users":
+            users = sorted(self.interested[event_id].items())
+            return _json(
+                [
+                    {
+                        "guild_scheduled_event_id": str(event_id),
+                        "user": {"id": str(uid), "username": name, "discriminator": "0"},
+                    }
+                    for uid, name in users
+                ]
+            )
+        raise DiscordError(405, 0, "405: Method Not Allowed")
+
+    async def press_interested(
+        self, event_id: int, user_id: int, name: str, *, going: bool = True, quiet: bool = False
+    ) -> None:
+        """A member presses (or takes back) Interested; ``quiet``: no bot hears it (down)."""
+        users = self.interested[event_id]
+        if going:
+            users[user_id] = name
+        else:
+            users.pop(user_id, None)
+        self.scheduled_events[event_id]["user_count"] = len(users)
+        if not quiet:
+            kind = "ADD" if going else "REMOVE"
+            await self.dispatch(
+                f"GUILD_SCHEDULED_EVENT_USER_{kind}",
+                {
+                    "guild_scheduled_event_id": str(event_id),
+                    "user_id": str(user_id),
+                    "guild_id": self.scheduled_events[event_id]["guild_id"],
+                },
+            )
 
     def _callback(self, interaction_id: int, token: str, body: dict[str, Any]) -> web.Response:
         it = self.interactions.get(interaction_id)

@@ -18,6 +18,7 @@ the truth wherever it matters.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import logging
@@ -33,10 +34,9 @@ from storage.errors import NotFound
 from storage.guild_settings import get_guild_league
 from storage.nights import (
     NightInfo,
-    add_rsvp,
     claim_discord_event,
+    guilds_with_night_events,
     list_nights,
-    remove_rsvp,
     series_for_event,
     set_discord_event,
     sync_discord_rsvps,
@@ -162,6 +162,7 @@ class NightCog(commands.Cog):
     def __init__(self, bot: LeagueBot) -> None:
         self.bot = bot
         self.instance = f"night:{uuid.uuid4()}"
+        self._tasks: set[asyncio.Future[int]] = set()
 
     def _today(self) -> dt.date:
         return dt.datetime.now(ZoneInfo(self.bot.settings.timezone)).date()
@@ -191,65 +192,72 @@ class NightCog(commands.Cog):
         await self.bot.db.run(set_discord_event, series_id=series_id, event_id=event_id)
         return event_id
 
-    async def _rsvp(self, event_id: int, user: discord.abc.User, going: bool) -> None:
-        found = await self.bot.db.run(series_for_event, event_id=event_id)
-        if found is None:
-            return
-        league_id, info = found
+    async def cog_load(self) -> None:
+        """Listen to Discord's raw Interested events (discord.py drops most of them)."""
+        parsers = self.bot._connection.parsers
+        for event in ("GUILD_SCHEDULED_EVENT_USER_ADD", "GUILD_SCHEDULED_EVENT_USER_REMOVE"):
+            parsers[event] = self._hint(parsers.get(event))
+
+    def _hint(self, original: Any) -> Any:
+        def parse(data: dict[str, Any]) -> None:
+            guild_id, event_id = data.get("guild_id"), data.get("guild_scheduled_event_id")
+            if guild_id is not None and event_id is not None:
+                task = asyncio.ensure_future(self.sync_event(int(guild_id), int(event_id)))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            if original is not None:
+                original(data)
+
+        return parse
+
+    async def sync_event(self, guild_id: int, event_id: int) -> int:
+        """A press or withdrawal was seen: read the event's interested list and store it."""
+        try:
+            found = await self.bot.db.run(series_for_event, event_id=event_id)
+            if found is None:
+                return 0
+            league_id, info = found
+            return await self._sync(guild_id, league_id, info)
+        except (discord.HTTPException, OSError) as exc:
+            log.warning("could not read the RSVPs of event %s: %s", event_id, exc)
+            return 0
+
+    async def _sync(self, guild_id: int, league_id: int, info: NightInfo) -> int:
         day = rulings.next_night(info.series, self._today())
-        if day is None:
-            return
-        await self.bot.db.run(
-            _member_rsvp,
+        if info.discord_event_id is None or day is None:
+            return 0
+        members = await interested_users(self.bot.http, guild_id, info.discord_event_id)
+        added, removed = await self.bot.db.run(
+            _store_interested,
             league_id=league_id,
             info=info,
             day=day,
-            member_id=user.id,
-            member_name=getattr(user, "display_name", None) or user.name,
-            going=going,
+            members=members,
             today=self._today(),
         )
-
-    @commands.Cog.listener()
-    async def on_scheduled_event_user_add(
-        self, event: discord.ScheduledEvent, user: discord.User
-    ) -> None:
-        """A member pressed Interested: he is on the next night's list."""
-        await self._rsvp(event.id, user, going=True)
-
-    @commands.Cog.listener()
-    async def on_scheduled_event_user_remove(
-        self, event: discord.ScheduledEvent, user: discord.User
-    ) -> None:
-        """A member took his Interested back: he is off the next night's list."""
-        await self._rsvp(event.id, user, going=False)
+        return int(added + removed)
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
         """Catch up the presses and withdrawals missed while no process was running."""
-        for guild in list(self.bot.guilds):
+        for guild_id in await self.bot.db.run(guilds_with_night_events):
+            if not self._serves(guild_id):
+                continue
             try:
-                await self.sync_guild(guild.id)
+                await self.sync_guild(guild_id)
             except (discord.HTTPException, OSError) as exc:
-                log.warning("could not read the nights' RSVPs of guild %s: %s", guild.id, exc)
+                log.warning("could not read the nights' RSVPs of guild %s: %s", guild_id, exc)
+
+    def _serves(self, guild_id: int) -> bool:
+        shard_ids = getattr(self.bot, "shard_ids", None)
+        count = getattr(self.bot, "shard_count", None) or 1
+        return not shard_ids or (guild_id >> 22) % count in shard_ids
 
     async def sync_guild(self, guild_id: int) -> int:
         """Read every series' interested list from Discord; returns RSVPs added or removed."""
         changed = 0
         for league_id, info in await self.bot.db.run(_league_nights, guild_id=guild_id):
-            day = rulings.next_night(info.series, self._today())
-            if info.discord_event_id is None or day is None:
-                continue
-            members = await interested_users(self.bot.http, guild_id, info.discord_event_id)
-            added, removed = await self.bot.db.run(
-                _sync,
-                league_id=league_id,
-                info=info,
-                day=day,
-                members=members,
-                today=self._today(),
-            )
-            changed += added + removed
+            changed += await self._sync(guild_id, league_id, info)
         return changed
 
 
@@ -261,33 +269,7 @@ def _league_nights(*, session: Any, guild_id: int) -> list[tuple[int, NightInfo]
     return [(league.id, info) for info in list_nights(session=session, league_id=league.id)]
 
 
-def _member_rsvp(
-    *,
-    session: Any,
-    league_id: int,
-    info: NightInfo,
-    day: dt.date,
-    member_id: int,
-    member_name: str,
-    going: bool,
-    today: dt.date,
-) -> None:
-    if not going:
-        remove_rsvp(session=session, info=info, day=day, discord_id=member_id)
-        return
-    own = linked_player(session=session, league_id=league_id, discord_id=member_id)
-    add_rsvp(
-        session=session,
-        info=info,
-        day=day,
-        name=own.name if own is not None else member_name,
-        discord_id=member_id,
-        source="discord",
-        today=today,
-    )
-
-
-def _sync(
+def _store_interested(
     *,
     session: Any,
     league_id: int,

@@ -1,0 +1,160 @@
+"""End to end: a league night as a Discord scheduled event, its RSVPs, a restart's catch-up."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from sqlmodel import Session, select
+
+from bot.surfaces.discord import LeagueBot
+from rulings import next_night
+from storage.guild_settings import get_guild_league
+from storage.night_models import NightSeriesRow
+from storage.nights import list_nights, rsvps
+from tests.bot.conftest import make_bot
+from tests.fakediscord import GUILD_ID, MANAGE_GUILD, FakeDiscord, start_bot, stop_bot
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+BOSS_ID = 900_000_000_000_000_512
+ANN, BEA, CY = 900_000_000_000_000_601, 900_000_000_000_000_602, 900_000_000_000_000_603
+
+
+async def _td(fake: FakeDiscord, sub: list[str], options: dict[str, Any]) -> dict[str, Any]:
+    it = await fake.interact("td", options, sub=sub, user_id=BOSS_ID, permissions=MANAGE_GUILD)
+    return await it.settled()
+
+
+def _text(message: dict[str, Any]) -> str:
+    embed = message["embeds"][0]
+    return "\n".join([embed.get("title") or "", embed.get("description") or ""])
+
+
+async def _names(bot: LeagueBot) -> list[str]:
+    def read(*, session: Session) -> list[str]:
+        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        (info,) = [
+            i
+            for i in list_nights(session=session, league_id=league.id)
+            if i.series.location == "Pub 33"
+        ]
+        day = next_night(info.series, dt.datetime.now(dt.UTC).date())
+        assert day is not None
+        return sorted(r.name for r in rsvps(session=session, info=info, day=day))
+
+    return await bot.db.run(read)
+
+
+async def _until(check: Any, wait_s: float = 20.0) -> None:
+    async with asyncio.timeout(wait_s):
+        while not await check():  # noqa: ASYNC110 - the database is polled, nothing signals
+            await asyncio.sleep(0.05)
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def night(fake: FakeDiscord, bot: LeagueBot) -> AsyncIterator[int]:
+    await _td(fake, ["location", "add"], {"name": "Pub 33"})
+    await _td(
+        fake, ["night", "schedule"], {"location": "Pub 33", "weekday": "friday", "time": "19:00"}
+    )
+
+    async def made() -> bool:
+        return bool(fake.scheduled_events)
+
+    await _until(made)
+    (event_id,) = fake.scheduled_events
+    yield event_id
+
+
+async def test_schedule_makes_one_recurring_external_event(fake: FakeDiscord, night: int):
+    event = fake.scheduled_events[night]
+    assert event["entity_type"] == 3
+    assert event["entity_metadata"] == {"location": "Pub 33"}
+    assert event["recurrence_rule"]["by_weekday"] == [4]  # Friday
+    start = dt.datetime.fromisoformat(event["scheduled_start_time"])
+    end = dt.datetime.fromisoformat(event["scheduled_end_time"])
+    assert end - start == dt.timedelta(hours=4)  # 2.F.a
+    posts = fake.requests_to("POST", "scheduled-events")
+    assert len(posts) == 1
+
+
+async def test_a_second_schedule_makes_no_second_event(fake: FakeDiscord, night: int):
+    body = await _td(
+        fake, ["night", "schedule"], {"location": "Pub 33", "weekday": "fri", "time": "19:00"}
+    )
+    assert "already has a night on Fridays" in str(body)
+    assert len(fake.scheduled_events) == 1
+
+
+async def test_interested_presses_become_the_rsvp_list(
+    fake: FakeDiscord, bot: LeagueBot, night: int
+):
+    await fake.press_interested(night, ANN, "ann")
+    await fake.press_interested(night, BEA, "bea")
+
+    async def both() -> bool:
+        return {"ann", "bea"} <= set(await _names(bot))
+
+    await _until(both)
+    await fake.press_interested(night, ANN, "ann", going=False)
+
+    async def gone() -> bool:
+        return "ann" not in await _names(bot)
+
+    await _until(gone)
+    coming = len(await _names(bot))
+    it = await fake.interact("night", {"location": "Pub 33"})
+    body = await it.settled()
+    assert f"{coming} player{'s' if coming != 1 else ''} coming" in str(body)
+
+
+async def test_a_restart_catches_up_presses_missed_while_down(
+    fake: FakeDiscord, bot: LeagueBot, night: int, db_url: str
+):
+    # Presses nobody hears (no process would be running), then a process starts: it reads
+    # the interested list over REST and the RSVP list is exactly Discord's.
+    await fake.press_interested(night, CY, "cy", quiet=True)
+    await fake.press_interested(night, BEA, "bea", going=False, quiet=True)
+    again = make_bot(fake, db_url)
+    try:
+        await start_bot(fake, again)
+
+        async def caught_up() -> bool:
+            return await _names(again) == sorted(fake.interested[night].values())
+
+        await _until(caught_up)
+        assert "cy" in await _names(again)
+    finally:
+        await stop_bot(again)
+        again.engine.dispose()
+
+
+async def test_refused_recurrence_makes_the_next_night_only(fake: FakeDiscord, bot: LeagueBot):
+    fake.refuse_recurrence = True
+    try:
+        await _td(fake, ["location", "add"], {"name": "Tap Room"})
+        before = set(fake.scheduled_events)
+        await _td(
+            fake,
+            ["night", "schedule"],
+            {"location": "Tap Room", "weekday": "monday", "time": "20:30"},
+        )
+
+        async def made() -> bool:
+            return len(fake.scheduled_events) > len(before)
+
+        await _until(made)
+        (new,) = set(fake.scheduled_events) - before
+        assert "recurrence_rule" not in fake.scheduled_events[new]
+
+        def stored(*, session: Session) -> list[int | None]:
+            return [r.discord_event_id for r in session.exec(select(NightSeriesRow)).all()]
+
+        assert new in await bot.db.run(stored)
+    finally:
+        fake.refuse_recurrence = False
