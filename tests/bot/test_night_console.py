@@ -81,7 +81,7 @@ def test_checkin_refuses_a_player_who_did_not_rsvp(db):
         db, "/rsvp player: Ann", "/tournament open Pub 33", "/tournament checkin Zed"
     )
     assert "Zed did not RSVP to tonight's night (RSVP'd: Ann)" in err + out
-    code, out, _ = run(db, "/tournament status")
+    _code, out, _ = run(db, "/tournament status")
     assert "signed in 0" in out
 
 
@@ -105,7 +105,7 @@ def test_rsvp_twice_counts_once_and_cancel_takes_it_back(db):
 def test_bad_night_input_is_one_line_and_writes_nothing(db, line, message):
     _schedule_tonight(db)
     _, before, _ = run(db, "/td night list")
-    code, out, err = run(db, line)
+    _code, out, err = run(db, line)
     assert message in err + out
     assert len((err + out).strip().splitlines()) == 1
     assert run(db, "/td night list")[1] == before
