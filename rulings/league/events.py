@@ -26,8 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rulings.errors import EventFormatError
-from rulings.league.bounds import MAX_NAME_LENGTH, check_name
-from rulings.league.names import name_key
+from rulings.league.names import MAX_NAME_LENGTH, check_name, name_key
 
 log = logging.getLogger(__name__)
 
