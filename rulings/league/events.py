@@ -172,7 +172,7 @@ def _name(value: Any, where: str) -> str:
         raise EventFormatError(
             f"{where}: the name {name[:20]!r}... is longer than {MAX_NAME_LENGTH} characters"
         )
-    return name
+    return check_name(name, where)  # the one cleaning every door applies (names.py)
 
 
 def _text(data: Mapping[str, Any], key: str) -> str:
