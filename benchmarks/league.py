@@ -32,7 +32,7 @@ from rulings.league.events import EventRecord, parse_event
 from rulings.league.points import event_points
 from rulings.league.standings import StandingRow, rank_standings
 from storage.db import create_schema, make_engine, scratch_schema, session_scope
-from storage.events import import_events
+from storage.event_import import import_events
 from storage.league_models import Event, Player, Result
 from storage.leagues import ensure_league, get_league_rules
 from storage.players import PlayerDirectory

@@ -80,7 +80,8 @@ def _rss_kb() -> int:
 def _child(which: str, path: str, db: str, queue: Any) -> None:
     from storage.db import create_schema, make_engine, session_scope
     from storage.event_files import import_event_file
-    from storage.events import import_events, parse_events
+    from storage.event_import import import_events
+    from storage.events import parse_events
     from storage.leagues import ensure_league, get_league_rules
 
     engine = make_engine(f"sqlite:///{db}")

@@ -37,7 +37,7 @@ from bot.surfaces.cli import main as cli_main
 from bot.surfaces.web.site import Site
 from rulings.league.events import parse_event
 from storage.db import make_engine, session_scope, upgrade_schema
-from storage.events import import_events
+from storage.event_import import import_events
 from storage.leagues import ensure_league
 from storage.web import season_view
 

@@ -9,6 +9,8 @@ way)::
     RulingsError (ValueError)      a refused request, with a readable message
     ├── LeagueConfigError          an unknown preset, or a league setting with a bad value
     ├── EventFormatError           an event record that breaks the format (names row/field)
+    │   ├── NameFormatError        a name that is empty, too long or holds a control character
+    │   └── ImportFileError        an import file that cannot be read (not a file, too deep)
     ├── StackError                 a starting stack the rules do not allow
     ├── StrikeError                a strike that cannot exist (level, season)
     ├── BlindStructureError        an unknown or malformed blind structure
@@ -53,6 +55,14 @@ class LeagueConfigError(RulingsError):
 
 class EventFormatError(RulingsError):
     """An event record (typed, JSON, text or CSV) that breaks the format; names the row/field."""
+
+
+class NameFormatError(EventFormatError):
+    """A player, alias, season or location name: empty, too long, or with a control character."""
+
+
+class ImportFileError(EventFormatError):
+    """An import file that cannot be read: not a regular file, too large, nested too deep."""
 
 
 class StackError(RulingsError):

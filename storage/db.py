@@ -16,6 +16,8 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel, create_engine
 
+from storage.errors import StorageError
+
 if TYPE_CHECKING:
     from alembic.script import ScriptDirectory
 
@@ -39,6 +41,31 @@ def _schema_lock(conn: Any) -> None:
         )
 
 
+def _holds_nul(parameters: Any) -> bool:
+    if isinstance(parameters, str):
+        return "\x00" in parameters
+    if isinstance(parameters, dict):
+        parameters = parameters.values()
+    elif not isinstance(parameters, list | tuple):
+        return False
+    return any(_holds_nul(p) for p in parameters if isinstance(p, str | dict | list | tuple))
+
+
+def _refuse_nul(
+    _conn: Any, _cursor: Any, _statement: str, parameters: Any, _context: Any, _many: bool
+) -> None:
+    """Refuse text holding a NUL character, on both databases (PostgreSQL cannot store one).
+
+    Names never reach here with one (``rulings.check_name`` refuses control characters);
+    this covers every other text (a reason, a receipt reference) with one rule.
+
+    Raises:
+        StorageError: a parameter holds a NUL; the statement is not run.
+    """
+    if _holds_nul(parameters):
+        raise StorageError("text can't hold a NUL character (\\0); nothing was changed")
+
+
 def make_engine(url: str = DEFAULT_URL, *, echo: bool = False) -> Engine:
     """Create an engine for ``url``.
 
@@ -55,6 +82,7 @@ def make_engine(url: str = DEFAULT_URL, *, echo: bool = False) -> Engine:
     else:
         kwargs["pool_pre_ping"] = True
     engine = create_engine(url, **kwargs)
+    event.listen(engine, "before_cursor_execute", _refuse_nul)
     if is_sqlite:
         is_file = url not in ("sqlite://", "sqlite:///:memory:")
 

@@ -2,9 +2,10 @@
 
 The bot's director commands work on one event at a time (a bounty turned in late, a receipt,
 a corrected finish). Each change rebuilds the event's record in the import format, checks it
-with ``rulings.parse_event`` and stores it with ``storage.events.import_events(correct=True)``,
-so points are recomputed by the engine, the audit log keeps the event before and after, and a
-bad change writes nothing. A void event is never changed (it would silently count again).
+with ``rulings.parse_event`` and stores it with ``storage.event_import.correct_events``
+(``revive_event`` for a void one), so points are recomputed by the engine, the audit log keeps
+the event before and after, and a bad change writes nothing. A void event is never changed (it
+would silently count again).
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ from rulings import (
 )
 from storage.audit import add_audit_entry
 from storage.errors import StorageError
-from storage.events import ImportOutcome, get_event, import_events
+from storage.event_import import correct_events, import_events, revive_event
+from storage.events import ImportOutcome, get_event
 from storage.guild_settings import ensure_guild_league
 from storage.league_models import Event
-from storage.leagues import get_league_rules
+from storage.leagues import ensure_league, get_league_rules
 from storage.players import PlayerDirectory
 from storage.seasons import get_season
 
@@ -304,17 +306,27 @@ def amend_event(
     record = parse_event(
         apply_edit(dict(detail.record), edit, label), max_receipt_cents=rules.receipt_max_cents
     )
-    (outcome,) = import_events(
-        [record],
-        session=session,
-        league_id=league_id,
-        actor=actor,
-        now=now,
-        allow_new=allow_new,
-        correct=True,
-        unvoid=event_id if detail.event.status == "void" else False,
-        allow_suspended=allow_suspended,
-    )
+    if detail.event.status == "void":
+        outcome = revive_event(
+            record,
+            event_id=event_id,
+            session=session,
+            league_id=league_id,
+            actor=actor,
+            now=now,
+            allow_new=allow_new,
+            allow_suspended=allow_suspended,
+        )
+    else:
+        (outcome,) = correct_events(
+            [record],
+            session=session,
+            league_id=league_id,
+            actor=actor,
+            now=now,
+            allow_new=allow_new,
+            allow_suspended=allow_suspended,
+        )
     if outcome.status != "unchanged":
         add_audit_entry(
             session=session,
@@ -357,8 +369,6 @@ def record_guild_events(
     Returns:
         One outcome per event (``imported``, ``unchanged`` or, never here, ``corrected``).
     """
-    from storage.leagues import ensure_league
-
     if guild_id is None:
         league = ensure_league(session=session, actor=actor, now=now)
     else:

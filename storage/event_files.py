@@ -30,7 +30,8 @@ from rulings import (
     parse_event,
 )
 from storage.errors import EventConflictError
-from storage.events import ImportOutcome, content_hash, import_events
+from storage.event_import import StoreEvents, import_events
+from storage.events import ImportOutcome, content_hash
 from storage.leagues import get_league_rules
 
 log = logging.getLogger(__name__)
@@ -154,9 +155,8 @@ def import_event_file(
     actor: str,
     now: dt.datetime | None = None,
     allow_new: bool | Collection[str] = False,
-    correct: bool = False,
-    unvoid: bool = False,
     allow_suspended: bool | Collection[str] = False,
+    store: StoreEvents = import_events,
     sink: Callable[[ImportOutcome], None] | None = None,
 ) -> list[ImportOutcome]:
     """Import a JSON file of events, streamed and stored in batches, all or nothing.
@@ -168,9 +168,9 @@ def import_event_file(
         actor: Who imports, for the audit log.
         now: The time of the import (UTC).
         allow_new: As for ``import_events``.
-        correct: As for ``import_events``.
-        unvoid: As for ``import_events``.
         allow_suspended: As for ``import_events``.
+        store: How each batch is stored: ``import_events`` (new nights),
+            ``correct_events`` or ``revive_events``.
         sink: Receives each outcome as its batch is stored, in the file's order, instead of
             the list keeping them all (a large file's outcomes would outweigh the file). The
             caller reports them once its transaction has committed.
@@ -193,15 +193,13 @@ def import_event_file(
     def flush() -> None:
         if not batch:
             return
-        stored = import_events(
+        stored = store(
             batch,
             session=session,
             league_id=league_id,
             actor=actor,
             now=now,
             allow_new=allow_new,
-            correct=correct,
-            unvoid=unvoid,
             allow_suspended=allow_suspended,
         )
         if sink is None:

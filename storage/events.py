@@ -1,11 +1,9 @@
-"""Events: import (all or nothing, idempotent), correct, void, list and show.
+"""Events as stored: their values, reading them (list, show), voiding one, the JSON format.
 
-An event is identified by its season, location, date and kind. Importing the same content
-again changes nothing and says so; different content for the same identity is refused unless
-it is a correction, which replaces the results (the audit log keeps both versions). Points
-are computed once, by ``rulings.league.points.event_points``, and stored per component on each
-result row. Every write happens in the caller's transaction (``session_scope``), so a bad
-event anywhere in an import leaves the database as it was.
+An event is identified by its season, location, date and kind. Storing events is the job of
+``storage.import_plan`` (what an import does, decided before anything is written) and
+``storage.event_import`` (writing it: a new night, a correction, an un-void); a re-score under
+other rules is ``storage.rescore``.
 """
 
 from __future__ import annotations
@@ -14,11 +12,11 @@ import datetime as dt
 import hashlib
 import json
 import logging
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sqlalchemy import delete, func, insert, update
+from sqlalchemy import func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -26,47 +24,18 @@ from rulings import (
     EventFormatError,
     EventRecord,
     LeagueRules,
-    PointsBreakdown,
-    canonical_record,
-    check_awards,
-    check_date,
     check_id,
-    describe_suspension,
-    event_points,
     name_key,
     parse_event,
-    suspension_for_event,
 )
-from rulings import Strike as RulingsStrike
-from storage.audit import add_audit_entries, add_audit_entry, utc_now
-from storage.errors import (
-    AlreadyExists,
-    DuplicateReceiptError,
-    EventConflictError,
-    NotFound,
-    StorageError,
-    SuspendedPlayerError,
-)
-from storage.league_models import (
-    Bounty,
-    Event,
-    Location,
-    Player,
-    PremiumHandAward,
-    ReceiptAward,
-    Result,
-    Season,
-    SecondChanceWin,
-    Strike,
-)
-from storage.leagues import get_league_rules, similar_name
-from storage.players import PlayerDirectory
-from storage.seasons import make_current_season, mark_current_if_none
+from storage.audit import add_audit_entry
+from storage.errors import AlreadyExists, NotFound, StorageError
+from storage.event_points import COMPONENTS, POINT_COLUMNS
+from storage.league_models import Event, Location, Player, Result, Season
 
 log = logging.getLogger(__name__)
 
 ImportStatus = Literal["imported", "unchanged", "corrected"]
-_AWARD_TABLES = (Bounty, PremiumHandAward, SecondChanceWin, ReceiptAward)
 
 
 @dataclass(frozen=True)
@@ -179,84 +148,11 @@ def content_hash(record: EventRecord) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _named(
-    session: Session, table: type[Season] | type[Location], league_id: int
-) -> dict[str, tuple[int, str]]:
-    rows = session.exec(
-        select(table.id, table.name_key, table.name).where(table.league_id == league_id)
-    )
-    return {key: (rid or 0, name) for rid, key, name in rows}
-
-
-def _ensure_named(
-    session: Session,
-    table: type[Season] | type[Location],
-    league_id: int,
-    names: Sequence[str],
-    *,
-    confirmed: bool | set[str],
-    what: str,
-    actor: str,
-    now: dt.datetime,
-) -> dict[str, int]:
-    """Return name key -> id, creating (and auditing) the seasons or locations not seen before."""
-    known = _named(session, table, league_id)
-    display = {key: name for key, (_, name) in known.items()}
-    created: list[str] = []
-    for name in names:
-        key = name_key(name)
-        if key in known or key in created:
-            continue
-        if confirmed is not True and (confirmed is False or key not in confirmed):
-            hint = similar_name(key, display)
-            if hint is not None:
-                raise AlreadyExists(
-                    f"the {what} '{name}' looks like the existing '{hint}'; use '{hint}' "
-                    f"or confirm '{name}' is a new {what}"
-                )
-        row = table(league_id=league_id, name=" ".join(name.split()), name_key=key)
-        session.add(row)
-        session.flush()
-        known[key] = (row.id or 0, row.name)
-        display[key] = row.name
-        created.append(key)
-        add_audit_entry(
-            session=session,
-            league_id=league_id,
-            actor=actor,
-            action=f"{what}.add",
-            target=f"{what}:{row.name}",
-            after={"name": row.name},
-            now=now,
-        )
-    return {key: rid for key, (rid, _) in known.items()}
-
-
-def _component_rows(breakdown: PointsBreakdown) -> dict[str, int]:
-    total = breakdown.total
-    return {
-        "finish_rp": breakdown.finish.rp,
-        "finish_bp": breakdown.finish.bp,
-        "bounty_rp": breakdown.bounties.rp,
-        "bounty_bp": breakdown.bounties.bp,
-        "premium_rp": breakdown.premium.rp,
-        "premium_bp": breakdown.premium.bp,
-        "second_chance_rp": breakdown.second_chance.rp,
-        "second_chance_bp": breakdown.second_chance.bp,
-        "receipt_rp": breakdown.receipts.rp,
-        "receipt_bp": breakdown.receipts.bp,
-        "rp": total.rp,
-        "bp": total.bp,
-    }
-
-
-_COMPONENTS = ("finish", "bounty", "premium", "second_chance", "receipt")
-
-
-def _points_of(name: str, row: Mapping[str, Any]) -> PlayerPoints:
+def points_of(name: str, row: Mapping[str, Any]) -> PlayerPoints:
+    """Return one player's points from a result row (``POINT_COLUMNS``, position, tie size)."""
     breakdown = {
         c: (int(row[f"{c}_rp"]), int(row[f"{c}_bp"]))
-        for c in _COMPONENTS
+        for c in COMPONENTS
         if row[f"{c}_rp"] or row[f"{c}_bp"]
     }
     return PlayerPoints(
@@ -269,368 +165,11 @@ def _points_of(name: str, row: Mapping[str, Any]) -> PlayerPoints:
     )
 
 
-def _sort_points(points: list[PlayerPoints]) -> tuple[PlayerPoints, ...]:
+def sort_points(points: list[PlayerPoints]) -> tuple[PlayerPoints, ...]:
+    """Return players' points by finish position, then points, then name."""
     big = 1 << 30
     points.sort(key=lambda p: (p.position or big, -p.rp, -p.bp, p.player.casefold()))
     return tuple(points)
-
-
-@dataclass
-class _Plan:
-    """What one record of an import does (decided before anything is written)."""
-
-    status: ImportStatus
-    old_id: int | None
-    record: EventRecord
-    digest: str
-    season_id: int
-    location_id: int
-    unvoids: bool = False
-
-
-def _follow_new_season(
-    session: Session,
-    league_id: int,
-    records: Sequence[EventRecord],
-    seasons: Mapping[str, int],
-    known: Collection[str],
-) -> None:
-    """Make a season the import creates current when it holds the league's latest night.
-
-    Also when the league has no current season yet; importing an old season's nights never
-    moves the league back.
-    """
-    fresh = [r for r in records if name_key(r.season) not in known]
-    if not fresh:
-        if records:
-            first = seasons[name_key(records[0].season)]
-            mark_current_if_none(session=session, league_id=league_id, season_id=first)
-        return
-    latest = max(fresh, key=lambda r: r.date)
-    season_id = seasons[name_key(latest.season)]
-    last = session.execute(
-        sa_select(func.max(col(Event.date))).where(col(Event.league_id) == league_id)
-    ).scalar_one()
-    if last is None or latest.date > last:
-        make_current_season(session=session, league_id=league_id, season_id=season_id)
-    else:
-        mark_current_if_none(session=session, league_id=league_id, season_id=season_id)
-
-
-def _on_dates(days: set[dt.date]) -> tuple[Any, ...]:
-    """A filter on the nights of a batch (none for a large one: one scan beats a huge IN)."""
-    return (col(Event.date).in_(days),) if len(days) <= 500 else ()
-
-
-def _where(record: EventRecord) -> str:
-    return f"{record.date.isoformat()} {record.location} ({record.kind})"
-
-
-def _checked_records(
-    records: Sequence[EventRecord], directory: PlayerDirectory, today: dt.date
-) -> list[EventRecord]:
-    """Bounds, players' names (aliases resolved) and awards to players of the event."""
-    out = []
-    for record in records:
-        try:
-            check_date(record.date, today=today)
-            known = directory.known_names(record.participants())
-            out.append(check_awards(canonical_record(record, known)))
-        except EventFormatError as exc:
-            if len(records) == 1:
-                raise
-            raise EventFormatError(f"event {_where(record)}: {exc}") from None
-    return out
-
-
-def import_events(
-    records: Sequence[EventRecord],
-    *,
-    session: Session,
-    league_id: int,
-    actor: str,
-    now: dt.datetime | None = None,
-    allow_new: bool | Collection[str] = False,
-    correct: bool = False,
-    unvoid: bool | int = False,
-    allow_suspended: bool | Collection[str] = False,
-) -> list[ImportOutcome]:
-    """Store events and their points, all or nothing.
-
-    Args:
-        records: Checked events (``rulings.parse_event`` or ``rulings.build_event``).
-        session: The caller's unit of work; flushed, never committed.
-        league_id: The league they belong to.
-        actor: Who imports, for the audit log.
-        now: The time of the import (UTC); the current time when None. Dates may lie up to
-            a year after it.
-        allow_new: Confirms new players, seasons and locations whose names resemble known
-            ones: True for all, or the names confirmed.
-        correct: Replace the stored event of each record (a correction) instead of refusing
-            different content; a record that is not stored is refused.
-        unvoid: With ``correct``: a record whose night is stored only as a void event makes
-            that event count again (True; or the id of the void event to revive). Without it
-            correcting a void event is refused.
-        allow_suspended: Records results that name a suspended player (3.B) anyway: True for
-            all, or the players confirmed.
-
-    Returns:
-        One outcome per record, in order: ``imported``, ``unchanged`` (same content stored
-        already) or ``corrected``.
-
-    Raises:
-        EventFormatError: a date out of bounds, one person under two spellings, an award to
-            someone who did not play.
-        EventConflictError: the event exists with other content and ``correct`` is off.
-        NotFound: ``correct`` of an event that is not stored.
-        StorageError: ``correct`` of a void event without ``unvoid``.
-        SuspendedPlayerError: a suspended player is named and not confirmed.
-        DuplicatePlayerError: a new name resembles a known player's.
-        DuplicateReceiptError: a receipt reference already counted at that location.
-        AlreadyExists: a new season or location name resembles a known one.
-    """
-    at = utc_now(now)
-    rules = get_league_rules(session=session, league_id=league_id)
-    directory = PlayerDirectory(session, league_id)
-    records = _checked_records(records, directory, at.date())
-    confirmed: bool | set[str] = (
-        allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
-    )
-    known_seasons = set(_named(session, Season, league_id))
-    seasons = _ensure_named(
-        session,
-        Season,
-        league_id,
-        [r.season for r in records],
-        confirmed=confirmed,
-        what="season",
-        actor=actor,
-        now=at,
-    )
-    _follow_new_season(session, league_id, records, seasons, known_seasons)
-    locations = _ensure_named(
-        session,
-        Location,
-        league_id,
-        [r.location for r in records],
-        confirmed=confirmed,
-        what="location",
-        actor=actor,
-        now=at,
-    )
-    active: dict[tuple[int, int, dt.date, str], tuple[int, str]] = {}
-    voided: dict[tuple[int, int, dt.date, str], list[int]] = {}
-    for eid, sid, lid, day, kind, digest, status in session.execute(
-        sa_select(
-            col(Event.id),
-            col(Event.season_id),
-            col(Event.location_id),
-            col(Event.date),
-            col(Event.kind),
-            col(Event.content_hash),
-            col(Event.status),
-        )
-        .where(col(Event.league_id) == league_id)
-        .where(*_on_dates({r.date for r in records}))
-        .order_by(col(Event.id))
-    ):
-        if status == "active":
-            active[(sid, lid, day, kind)] = (eid or 0, digest)
-        else:
-            voided.setdefault((sid, lid, day, kind), []).append(eid or 0)
-
-    # Decide what each record does before writing anything.
-    plan: list[_Plan] = []
-    batch: dict[tuple[int, int, dt.date, str], str] = {}
-    for record in records:
-        sid, lid = seasons[name_key(record.season)], locations[name_key(record.location)]
-        identity = (sid, lid, record.date, record.kind)
-        digest = content_hash(record)
-        where = _where(record)
-        if identity in batch:
-            if batch[identity] != digest:
-                raise EventConflictError(f"the file lists the event {where} twice, differently")
-            plan.append(_Plan("unchanged", None, record, digest, sid, lid))
-            continue
-        batch[identity] = digest
-        if identity in active:
-            eid, stored = active[identity]
-            if stored == digest:
-                plan.append(_Plan("unchanged", eid, record, digest, sid, lid))
-            elif correct:
-                plan.append(_Plan("corrected", eid, record, digest, sid, lid))
-            else:
-                raise EventConflictError(
-                    f"the event {where} (#{eid}) is stored with other results; "
-                    "use 'event correct' to replace it"
-                )
-        elif correct and identity in voided:
-            ids = voided[identity]
-            if unvoid is False:
-                raise StorageError(
-                    f"the event {where} (#{ids[-1]}) is void; un-void it explicitly "
-                    "(--unvoid, or unvoid:yes) to correct it and make it count again"
-                )
-            target = ids[-1] if unvoid is True else int(unvoid)
-            if target not in ids:
-                raise NotFound(f"event #{target} is not a void event of {where}")
-            plan.append(_Plan("corrected", target, record, digest, sid, lid, unvoids=True))
-        elif correct:
-            raise NotFound(
-                f"there is no stored event {where} to correct; check its date, location and "
-                "kind (or use 'event import' for a new night)"
-            )
-        else:
-            plan.append(_Plan("imported", None, record, digest, sid, lid))
-
-    writes = [p for p in plan if p.status != "unchanged"]
-    corrected_ids = [p.old_id for p in writes if p.status == "corrected" and p.old_id is not None]
-    befores = {
-        eid: get_event(session=session, league_id=league_id, event_id=eid) for eid in corrected_ids
-    }
-    _check_suspensions(session, league_id, rules, directory, writes, befores, allow_suspended)
-    directory.resolve(
-        [n for p in writes for n in p.record.participants()],
-        allow_new=allow_new,
-        actor=actor,
-        now=at,
-    )
-    _check_receipt_refs(session, writes, corrected_ids)
-
-    audit: list[tuple[str, str, Mapping[str, Any] | None, Mapping[str, Any] | None]] = []
-    if corrected_ids:
-        for table in (Result, *_AWARD_TABLES):
-            session.execute(delete(table).where(col(table.event_id).in_(corrected_ids)))
-    event_ids: dict[int, int] = {}  # index in writes -> event id
-    new_rows = []
-    for i, p in enumerate(writes):
-        values = {
-            "league_id": league_id,
-            "season_id": p.season_id,
-            "location_id": p.location_id,
-            "date": p.record.date,
-            "kind": p.record.kind,
-            "status": "active",
-            "void_reason": None,
-            "content_hash": p.digest,
-            "record": record_to_dict(p.record),
-        }
-        if p.status == "corrected" and p.old_id is not None:
-            row = session.get(Event, p.old_id)
-            assert row is not None
-            for key, value in values.items():
-                setattr(row, key, value)
-            session.add(row)
-            event_ids[i] = p.old_id
-        else:
-            new_rows.append((i, values))
-    session.flush()
-    if new_rows:
-        returned = session.scalars(
-            insert(Event).returning(col(Event.id), sort_by_parameter_order=True),
-            [values for _, values in new_rows],
-        ).all()
-        ids = [int(new_id or 0) for new_id in returned]
-        for (i, _), new_id in zip(new_rows, ids, strict=True):
-            event_ids[i] = new_id
-
-    results: list[dict[str, Any]] = []
-    bounties: list[dict[str, Any]] = []
-    hands: list[dict[str, Any]] = []
-    wins: list[dict[str, Any]] = []
-    receipts: list[dict[str, Any]] = []
-    produced: dict[int, list[PlayerPoints]] = {}
-    names = directory.ids
-    for i, p in enumerate(writes):
-        eid, record = event_ids[i], p.record
-        rows = _result_rows(record, rules, directory, eid, p.season_id, p.location_id)
-        results.extend(rows)
-        produced[i] = [_points_of(directory.display[name_key(r["_name"])], r) for r in rows]
-        for r in rows:
-            del r["_name"]
-        for name, chips in record.bounties.items():
-            bounties.append({"event_id": eid, "player_id": names[name_key(name)], "chips": chips})
-        for hand in record.premium_hands:
-            hands.append(
-                {"event_id": eid, "player_id": names[name_key(hand.player)], "hand": hand.hand}
-            )
-        for name in record.second_chance_winners:
-            wins.append({"event_id": eid, "player_id": names[name_key(name)]})
-        for receipt in record.receipts:
-            receipts.append(
-                {
-                    "event_id": eid,
-                    "player_id": names[name_key(receipt.player)],
-                    "location_id": p.location_id,
-                    "amount_cents": receipt.amount_cents,
-                    "ref": receipt.ref,
-                    "image_url": receipt.image_url,
-                }
-            )
-    for table, rows_ in (
-        (Result, results),
-        (Bounty, bounties),
-        (PremiumHandAward, hands),
-        (SecondChanceWin, wins),
-        (ReceiptAward, receipts),
-    ):
-        if rows_:
-            session.execute(insert(table), rows_)
-
-    outcomes: list[ImportOutcome] = []
-    summaries = _summaries(session, league_id, set(event_ids.values()))
-    for i, p in enumerate(writes):
-        new_id = event_ids[i]
-        summary = summaries[new_id]
-        after = {"record": record_to_dict(p.record), "points": _points_json(produced[i])}
-        changes: dict[str, tuple[int, int]] = {}
-        if p.status == "corrected" and p.old_id is not None:
-            old = befores[p.old_id]
-            before = {"record": dict(old.record), "points": _points_json(list(old.points))}
-            changes = points_changes(old.points, produced[i])
-            if p.unvoids:
-                audit.append(
-                    (
-                        "event.unvoid",
-                        f"event:{new_id}",
-                        {"status": "void", "reason": old.event.void_reason},
-                        {"status": "active"},
-                    )
-                )
-            after["changes"] = {n: list(d) for n, d in changes.items()}
-            audit.append(("event.correct", f"event:{new_id}", before, after))
-        else:
-            audit.append(("event.import", f"event:{new_id}", None, after))
-        outcomes.append(ImportOutcome(p.status, summary, _sort_points(produced[i]), changes))
-    add_audit_entries(session=session, league_id=league_id, actor=actor, entries=audit, now=at)
-
-    # Re-assemble in the order of ``records``, filling in the unchanged ones.
-    written = iter(outcomes)
-    final: list[ImportOutcome] = []
-    for p in plan:
-        if p.status != "unchanged":
-            final.append(next(written))
-            continue
-        if p.old_id is None:  # listed twice in this file: same as its first listing
-            first = next(
-                o
-                for o in final
-                if o.event.date == p.record.date
-                and name_key(o.event.location) == name_key(p.record.location)
-                and o.event.kind == p.record.kind
-            )
-            final.append(ImportOutcome("unchanged", first.event, first.points))
-            continue
-        detail = get_event(session=session, league_id=league_id, event_id=p.old_id)
-        final.append(ImportOutcome("unchanged", detail.event, detail.points))
-    log.info(
-        "import by %s: %d imported, %d corrected, %d unchanged",
-        actor,
-        sum(o.status == "imported" for o in final),
-        sum(o.status == "corrected" for o in final),
-        sum(o.status == "unchanged" for o in final),
-    )
-    return final
 
 
 def points_changes(
@@ -646,167 +185,6 @@ def points_changes(
         if (rp0, bp0) != (rp1, bp1):
             out[name] = (rp1 - rp0, bp1 - bp0)
     return out
-
-
-def _check_suspensions(
-    session: Session,
-    league_id: int,
-    rules: LeagueRules,
-    directory: PlayerDirectory,
-    writes: Sequence[_Plan],
-    befores: Mapping[int, EventDetail],
-    allow: bool | Collection[str],
-) -> None:
-    """Refuse results naming a suspended player (3.B) unless confirmed.
-
-    A correction checks only the players it adds: the others were recorded (and confirmed)
-    already.
-    """
-    if allow is True:
-        return
-    confirmed = set() if allow is False else {name_key(n) for n in allow}
-    wanted: dict[int, list[tuple[_Plan, str]]] = {}
-    for p in writes:
-        earlier = (
-            {name_key(x.player) for x in befores[p.old_id].points}
-            if p.old_id is not None and p.old_id in befores
-            else set()
-        )
-        for name in p.record.participants():
-            key = name_key(name)
-            pid = directory.find(name)
-            if pid is None or key in earlier or key in confirmed:
-                continue
-            wanted.setdefault(pid, []).append((p, name))
-    if not wanted:
-        return
-    strikes = session.exec(
-        select(Strike, Season.name)
-        .join(Season, col(Season.id) == Strike.season_id)
-        .where(Strike.league_id == league_id)
-        .where(col(Strike.player_id).in_(list(wanted)))
-    ).all()
-    problems: list[str] = []
-    suspended: list[str] = []
-    for strike, season in strikes:
-        day = strike.date or strike.at.date()
-        for p, name in wanted[strike.player_id]:
-            if p.record.date <= day:
-                continue
-            since = session.execute(
-                sa_select(func.count())
-                .select_from(Event)
-                .where(col(Event.league_id) == league_id)
-                .where(col(Event.status) == "active")
-                .where(col(Event.kind) == "regular")
-                .where(col(Event.date) > day)
-                .where(col(Event.date) < p.record.date)
-                .where(col(Event.id) != (p.old_id or 0))
-            ).scalar_one()
-            # Nights of this same import that come before count too (not stored yet, or void).
-            since += sum(
-                1
-                for other in writes
-                if (other.status == "imported" or other.unvoids)
-                and other is not p
-                and other.record.kind == "regular"
-                and day < other.record.date < p.record.date
-            )
-            state = suspension_for_event(
-                RulingsStrike(name, season, strike.level, strike.reason),
-                strike_date=day,
-                event_date=p.record.date,
-                event_season=p.record.season,
-                events_since=int(since),
-                rules=rules,
-            )
-            if state is not None:
-                problems.append(f"{describe_suspension(state, day)} on {_where(p.record)}")
-                suspended.append(name)
-    if problems:
-        raise SuspendedPlayerError(
-            "; ".join(problems) + "; confirm to record the result anyway", players=suspended
-        )
-
-
-def _points_json(points: Sequence[PlayerPoints]) -> dict[str, list[int]]:
-    return {p.player: [p.rp, p.bp] for p in points}
-
-
-def _result_rows(
-    record: EventRecord,
-    rules: LeagueRules,
-    directory: PlayerDirectory,
-    event_id: int,
-    season_id: int,
-    location_id: int,
-) -> list[dict[str, Any]]:
-    points = {name_key(n): b for n, b in event_points(record, rules, owner=rules.owner).items()}
-    positions: dict[str, tuple[int, int]] = {}
-    position = 1
-    for group in record.finish:
-        for name in group:
-            positions[name_key(name)] = (position, len(group))
-        position += len(group)
-    rows = []
-    for name in record.participants():
-        key = name_key(name)
-        place, tie = positions.get(key, (None, 1))
-        row: dict[str, Any] = {
-            "_name": name,
-            "event_id": event_id,
-            "player_id": directory.ids[key],
-            "season_id": season_id,
-            "location_id": location_id,
-            "position": place,
-            "tie_size": tie,
-            "is_counted": record.kind != "toc",
-            "is_regular": record.kind == "regular",
-        }
-        breakdown = points.get(key)
-        if breakdown is None:
-            row.update(dict.fromkeys(_ZERO_COMPONENTS, 0))
-        else:
-            row.update(_component_rows(breakdown))
-        rows.append(row)
-    return rows
-
-
-_ZERO_COMPONENTS = (*(f"{c}_{u}" for c in _COMPONENTS for u in ("rp", "bp")), "rp", "bp")
-
-
-def _check_receipt_refs(session: Session, writes: Sequence[_Plan], replaced: Sequence[int]) -> None:
-    """Refuse a receipt reference counted already at its location (compared ignoring case)."""
-    wanted: dict[tuple[int, str], str] = {}
-    for p in writes:
-        record = p.record
-        for receipt in record.receipts:
-            if receipt.ref is None:
-                continue
-            where = f"{receipt.player}, {record.date.isoformat()} at {record.location}"
-            slot = (p.location_id, receipt.ref.lower())
-            if slot in wanted:
-                raise DuplicateReceiptError(
-                    f"receipt {receipt.ref} at {record.location} is listed twice "
-                    f"({wanted[slot]} and {where})"
-                )
-            wanted[slot] = where
-    if not wanted:
-        return
-    query = (
-        select(ReceiptAward.location_id, col(ReceiptAward.ref), col(Event.date))
-        .join(Event, col(Event.id) == ReceiptAward.event_id)
-        .where(col(ReceiptAward.location_id).in_({lid for lid, _ in wanted}))
-        .where(func.lower(col(ReceiptAward.ref)).in_({ref for _, ref in wanted}))
-    )
-    if replaced:
-        query = query.where(col(ReceiptAward.event_id).not_in(replaced))
-    for lid, ref, day in session.exec(query):
-        if ref is not None and (lid, ref.lower()) in wanted:
-            raise DuplicateReceiptError(
-                f"receipt {ref} ({wanted[(lid, ref.lower())]}) was already counted at that "
-                f"location on {day.isoformat()}"
-            )
 
 
 def _summary_query(league_id: int) -> Any:
@@ -848,7 +226,8 @@ def _summary(row: Sequence[Any]) -> EventSummary:
     )
 
 
-def _summaries(session: Session, league_id: int, ids: set[int]) -> dict[int, EventSummary]:
+def event_summaries(session: Session, league_id: int, ids: set[int]) -> dict[int, EventSummary]:
+    """Return event id -> its summary, for ``ids`` (storage-internal)."""
     if not ids:
         return {}
     query = _summary_query(league_id).where(col(Event.id).in_(ids))
@@ -888,17 +267,17 @@ def get_event(*, session: Session, league_id: int, event_id: int) -> EventDetail
         raise NotFound(f"there is no event #{event_id}")
     summary = _summary(found)
     record = session.exec(select(Event.record).where(Event.id == event_id)).one()
-    cols = [getattr(Result, c) for c in _ZERO_COMPONENTS]
+    cols = [getattr(Result, c) for c in POINT_COLUMNS]
     query = (
         sa_select(col(Player.display_name), col(Result.position), col(Result.tie_size), *cols)
         .join(Player, col(Player.id) == Result.player_id)
         .where(col(Result.event_id) == event_id)
     )
-    keys = ("position", "tie_size", *_ZERO_COMPONENTS)
+    keys = ("position", "tie_size", *POINT_COLUMNS)
     points = [
-        _points_of(row[0], dict(zip(keys, row[1:], strict=True))) for row in session.execute(query)
+        points_of(row[0], dict(zip(keys, row[1:], strict=True))) for row in session.execute(query)
     ]
-    return EventDetail(event=summary, points=_sort_points(points), record=dict(record))
+    return EventDetail(event=summary, points=sort_points(points), record=dict(record))
 
 
 def void_event(
@@ -950,8 +329,6 @@ def parse_events(data: Any, *, rules: LeagueRules) -> list[EventRecord]:
     Raises:
         EventFormatError: naming the event (by its number in a list) and the row.
     """
-    from rulings import EventFormatError
-
     items = data if isinstance(data, list) else [data]
     if not items:
         raise EventFormatError("the file holds no events")
@@ -964,76 +341,3 @@ def parse_events(data: Any, *, rules: LeagueRules) -> list[EventRecord]:
                 raise
             raise EventFormatError(f"event {i}: {exc}") from None
     return out
-
-
-@dataclass(frozen=True)
-class Rescore:
-    """What scoring a season's stored events under other rules changes.
-
-    Attributes:
-        season: The season's name.
-        events: The ids of the events whose points change.
-        players: How many players' points change.
-        updates: The result rows to rewrite (storage-internal).
-    """
-
-    season: str
-    events: tuple[int, ...]
-    players: int
-    updates: tuple[dict[str, Any], ...] = ()
-
-
-_POINT_COLUMNS = _ZERO_COMPONENTS
-
-
-def plan_rescore(
-    *, session: Session, league_id: int, season_id: int, season: str, rules: LeagueRules
-) -> Rescore:
-    """Score every stored event of a season (void ones too) under ``rules``; write nothing.
-
-    Returns:
-        The events and players whose points would change, and the rows to rewrite.
-    """
-    directory = PlayerDirectory(session, league_id)
-    stored: dict[tuple[int, int], dict[str, int]] = {}
-    for row in session.execute(
-        sa_select(
-            col(Result.event_id),
-            col(Result.player_id),
-            *(getattr(Result, c) for c in _POINT_COLUMNS),
-        ).where(col(Result.season_id) == season_id)
-    ):
-        stored[(row[0], row[1])] = dict(zip(_POINT_COLUMNS, row[2:], strict=True))
-    updates: list[dict[str, Any]] = []
-    events: set[int] = set()
-    players: set[int] = set()
-    query = (
-        sa_select(col(Event.id), col(Event.location_id), col(Event.record))
-        .where(col(Event.league_id) == league_id, col(Event.season_id) == season_id)
-        .order_by(col(Event.id))
-    )
-    for eid, lid, data in session.execute(query):
-        record = parse_event(data, max_receipt_cents=1 << 62)  # stored: its amounts were checked
-        for scored in _result_rows(record, rules, directory, eid, season_id, lid):
-            pid = int(scored["player_id"])
-            new = {c: int(scored[c]) for c in _POINT_COLUMNS}
-            if stored.get((eid, pid)) != new:
-                events.add(eid)
-                players.add(pid)
-                updates.append({"b_event": eid, "b_player": pid, **new})
-    return Rescore(season, tuple(sorted(events)), len(players), tuple(updates))
-
-
-def apply_rescore(*, session: Session, rescore: Rescore) -> None:
-    """Rewrite the result rows of a planned re-score (in the caller's transaction)."""
-    from sqlalchemy import bindparam
-
-    if not rescore.updates:
-        return
-    statement = (
-        update(Result)
-        .where(col(Result.event_id) == bindparam("b_event"))
-        .where(col(Result.player_id) == bindparam("b_player"))
-        .values({c: bindparam(c) for c in _POINT_COLUMNS})
-    )
-    session.connection().execute(statement, list(rescore.updates))

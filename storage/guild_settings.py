@@ -21,7 +21,8 @@ from storage.audit import add_audit_entry
 from storage.errors import NotFound, StorageError
 from storage.guild_settings_models import GuildSetting
 from storage.league_models import League
-from storage.leagues import LeagueInfo, ensure_league, get_league, update_league_rules
+from storage.league_rules import update_league_rules
+from storage.leagues import LeagueInfo, ensure_league, get_league
 
 log = logging.getLogger(__name__)
 

@@ -8,21 +8,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rapidfuzz import fuzz, process
 from sqlmodel import Session, col, select
 
-from rulings import LeagueRules, load_league_rules, name_key
+from rulings import (
+    SIMILAR_NAME_SCORE,
+    SUGGEST_SCORE,
+    LeagueRules,
+    check_name,
+    load_league_rules,
+    name_key,
+    similar_name,
+)
 from storage.audit import add_audit_entry
-from storage.errors import AlreadyExists, NotFound, StorageError, UnconfirmedRescoreError
+from storage.errors import AlreadyExists, NotFound
 from storage.league_models import League, Location
 
 log = logging.getLogger(__name__)
 
 DEFAULT_LEAGUE = "default"
-SIMILAR_NAME_SCORE = 88.0
-"""A new name scoring this much (rapidfuzz ``ratio``) against a known one is a likely duplicate."""
-SUGGEST_SCORE = 70.0
-"""An unknown name looked up is answered with "did you mean" above this score."""
 
 
 @dataclass(frozen=True)
@@ -42,26 +45,6 @@ class LocationInfo:
 
     id: int
     name: str
-
-
-def clean_name(name: str, what: str = "name") -> str:
-    """Return ``name`` with spaces collapsed; refuse an empty or over-long one."""
-    cleaned = " ".join(str(name).split())
-    if not cleaned:
-        raise StorageError(f"a {what} can't be empty")
-    if len(cleaned) > 100:
-        raise StorageError(f"the {what} '{cleaned[:20]}...' is longer than 100 characters")
-    return cleaned
-
-
-def similar_name(
-    key: str, known: Mapping[str, str], cutoff: float = SIMILAR_NAME_SCORE
-) -> str | None:
-    """Return the display name in ``known`` (key -> display) closest to ``key``, if close."""
-    if not known:
-        return None
-    match = process.extractOne(key, list(known), scorer=fuzz.ratio, score_cutoff=cutoff)
-    return known[match[0]] if match is not None else None
 
 
 def _info(league: League) -> LeagueInfo:
@@ -134,128 +117,6 @@ def get_league_rules(*, session: Session, league_id: int) -> LeagueRules:
     return load_league_rules(league.preset, dict(league.overrides or {}))
 
 
-@dataclass(frozen=True)
-class RulesChange:
-    """A change of a league's rules and what it re-scored.
-
-    Attributes:
-        rules: The rules now in force.
-        season: The season re-scored (the current one), or None before any season.
-        events: Stored events of that season whose points changed.
-        players: Players whose points changed.
-    """
-
-    rules: LeagueRules
-    season: str | None = None
-    events: int = 0
-    players: int = 0
-
-
-def _plan(session: Session, league_id: int, rules: LeagueRules) -> Any:
-    from storage.events import plan_rescore
-    from storage.seasons import get_season
-
-    try:
-        season = get_season(session=session, league_id=league_id)
-    except NotFound:
-        return None
-    return plan_rescore(
-        session=session, league_id=league_id, season_id=season.id, season=season.name, rules=rules
-    )
-
-
-def preview_rules_change(
-    *, session: Session, league_id: int, preset: str | None = None
-) -> RulesChange:
-    """What switching the league to ``preset`` would re-score, without writing anything.
-
-    Raises:
-        LeagueConfigError: an unknown preset.
-    """
-    league = session.get(League, league_id)
-    if league is None:
-        raise NotFound(f"there is no league {league_id}")
-    rules = load_league_rules(preset or league.preset, dict(league.overrides or {}))
-    rescore = _plan(session, league_id, rules)
-    if rescore is None:
-        return RulesChange(rules)
-    return RulesChange(rules, rescore.season, len(rescore.events), rescore.players)
-
-
-def update_league_rules(
-    *,
-    session: Session,
-    league_id: int,
-    preset: str | None = None,
-    overrides: Mapping[str, Any] | None = None,
-    actor: str,
-    confirm: bool = False,
-    now: dt.datetime | None = None,
-) -> RulesChange:
-    """Change the league's preset and/or replace its overrides; the new rules are validated first.
-
-    The stored events of the current season are re-scored under the new rules in the same
-    transaction, so its standings never mix two rule sets (earlier seasons keep the rules of
-    their day). When that changes anyone's points the change needs ``confirm``.
-
-    Raises:
-        LeagueConfigError: an unknown preset or a bad override (nothing is changed).
-        UnconfirmedRescoreError: the change re-scores stored events and ``confirm`` is off
-            (nothing is changed; the message says how many events and players).
-    """
-    from storage.events import apply_rescore
-
-    league = session.get(League, league_id)
-    if league is None:
-        raise NotFound(f"there is no league {league_id}")
-    new_preset = preset or league.preset
-    new_overrides = dict(overrides) if overrides is not None else dict(league.overrides or {})
-    rules = load_league_rules(new_preset, new_overrides)
-    rescore = _plan(session, league_id, rules)
-    if rescore is not None and rescore.events and not confirm:
-        n, p = len(rescore.events), rescore.players
-        whose = "1 player's" if p == 1 else f"{p} players'"
-        raise UnconfirmedRescoreError(
-            f"this change re-scores {n} stored event{'s' if n != 1 else ''} of "
-            f"{rescore.season} ({whose} points change); confirm to apply it",
-            season=rescore.season,
-            events=n,
-            players=p,
-        )
-    before = {"preset": league.preset, "overrides": dict(league.overrides or {})}
-    league.preset = new_preset
-    league.overrides = new_overrides
-    session.add(league)
-    session.flush()
-    add_audit_entry(
-        session=session,
-        league_id=league_id,
-        actor=actor,
-        action="league.rules",
-        target=f"league:{league.name}",
-        before=before,
-        after={"preset": new_preset, "overrides": new_overrides},
-        now=now,
-    )
-    if rescore is None or not rescore.events:
-        return RulesChange(rules, rescore.season if rescore else None)
-    apply_rescore(session=session, rescore=rescore)
-    add_audit_entry(
-        session=session,
-        league_id=league_id,
-        actor=actor,
-        action="league.rescore",
-        target=f"season:{rescore.season}",
-        after={
-            "season": rescore.season,
-            "events": list(rescore.events),
-            "players": rescore.players,
-        },
-        now=now,
-    )
-    return RulesChange(rules, rescore.season, len(rescore.events), rescore.players)
-
-
 def list_locations(*, session: Session, league_id: int) -> list[LocationInfo]:
     """Return the league's locations by name."""
     query = select(Location).where(Location.league_id == league_id).order_by(col(Location.name_key))
@@ -300,12 +161,12 @@ def add_location(
         AlreadyExists: the location exists, or (unless ``allow_similar``) one with a very
             similar name does.
     """
-    cleaned = clean_name(name, "location name")
+    cleaned = check_name(name, "location name")
     key = name_key(cleaned)
     known = {x.name_key: x.name for x in list_locations_rows(session, league_id)}
     if key in known:
         raise AlreadyExists(f"the location '{known[key]}' exists already")
-    hint = None if allow_similar else similar_name(key, known)
+    hint = None if allow_similar else similar_name(key, known, SIMILAR_NAME_SCORE)
     if hint is not None:
         raise AlreadyExists(
             f"the location '{cleaned}' looks like the existing '{hint}'; use '{hint}' "

@@ -1,4 +1,6 @@
-"""Players: names matched with rapidfuzz, aliases, merging, Discord links and strikes.
+"""Players: names matched with rapidfuzz, aliases, merging and strikes.
+
+Linking a player to a Discord member is ``storage.player_links``.
 
 A name is found by its case-folded key among display names and aliases. A name that is not
 known but is close to one that is ("Jon Smith" when "John Smith" exists) is refused with
@@ -16,7 +18,15 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
-from rulings import check_date, check_level, name_key
+from rulings import (
+    SIMILAR_NAME_SCORE,
+    SUGGEST_SCORE,
+    check_date,
+    check_level,
+    check_name,
+    name_key,
+    similar_name,
+)
 from storage.audit import add_audit_entry, utc_now
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (
@@ -27,10 +37,12 @@ from storage.league_models import (
     PremiumHandAward,
     ReceiptAward,
     Result,
+    Season,
     SecondChanceWin,
     Strike,
 )
-from storage.leagues import SUGGEST_SCORE, clean_name, get_league_rules, similar_name
+from storage.leagues import get_league_rules
+from storage.link_models import LinkRequest, PlayerLink
 
 log = logging.getLogger(__name__)
 
@@ -132,12 +144,14 @@ class PlayerDirectory:
         confirmed = set() if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
         fresh: dict[str, str] = {}
         for raw in names:
-            display = clean_name(raw, "player name")
+            display = check_name(raw, "player name")
             key = name_key(display)
             if key in self.ids or key in fresh:
                 continue
             if allow_new is not True and key not in confirmed:
-                hint = similar_name(key, self.display) or similar_name(key, fresh)
+                hint = similar_name(key, self.display, SIMILAR_NAME_SCORE) or similar_name(
+                    key, fresh, SIMILAR_NAME_SCORE
+                )
                 if hint is not None:
                     raise DuplicatePlayerError(display, hint)
             fresh[key] = display
@@ -242,7 +256,6 @@ def add_player(
     session: Session,
     league_id: int,
     name: str,
-    discord_id: int | None = None,
     allow_new: bool = False,
     actor: str,
     now: dt.datetime | None = None,
@@ -259,15 +272,6 @@ def add_player(
     pid = directory.resolve([name], allow_new=allow_new, actor=actor, now=now)[name_key(name)]
     row = session.get(Player, pid)
     assert row is not None
-    if discord_id is not None:
-        return link_discord(
-            session=session,
-            league_id=league_id,
-            name=row.display_name,
-            discord_id=discord_id,
-            actor=actor,
-            now=now,
-        )
     return _info(session, row)
 
 
@@ -287,7 +291,7 @@ def add_alias(
         AlreadyExists: ``alias`` already names a player.
     """
     row = _player_row(session, league_id, name)
-    cleaned = clean_name(alias, "alias")
+    cleaned = check_name(alias, "alias")
     key = name_key(cleaned)
     directory = PlayerDirectory(session, league_id)
     if key in directory.ids:
@@ -308,28 +312,6 @@ def add_alias(
     return _info(session, row)
 
 
-def link_discord(
-    *,
-    session: Session,
-    league_id: int,
-    name: str,
-    discord_id: int,
-    actor: str,
-    now: dt.datetime | None = None,
-) -> PlayerInfo:
-    """Link a player to a Discord user (one player per user).
-
-    Raises:
-        NotFound: no player ``name``.
-        AlreadyExists: that Discord user is linked to another player.
-    """
-    from storage.player_links import link_player
-
-    return link_player(
-        session=session, league_id=league_id, name=name, discord_id=discord_id, actor=actor, now=now
-    )
-
-
 def merge_players(
     *,
     session: Session,
@@ -347,8 +329,6 @@ def merge_players(
         NotFound: either player is unknown.
         MergeError: the same player twice, or both played the same event.
     """
-    from storage.link_models import LinkRequest, PlayerLink
-
     kept = _player_row(session, league_id, keep)
     gone = _player_row(session, league_id, merge)
     if kept.id == gone.id:
@@ -480,8 +460,6 @@ def add_strike(
 
 def list_strikes(*, session: Session, league_id: int, name: str | None = None) -> list[StrikeInfo]:
     """Return strikes (of one player, or everyone's), oldest first."""
-    from storage.league_models import Season
-
     query = (
         select(Strike, Player.display_name, Season.name)
         .join(Player, col(Player.id) == Strike.player_id)

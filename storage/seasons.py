@@ -16,11 +16,10 @@ from sqlalchemy import func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from rulings import name_key
+from rulings import SUGGEST_SCORE, check_name, name_key, similar_name
 from storage.audit import add_audit_entry
 from storage.errors import AlreadyExists, NotFound
 from storage.league_models import Event, Season
-from storage.leagues import SUGGEST_SCORE, clean_name, similar_name
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +107,7 @@ def add_season(
     Raises:
         AlreadyExists: a season of that name exists.
     """
-    cleaned = clean_name(name, "season name")
+    cleaned = check_name(name, "season name")
     key = name_key(cleaned)
     existing = session.exec(
         select(Season).where(Season.league_id == league_id, Season.name_key == key)

@@ -20,6 +20,7 @@ from sqlalchemy import insert, update
 from sqlmodel import Session, col, select
 
 from rulings import (
+    SIMILAR_NAME_SCORE,
     ClockAction,
     Entry,
     LateEntry,
@@ -28,6 +29,7 @@ from rulings import (
     TournamentError,
     chart_from_data,
     chart_to_data,
+    check_name,
     entry_from_data,
     entry_to_data,
     format_seconds,
@@ -36,12 +38,12 @@ from rulings import (
     position_at,
     room_from_data,
     room_to_data,
+    similar_name,
     undo_last,
 )
 from storage.audit import add_audit_entry, utc_now
 from storage.clocks import add_clock_event, find_running_clock, utc
 from storage.errors import AlreadyExists, DuplicatePlayerError, NotFound
-from storage.leagues import clean_name, similar_name
 from storage.players import PlayerDirectory
 from storage.tournament_models import Tournament, TournamentEntryRow
 
@@ -381,13 +383,13 @@ def signin_name(*, session: Session, league_id: int, name: str, confirmed: bool 
         DuplicatePlayerError: a new name resembles a known player's (nothing written).
         StorageError: an empty or over-long name.
     """
-    display = clean_name(name, "player name")
+    display = check_name(name, "player name")
     directory = PlayerDirectory(session, league_id)
     key = name_key(display)
     if key in directory.display:
         return directory.display[key]
     if not confirmed:
-        hint = similar_name(key, directory.display)
+        hint = similar_name(key, directory.display, SIMILAR_NAME_SCORE)
         if hint is not None:
             raise DuplicatePlayerError(display, hint)
     return display

@@ -12,11 +12,9 @@ if TYPE_CHECKING:
         FIRST_DATE,
         MAX_ID,
         MAX_IMPORT_BYTES,
-        MAX_NAME_LENGTH,
         check_date,
         check_id,
         check_import_size,
-        check_name,
     )
     from rulings.league.citations import rule_citation
     from rulings.league.events import (
@@ -31,7 +29,14 @@ if TYPE_CHECKING:
         parse_finish_text,
         parse_premium_hand,
     )
-    from rulings.league.names import name_key
+    from rulings.league.names import (
+        MAX_NAME_LENGTH,
+        SIMILAR_NAME_SCORE,
+        SUGGEST_SCORE,
+        check_name,
+        name_key,
+        similar_name,
+    )
     from rulings.league.nights import (
         MAX_EVERY_WEEKS,
         NIGHT_HOURS,
@@ -111,6 +116,8 @@ __all__ = [
     "MAX_NAME_LENGTH",
     "NIGHT_HOURS",
     "REMINDER_BEFORE",
+    "SIMILAR_NAME_SCORE",
+    "SUGGEST_SCORE",
     "TIE_BREAK_ORDER",
     "WEEKDAYS",
     "Arrival",
@@ -176,6 +183,7 @@ __all__ = [
     "rule_citation",
     "rules_from_mapping",
     "second_chance_points",
+    "similar_name",
     "starting_stack",
     "suspension",
     "suspension_events",

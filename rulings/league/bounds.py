@@ -1,9 +1,8 @@
 """Bounds on what a director may record, the same on every path (typed, imported, uploaded).
 
-Names of players, seasons and locations are at most ``MAX_NAME_LENGTH`` characters; record
-numbers (event ids) fit a signed 64-bit integer; dates lie between ``FIRST_DATE`` and one year
-after today (today is a parameter: the engine never reads a clock); an import file is at most
-``MAX_IMPORT_BYTES``.
+Names are checked in ``rulings.league.names``; record numbers (event ids) fit a signed 64-bit
+integer; dates lie between ``FIRST_DATE`` and one year after today (today is a parameter: the
+engine never reads a clock); an import file is at most ``MAX_IMPORT_BYTES``.
 
 >>> import datetime as dt
 >>> check_date(dt.date(2026, 11, 20), today=dt.date(2026, 11, 21))
@@ -22,9 +21,6 @@ from rulings.errors import EventFormatError
 
 log = logging.getLogger(__name__)
 
-MAX_NAME_LENGTH = 100
-"""The longest name of a player, season or location."""
-
 MAX_ID = 2**63 - 1
 """The largest record number (a signed 64-bit integer, what both databases store)."""
 
@@ -33,32 +29,6 @@ FIRST_DATE = dt.date(2000, 1, 1)
 
 MAX_IMPORT_BYTES = 20_000_000
 """The largest import file; a larger one is refused before it is read."""
-
-
-def check_name(value: Any, what: str = "name") -> str:
-    """Return a name with its spaces collapsed.
-
-    Args:
-        value: The name as typed.
-        what: What it names, for the error (``season``, ``location``, ``player name``).
-
-    Returns:
-        The name, blanks collapsed.
-
-    Raises:
-        EventFormatError: not text, empty, or longer than ``MAX_NAME_LENGTH``.
-
-    >>> check_name("  2026   Fall ")
-    '2026 Fall'
-    """
-    if not isinstance(value, str) or not value.strip():
-        raise EventFormatError(f"{what}: missing or empty")
-    name = " ".join(value.split())
-    if len(name) > MAX_NAME_LENGTH:
-        raise EventFormatError(
-            f"{what}: {name[:20]!r}... is longer than {MAX_NAME_LENGTH} characters"
-        )
-    return name
 
 
 def check_id(value: Any, what: str = "event") -> int:

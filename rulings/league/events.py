@@ -26,8 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rulings.errors import EventFormatError
-from rulings.league.bounds import MAX_NAME_LENGTH, check_name
-from rulings.league.names import name_key
+from rulings.league.names import MAX_NAME_LENGTH, check_name, name_key
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +172,7 @@ def _name(value: Any, where: str) -> str:
         raise EventFormatError(
             f"{where}: the name {name[:20]!r}... is longer than {MAX_NAME_LENGTH} characters"
         )
-    return name
+    return check_name(name, where)  # the one cleaning every door applies (names.py)
 
 
 def _text(data: Mapping[str, Any], key: str) -> str:

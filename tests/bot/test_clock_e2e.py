@@ -426,7 +426,7 @@ async def test_a_button_pressed_in_another_server_does_not_touch_this_servers_cl
 
 async def test_start_without_a_structure_runs_the_leagues_own(fake: FakeDiscord, tmp_path: Path):
     from storage.guild_settings import ensure_guild_league
-    from storage.leagues import update_league_rules
+    from storage.league_rules import update_league_rules
 
     bot = make_clock_bot(fake, f"sqlite:///{tmp_path / 'pub.db'}")
     await start_bot(fake, bot)

@@ -77,9 +77,7 @@ def test_a_night_from_rsvp_to_no_shows(db):
 
 def test_checkin_refuses_a_player_who_did_not_rsvp(db):
     _schedule_tonight(db)
-    code, out, err = run(
-        db, "/rsvp player: Ann", "/tournament open Pub 33", "/tournament checkin Zed"
-    )
+    _, out, err = run(db, "/rsvp player: Ann", "/tournament open Pub 33", "/tournament checkin Zed")
     assert "Zed did not RSVP to tonight's night (RSVP'd: Ann)" in err + out
     _code, out, _ = run(db, "/tournament status")
     assert "signed in 0" in out

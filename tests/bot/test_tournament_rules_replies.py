@@ -16,7 +16,7 @@ from bot.features.league import handlers as league_answers
 from bot.features.tournament import handlers as t
 from rulings import RulingsError, build_event
 from storage.db import create_schema, make_engine, session_scope
-from storage.events import import_events
+from storage.event_import import import_events
 from storage.leagues import add_location, ensure_league
 from storage.players import add_player
 from storage.seasons import add_season

@@ -8,8 +8,10 @@ from typing import Any
 from sqlmodel import Session
 
 from rulings import parse_event
-from storage.events import ImportOutcome, import_events
-from storage.leagues import LeagueInfo, ensure_league, update_league_rules
+from storage.event_import import correct_events, import_events
+from storage.events import ImportOutcome
+from storage.league_rules import update_league_rules
+from storage.leagues import LeagueInfo, ensure_league
 
 NOW = dt.datetime(2026, 11, 21, 3, 0, tzinfo=dt.UTC)
 
@@ -45,9 +47,8 @@ def load(
 ) -> list[ImportOutcome]:
     kwargs.setdefault("actor", "test")
     kwargs.setdefault("now", NOW)
-    return import_events(
-        [parse_event(e) for e in events], session=session, league_id=league.id, **kwargs
-    )
+    store = correct_events if kwargs.pop("correct", False) else import_events
+    return store([parse_event(e) for e in events], session=session, league_id=league.id, **kwargs)
 
 
 ISSUE_EVENT = event(

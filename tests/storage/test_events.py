@@ -14,11 +14,11 @@ from storage.errors import (
     NotFound,
     StorageError,
 )
+from storage.event_import import import_events
 from storage.events import (
     ImportOutcome,
     content_hash,
     get_event,
-    import_events,
     list_events,
     record_to_dict,
     void_event,

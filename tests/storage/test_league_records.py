@@ -27,8 +27,10 @@ from storage.errors import (
 )
 from storage.event_changes import EventEdit, RecordBuilder, amend_event, record_guild_events
 from storage.event_files import import_event_file
-from storage.events import ImportOutcome, get_event, import_events, list_events, void_event
-from storage.leagues import LeagueInfo, update_league_rules
+from storage.event_import import correct_events, import_events, revive_events
+from storage.events import ImportOutcome, get_event, list_events, void_event
+from storage.league_rules import update_league_rules
+from storage.leagues import LeagueInfo
 from storage.players import add_alias, add_player, add_strike
 from storage.seasons import add_season, get_season, set_current_season
 from storage.standings import season_standings, season_toc
@@ -284,8 +286,8 @@ def test_4_1_c_correcting_a_void_event_is_refused_unless_unvoided(engine):
         void_event(session=s, league_id=league.id, event_id=first.event.id, reason="x", actor="t")
     fixed = _records(event([["Bob"], ["Alice"]]))
 
-    def correct(s: Session, **kw: Any) -> list[ImportOutcome]:
-        return import_events(fixed, session=s, league_id=league.id, actor="t", correct=True, **kw)
+    def correct(s: Session) -> list[ImportOutcome]:
+        return correct_events(fixed, session=s, league_id=league.id, actor="t")
 
     refused(engine, correct, StorageError, r"is void; un-void it explicitly \(--unvoid")
     refused(
@@ -301,7 +303,7 @@ def test_4_1_c_correcting_a_void_event_is_refused_unless_unvoided(engine):
         "is void",
     )
     with session_scope(engine) as s:
-        [out] = correct(s, unvoid=True)
+        [out] = revive_events(fixed, session=s, league_id=league.id, actor="t")
     assert (out.status, out.event.id, out.event.status) == ("corrected", first.event.id, "active")
     assert _standings(engine, league)["Bob"] == (1200, 250, 1)
     with session_scope(engine) as s:
@@ -334,7 +336,7 @@ def test_4_1_c_correcting_a_night_that_is_not_stored_is_an_error(engine):
     typo = _records(event([["Bob"], ["Alice"]], date="2026-11-21"))
     refused(
         engine,
-        lambda s: import_events(typo, session=s, league_id=league.id, actor="t", correct=True),
+        lambda s: correct_events(typo, session=s, league_id=league.id, actor="t"),
         NotFound,
         "there is no stored event 2026-11-21 Brewpub",
     )

@@ -5,13 +5,13 @@ import pytest
 from rulings import LeagueConfigError
 from storage.audit import list_audit
 from storage.errors import AlreadyExists, NotFound
+from storage.league_rules import update_league_rules
 from storage.leagues import (
     add_location,
     ensure_league,
     get_league,
     get_league_rules,
     get_location,
-    update_league_rules,
 )
 from storage.seasons import add_season, get_season, list_seasons, set_current_season
 from tests.storage._league import event, load, make_league

@@ -16,17 +16,15 @@ from sqlmodel import Session
 import rulings
 from bot.features.league import wording as views
 from bot.reply import Reply, escape, plural
-from rulings import name_key
+from rulings import SUGGEST_SCORE, name_key, similar_name
 from storage.errors import NotFound
 from storage.guild_settings import get_guild_league
 from storage.leagues import (
-    SUGGEST_SCORE,
     LeagueInfo,
     get_league,
     get_league_rules,
     get_location,
     list_locations,
-    similar_name,
 )
 from storage.players import count_events_played, list_players
 from storage.seasons import get_season, list_seasons

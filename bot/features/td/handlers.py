@@ -420,7 +420,8 @@ def _own_league_settings(
 ) -> Reply:
     """The settings of the database's own league (no Discord server): only its preset."""
     from storage.guild_settings import KEEP
-    from storage.leagues import ensure_league, update_league_rules
+    from storage.league_rules import update_league_rules
+    from storage.leagues import ensure_league
 
     given = [
         name for name, key in zip(_DISCORD_ONLY, values, strict=True) if values[key] is not KEEP

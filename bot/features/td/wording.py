@@ -41,10 +41,10 @@ from storage.events import (
     void_event,
 )
 from storage.guild_settings import GuildSettings, ensure_guild_league
+from storage.league_rules import RulesChange
 from storage.leagues import (
     LeagueInfo,
     LocationInfo,
-    RulesChange,
     add_location,
     ensure_league,
     get_league_rules,
@@ -510,7 +510,7 @@ def preview_preset_for(
 ) -> RulesChange | None:
     """What a preset change would re-score (None when the preset does not change)."""
     from storage.guild_settings import ensure_guild_league
-    from storage.leagues import preview_rules_change
+    from storage.league_rules import preview_rules_change
 
     league = ensure_guild_league(session=session, guild_id=guild_id, actor="system")
     if preset is None or preset.strip().lower() == league.preset:

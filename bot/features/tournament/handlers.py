@@ -41,7 +41,8 @@ from rulings import (
     TablesBalanced,
     TournamentError,
 )
-from storage.events import ImportOutcome, import_events
+from storage.event_import import import_events
+from storage.events import ImportOutcome
 from storage.guild_settings import ensure_guild_league
 from storage.leagues import (
     LeagueInfo,

@@ -39,6 +39,12 @@ from storage.errors import (
     UnconfirmedRescoreError,
 )
 from storage.event_files import import_event_file
+from storage.event_import import (
+    StoreEvents,
+    correct_events,
+    import_events,
+    revive_events,
+)
 from storage.guild_settings import ensure_guild_league
 from storage.leagues import (
     LeagueInfo,
@@ -204,12 +210,10 @@ def _import(args: argparse.Namespace, *, correct: bool) -> int:
     if kind == ".json" and any(getattr(args, o) for o in ("season", "location", "date", "kind")):
         raise CliError("--season/--location/--date/--kind are for CSV files; JSON carries them")
     allow: bool | list[str] = True if args.allow_new else list(args.new_player or ())
-    options: dict[str, Any] = {
-        "allow_new": allow,
-        "correct": correct,
-        "unvoid": bool(getattr(args, "unvoid", False)),
-        "allow_suspended": bool(args.confirm),
-    }
+    options: dict[str, Any] = {"allow_new": allow, "allow_suspended": bool(args.confirm)}
+    store: StoreEvents = import_events
+    if correct:
+        store = revive_events if getattr(args, "unvoid", False) else correct_events
     first: list[store_events.ImportOutcome] = []
     brief: list[store_events.ImportOutcome] = []
 
@@ -225,7 +229,7 @@ def _import(args: argparse.Namespace, *, correct: bool) -> int:
     ):
         with _database(args) as (session, league):
             if kind == ".csv":
-                for outcome in store_events.import_events(
+                for outcome in store(
                     _csv_records(args, session, league.id),
                     session=session,
                     league_id=league.id,
@@ -240,6 +244,7 @@ def _import(args: argparse.Namespace, *, correct: bool) -> int:
                     league_id=league.id,
                     actor=_actor(args),
                     sink=keep,
+                    store=store,
                     **options,
                 )
         if args.json:
@@ -503,7 +508,7 @@ def _league_show(args: argparse.Namespace) -> int:
 
 @_guard
 def _league_set(args: argparse.Namespace) -> int:
-    from storage.leagues import update_league_rules
+    from storage.league_rules import update_league_rules
 
     with _database(args) as (session, league):
         overrides = dict(league.overrides)

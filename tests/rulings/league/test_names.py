@@ -1,41 +1,46 @@
 import pytest
 
-from rulings import Strike, active_strikes, build_event, load_league_rules, name_key
-
-RULES = load_league_rules("btown")
+from rulings import NameFormatError, check_name, name_key, similar_name
 
 
 @pytest.mark.parametrize(
-    ("a", "b"),
+    ("typed", "stored"),
     [
-        ("  John   SMITH ", "john smith"),
-        ("Ｂｏｂ", "bob"),  # full-width letters (NFKC)
-        ("Jose\u0301", "JOSÉ"),  # decomposed accent against the composed capital
-        ("STRASSE", "straße"),  # case folding, not lower()
-        ("Mary\u00a0Ann", "mary ann"),  # a no-break space is a space
+        ("  Ann   Lee ", "Ann Lee"),
+        ("Ｂｅａ", "Bea"),  # full width: NFKC
+        ("Jose\u0301", "José"),  # decomposed: NFKC
+        ("A\u200bnn", "Ann"),  # zero-width space
+        ("\ufeffAnn\u200d", "Ann"),  # byte-order mark, zero-width joiner
+        ("An\u00adn", "Ann"),  # soft hyphen
+        ("\u2066Ann\u2069", "Ann"),  # bidirectional isolates
+        ("Ann\u3164", "Ann"),  # Hangul filler shows as a blank
+        ("Ann\tLee", "Ann Lee"),  # a tab is a blank
     ],
 )
-def test_the_same_name_has_the_same_key(a, b):
-    assert name_key(a) == name_key(b)
+def test_19_4_one_name_normalisation_nfkc_without_invisible_characters(typed, stored):
+    assert check_name(typed) == stored
+    assert name_key(typed) == name_key(stored)
 
 
-def test_different_names_differ():
-    assert name_key("Jon Smith") != name_key("John Smith")
-    assert name_key("Mary Ann") != name_key("MaryAnn")
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("\u200b\u200c\u200d", "player name: missing or empty"),
+        ("   ", "player name: missing or empty"),
+        ("Bea\x07", r"holds a control character \(U\+0007\)"),
+        ("Bea\x00", r"holds a control character \(U\+0000\)"),
+        ("\x1b[31mBea", r"holds a control character \(U\+001B\)"),
+        ("B" * 101, "longer than 100 characters"),
+        (None, "player name: missing or empty"),
+    ],
+)
+def test_19_4_a_name_empty_once_cleaned_or_with_control_characters_is_refused(typed, message):
+    with pytest.raises(NameFormatError, match=message):
+        check_name(typed, "player name")
 
 
-def test_an_event_lists_a_name_once_whatever_its_spelling():
-    with pytest.raises(ValueError, match="listed twice"):
-        build_event(
-            season="2026 Fall",
-            location="Brewpub",
-            date="2026-11-20",
-            kind="regular",
-            finish=[["José"], ["Jose\u0301"]],
-        )
-
-
-def test_3_b_strikes_match_player_and_season_by_name_key():
-    strikes = [Strike(player="Jose\u0301", season="2026  fall", level=1)]
-    mine = active_strikes(strikes, "JOSÉ", "2026 Fall", ["2026 Fall"], RULES)
-    assert mine == strikes
+def test_similar_name_finds_a_close_name_and_only_a_close_one():
+    known = {name_key("John Smith"): "John Smith"}
+    assert similar_name(name_key("Jon Smith"), known) == "John Smith"
+    assert similar_name(name_key("Mars Base"), known) is None
+    assert similar_name("anything", {}) is None

@@ -18,10 +18,10 @@ from rulings.league.bounds import (
     check_date,
     check_id,
     check_import_size,
-    check_name,
     latest_date,
 )
 from rulings.league.events import parse_amount_cents, parse_event
+from rulings.league.names import check_name
 from rulings.league.recording import (
     canonical_record,
     check_awards,
