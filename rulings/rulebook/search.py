@@ -258,6 +258,11 @@ class RuleIndex:
         return self.index.home
 
     @property
+    def glossary(self) -> Glossary:
+        """Players' words -> rulebook words, as indexed."""
+        return self.index.glossary
+
+    @property
     def passages(self) -> tuple[Passage, ...]:
         """Every passage, the home book's first."""
         return self.index.passages
