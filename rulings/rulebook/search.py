@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import hashlib
 import logging
 import re
 from collections import defaultdict
@@ -796,11 +797,14 @@ def load_rulebooks(extra_dir: Path | None = None, *, home: str | None = DEFAULT_
     return RuleIndex(parse_books(texts), home=home)
 
 
-_DEFAULT: dict[tuple[str | None, str | None], RuleIndex] = {}
+_DEFAULT: dict[tuple[str, str | None], RuleIndex] = {}
 
 
 def default_index(extra_dir: Path | None = None, *, home: str | None = DEFAULT_HOME) -> RuleIndex:
-    """``load_rulebooks`` once per folder and home, then reuse the index.
+    """``load_rulebooks`` once per content of the folder's books and home, then reuse the index.
+
+    The folder's books are read on every call and hashed: a book added, changed or removed
+    builds a new index; the same books under another path reuse the one built.
 
     Args:
         extra_dir: the league's own rulebook folder, if any.
@@ -812,7 +816,13 @@ def default_index(extra_dir: Path | None = None, *, home: str | None = DEFAULT_H
     Raises:
         RulebookError: as ``load_rulebooks``.
     """
-    key = (str(extra_dir) if extra_dir is not None else None, home)
+    texts = read_books(Path(extra_dir)) if extra_dir is not None else {}
+    digest = hashlib.sha256()
+    for name, text in texts.items():
+        digest.update(f"{name}\0{text}\0".encode())
+    key = (digest.hexdigest(), home)
     if key not in _DEFAULT:
-        _DEFAULT[key] = load_rulebooks(extra_dir, home=home)
+        _DEFAULT[key] = RuleIndex(
+            parse_books([*bundled_books().items(), *texts.items()]), home=home
+        )
     return _DEFAULT[key]
