@@ -1,6 +1,8 @@
 import importlib
 import pkgutil
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -58,15 +60,31 @@ def test_sub_package_all_names_every_public_name_it_imports(package):
     assert imported <= set(module.__all__)
 
 
-def test_rulings_re_exports_every_sub_package_and_the_error_tree():
-    expected = {n for p in SUB_PACKAGES for n in importlib.import_module(p).__all__}
+# Re-exported by ``rulings``; the heavy ones (numpy, hand tables, the search's data) are
+# imported by name by the code that uses them.
+EAGER_PACKAGES = ("rulings.clock", "rulings.league", "rulings.tournament")
+HEAVY_PACKAGES = ("rulings.poker", "rulings.rulebook")
+
+
+def test_import_rulings_loads_no_heavy_sub_package():
+    code = (
+        "import sys, rulings; "
+        f"print(sorted(m for m in {(*HEAVY_PACKAGES, 'numpy', 'rapidfuzz')!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_rulings_re_exports_every_light_sub_package_and_the_error_tree():
+    assert set(EAGER_PACKAGES) | set(HEAVY_PACKAGES) == set(SUB_PACKAGES)
+    expected = {n for p in EAGER_PACKAGES for n in importlib.import_module(p).__all__}
     errors = {
         name
         for name, value in vars(rulings.errors).items()
         if isinstance(value, type) and issubclass(value, Exception)
     }
     assert set(rulings.__all__) == expected | errors
-    for package in SUB_PACKAGES:
+    for package in EAGER_PACKAGES:
         module = importlib.import_module(package)
         for name in module.__all__:
             assert getattr(rulings, name) is getattr(module, name), name

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from sqlmodel import Session
 
     import rulings
+    import rulings.rulebook
     from bot.config import Settings
     from bot.database import Database
     from bot.reply import Reply
@@ -277,7 +278,7 @@ class Context:
     is_director: bool = True
     is_manager: bool = True
     now: Callable[[], dt.datetime] = _utcnow
-    rule_index: Callable[[], rulings.RuleIndex] | None = None
+    rule_index: Callable[[], rulings.rulebook.RuleIndex] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
     compute: Callable[..., Any] = _call
     clock: Any = None
@@ -292,7 +293,7 @@ class Context:
             zone = dt.UTC
         return self.now().astimezone(zone).date()
 
-    def rules(self) -> rulings.RuleIndex:
+    def rules(self) -> rulings.rulebook.RuleIndex:
         """The rulebook index for this league (its home book first).
 
         Raises:
@@ -300,8 +301,9 @@ class Context:
         """
         if self.rule_index is None:
             import rulings
+            import rulings.rulebook
 
-            index = rulings.load_rulebooks(self.settings.rulebook_dir)
+            index = rulings.rulebook.load_rulebooks(self.settings.rulebook_dir)
             self.rule_index = lambda: index
         return self.rule_index()
 

@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from sqlalchemy.engine import Engine
 
 import rulings
+import rulings.rulebook
 from bot.command.model import Command, Context
 from bot.command.options import bind, parse_line, usage
 from bot.config import Settings
@@ -147,17 +148,17 @@ class ConsoleContext:
     out: TextIO = field(default_factory=lambda: sys.stdout)
     now: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now(dt.UTC))
     clock: ConsoleClock = field(init=False)
-    _rules: rulings.RuleIndex | None = field(default=None, init=False)
+    _rules: rulings.rulebook.RuleIndex | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.db = Database(self.engine)
         self.clock = ConsoleClock(self.engine, self.out)
 
     @property
-    def rules(self) -> rulings.RuleIndex:
+    def rules(self) -> rulings.rulebook.RuleIndex:
         """The rulebook index, loaded on first use."""
         if self._rules is None:
-            self._rules = rulings.load_rulebooks(self.settings.rulebook_dir)
+            self._rules = rulings.rulebook.load_rulebooks(self.settings.rulebook_dir)
         return self._rules
 
     def context(self, *, clock: bool = False) -> Context:

@@ -1,33 +1,27 @@
 """Blind structures and the tournament clock's maths; time is always a parameter."""
 
-from typing import TYPE_CHECKING
-
-from rulings._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from rulings.clock.blinds import (
-        BlindLevel,
-        BlindStructure,
-        Break,
-        check_ante,
-        load_structure,
-        parse_structure,
-        preset_names,
-    )
-    from rulings.clock.timing import (
-        Announcement,
-        AnnouncementKind,
-        ClockAction,
-        ClockEvent,
-        ClockPosition,
-        ClockState,
-        announcements_between,
-        catch_up,
-        format_seconds,
-        next_announcement_at,
-        position_at,
-    )
-
+from rulings.clock.blinds import (
+    BlindLevel,
+    BlindStructure,
+    Break,
+    check_ante,
+    load_structure,
+    parse_structure,
+    preset_names,
+)
+from rulings.clock.timing import (
+    Announcement,
+    AnnouncementKind,
+    ClockAction,
+    ClockEvent,
+    ClockPosition,
+    ClockState,
+    announcements_between,
+    catch_up,
+    format_seconds,
+    next_announcement_at,
+    position_at,
+)
 
 __all__ = [
     "Announcement",
@@ -49,5 +43,3 @@ __all__ = [
     "position_at",
     "preset_names",
 ]
-
-__getattr__ = lazy_exports(__name__, __file__)

@@ -16,18 +16,21 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rulings.league.points import premium_hand_points
 from rulings.league.rules import LeagueRules
-from rulings.poker.hands import HandCategory, HandValue
-from rulings.poker.showdown import PlayerResult, ShowdownReport
+
+if TYPE_CHECKING:  # only the values a showdown hands in: the league loads no hand tables
+    from rulings.poker.hands import HandValue
+    from rulings.poker.showdown import PlayerResult, ShowdownReport
 
 log = logging.getLogger(__name__)
 
-_PREMIUM_KEYS = {
-    HandCategory.ROYAL_FLUSH: "royal_flush",
-    HandCategory.STRAIGHT_FLUSH: "straight_flush",
-    HandCategory.FOUR_OF_A_KIND: "quads",
+_PREMIUM_KEYS = {  # by ``HandCategory`` name
+    "ROYAL_FLUSH": "royal_flush",
+    "STRAIGHT_FLUSH": "straight_flush",
+    "FOUR_OF_A_KIND": "quads",
 }
 
 
@@ -60,7 +63,7 @@ def premium_key(value: HandValue) -> str | None:
     Returns:
         ``royal_flush``, ``straight_flush``, ``quads`` or None.
     """
-    return _PREMIUM_KEYS.get(value.category)
+    return _PREMIUM_KEYS.get(value.category.name)
 
 
 def premium_note(player: PlayerResult, *, river: bool, rules: LeagueRules) -> PremiumNote | None:

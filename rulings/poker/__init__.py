@@ -1,34 +1,28 @@
 """Cards, hand values, exact equity, showdowns and pots: Hold'em, knowing nothing of leagues."""
 
-from typing import TYPE_CHECKING
-
-from rulings._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from rulings.poker.cards import Card, Rank, Suit, format_cards, parse_cards
-    from rulings.poker.equity import Equity, exact_equity
-    from rulings.poker.hands import (
-        HandCategory,
-        HandValue,
-        best_five,
-        evaluate,
-        evaluate_many,
-        explain_win,
-        hand_value,
-    )
-    from rulings.poker.showdown import (
-        HandQuery,
-        PlayerHand,
-        PlayerResult,
-        Pot,
-        ShowdownReport,
-        analyse,
-        award,
-        build_pots,
-        is_heavy_query,
-        parse_hand_query,
-    )
-
+from rulings.poker.cards import Card, Rank, Suit, format_cards, parse_cards
+from rulings.poker.equity import Equity, exact_equity
+from rulings.poker.hands import (
+    HandCategory,
+    HandValue,
+    best_five,
+    evaluate,
+    evaluate_many,
+    explain_win,
+    hand_value,
+)
+from rulings.poker.showdown import (
+    HandQuery,
+    PlayerHand,
+    PlayerResult,
+    Pot,
+    ShowdownReport,
+    analyse,
+    award,
+    build_pots,
+    is_heavy_query,
+    parse_hand_query,
+)
 
 __all__ = [
     "Card",
@@ -56,5 +50,3 @@ __all__ = [
     "parse_cards",
     "parse_hand_query",
 ]
-
-__getattr__ = lazy_exports(__name__, __file__)

@@ -1,15 +1,9 @@
 """The rulebooks parsed into cited passages, and the search that finds the passage that rules."""
 
-from typing import TYPE_CHECKING
-
-from rulings._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from rulings.rulebook.books import Passage, Rulebook
-    from rulings.rulebook.expand import Glossary
-    from rulings.rulebook.present import Match, SearchResult
-    from rulings.rulebook.search import MAX_LIMIT, RuleIndex, default_index, load_rulebooks
-
+from rulings.rulebook.books import Passage, Rulebook
+from rulings.rulebook.expand import Glossary
+from rulings.rulebook.present import Match, SearchResult
+from rulings.rulebook.search import MAX_LIMIT, RuleIndex, default_index, load_rulebooks
 
 __all__ = [
     "MAX_LIMIT",
@@ -22,5 +16,3 @@ __all__ = [
     "default_index",
     "load_rulebooks",
 ]
-
-__getattr__ = lazy_exports(__name__, __file__)

@@ -6,23 +6,27 @@ import itertools
 import logging
 import re
 import tomllib
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from typing import NamedTuple
 
 from rulings.errors import RulebookError
-from rulings.rulebook.lexical import (
-    _PHRASE_GAP,
-)
 from rulings.rulebook.normalise import (
-    _CHATTY_STEMS,
-    _surface,
+    CHATTY_STEMS,
+    WORD,
+    analyse,
+    fold_text,
+    person_form,
+    stem,
+    surface_words,
 )
 from rulings.rulebook.spell import (
-    _CHATTY_WEIGHT,
-    _CORRECTED_WEIGHT,
+    CHATTY_WEIGHT,
+    CORRECTED_WEIGHT,
+    Speller,
 )
-from rulings.rulebook.state import IndexState
 from rulings.rulebook.tuning import stage_weights, stage_words
 
 log = logging.getLogger(__name__)
@@ -33,6 +37,9 @@ _GLOSSARY_WEIGHT = _W["glossary_weight"]
 
 
 _REPLACED_WEIGHT = _W["replaced_weight"]
+
+
+_PHRASE_GAP = 2  # words a glossary phrase's words may stand apart in the query
 
 
 _ONE_OF = (("small", "big"),)  # a question about one of these is not about the other
@@ -94,7 +101,7 @@ class Glossary:
     @property
     def words(self) -> frozenset[str]:
         """Every word of the glossary's phrases, as folded surface words."""
-        return frozenset(w for phrase, _ in self.pairs for w in _surface(phrase))
+        return frozenset(w for phrase, _ in self.pairs for w in surface_words(phrase))
 
 
 def _follows(sequence: Sequence[str], start: int, key: tuple[str, ...]) -> tuple[int, ...] | None:
@@ -115,7 +122,7 @@ def _follows(sequence: Sequence[str], start: int, key: tuple[str, ...]) -> tuple
     return tuple(positions)
 
 
-def _opposite_pairs(content: Sequence[str]) -> dict[tuple[str, str], frozenset[tuple[str, str]]]:
+def opposite_pairs(content: Sequence[str]) -> dict[tuple[str, str], frozenset[tuple[str, str]]]:
     """``{("after", "flop"): {("befor", "flop"), ("pre", "flop"), ...}}`` for the query's words."""
     out: dict[tuple[str, str], frozenset[tuple[str, str]]] = {}
     for word, after in itertools.pairwise(content):
@@ -126,32 +133,54 @@ def _opposite_pairs(content: Sequence[str]) -> dict[tuple[str, str], frozenset[t
     return out
 
 
-class Expander(IndexState):
-    """The expand stage of ``RuleIndex`` (its methods run on the index)."""
+class QueryTerms(NamedTuple):
+    """What the expand stage makes of a query.
 
-    def query_terms(self, text: str) -> dict[str, float]:
-        """The weighted index terms searched for ``text`` (after corrections and glossary).
+    Attributes:
+        weighted: ``{term: weight}``; typed words weigh 1, corrected ones 0.8, glossary words
+            0.7.
+        own: the player's untranslated words.
+        recognised: poker talk: a glossary phrase matched and no word the player typed is
+            foreign to the books; such a query is answered even when its best passage covers
+            little of it.
+        content: the content words, stemmed, in order.
+        gibberish: a word foreign to the books and no word the books use typed as it is (only
+            guesses at typos are left: "xyzzy foo" is not about "food").
+    """
+
+    weighted: dict[str, float]
+    own: frozenset[str]
+    recognised: bool
+    content: list[str]
+    gibberish: bool
+
+
+@dataclass(frozen=True)
+class Expander:
+    """Stage 3's glossary, keyed for matching a query's words.
+
+    Attributes:
+        by_first: each glossary phrase (stemmed words) and its rulebook words, by first word.
+        words: every stemmed word of the glossary's phrases.
+        phrases: the glossary's phrases, folded, sorted (autocomplete completes them).
+    """
+
+    by_first: Mapping[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]]
+    words: frozenset[str]
+    phrases: tuple[str, ...]
+
+    def expand(self, text: str, speller: Speller, indexed: Collection[str]) -> QueryTerms:
+        """The query's search terms after corrections and glossary, and what they tell.
 
         Args:
             text: the cleaned query.
+            speller: stage 2, for the query's words.
+            indexed: the lexical index's terms.
 
         Returns:
-            ``{term: weight}``; typed words weigh 1, corrected ones 0.8, glossary words 0.7.
+            The weighted terms, own words, poker talk?, content words, gibberish?.
         """
-        return self._analyse_query(text)[0]
-
-    def _analyse_query(
-        self, text: str
-    ) -> tuple[dict[str, float], frozenset[str], bool, list[str], bool]:
-        """``query_terms``, own words, poker talk?, content words, gibberish?.
-
-        Own words: the player's untranslated words.
-        Poker talk: a glossary phrase matched and no word the player typed is foreign to the
-        books; such a query is answered even when its best passage covers little of it.
-        Gibberish: a word foreign to the books and no word the books use typed as it is (only
-        guesses at typos are left: "xyzzy foo" is not about "food").
-        """
-        words, sequence, content = self._query_words(text)
+        words, sequence, content = speller.query_words(text)
         weighted: dict[str, float] = {}
         for term, weight in words:
             weighted[term] = max(weighted.get(term, 0.0), weight)
@@ -159,7 +188,7 @@ class Expander(IndexState):
         kept: set[str] = set()
         found: list[tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...]]] = []
         for i, word in enumerate(sequence):
-            for key, expansion in self._glossary_by_first.get(word, ()):
+            for key, expansion in self.by_first.get(word, ()):
                 positions = _follows(sequence, i, key)
                 if positions is not None:
                     found.append((positions, key, expansion))
@@ -180,7 +209,7 @@ class Expander(IndexState):
             replaced.update(t for t in key if t not in expansion)
             kept.update(expansion)
             # A phrase made only of table talk ("friend") translates with little weight too.
-            share = _CHATTY_WEIGHT if all(t in _CHATTY_STEMS for t in key) else 1.0
+            share = CHATTY_WEIGHT if all(t in CHATTY_STEMS for t in key) else 1.0
             for term in expansion:
                 weighted[term] = max(weighted.get(term, 0.0), _GLOSSARY_WEIGHT * share)
         # A translation naming both sides of a pair ("who posts" -> small blind, big blind) is
@@ -206,17 +235,35 @@ class Expander(IndexState):
         own = frozenset(
             t
             for t, w in weighted.items()
-            if w >= _CORRECTED_WEIGHT and t in typed and t not in bridged
+            if w >= CORRECTED_WEIGHT and t in typed and t not in bridged
         )
-        slang = [key for key, _ in matched_keys if not all(t in _CHATTY_STEMS for t in key)]
+        slang = [key for key, _ in matched_keys if not all(t in CHATTY_STEMS for t in key)]
         foreign = [
             t
             for t, w in words
-            if w >= _CORRECTED_WEIGHT and t in typed and t not in self._idf and t not in bridged
+            if w >= CORRECTED_WEIGHT and t in typed and t not in indexed and t not in bridged
         ]
         as_typed = any(
-            w >= 1.0 and t in typed and not t.isdigit() and (t in self._idf or t in bridged)
+            w >= 1.0 and t in typed and not t.isdigit() and (t in indexed or t in bridged)
             for t, w in words
         )
         gibberish = bool(foreign) and not as_typed
-        return weighted, own, bool(slang) and not foreign, content, gibberish
+        return QueryTerms(weighted, own, bool(slang) and not foreign, content, gibberish)
+
+
+def build_expander(glossary: Glossary) -> Expander:
+    """Key ``glossary`` for ``Expander.expand``: longest phrases first under each first word."""
+    entries: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    for phrase, words in glossary.pairs:
+        key = tuple(person_form(stem(w)) for w in surface_words(phrase))
+        if key:
+            entries.append((key, tuple(analyse(words))))
+    entries.sort(key=lambda e: -len(e[0]))
+    by_first: defaultdict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = defaultdict(list)
+    for key, expansion in entries:
+        by_first[key[0]].append((key, expansion))
+    return Expander(
+        by_first={first: tuple(found) for first, found in by_first.items()},
+        words=frozenset(w for key, _ in entries for w in key),
+        phrases=tuple(sorted({" ".join(WORD.findall(fold_text(p))) for p, _ in glossary.pairs})),
+    )

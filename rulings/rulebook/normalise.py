@@ -17,21 +17,21 @@ MAX_QUERY_CHARS = 200
 
 
 _WORDS = stage_words("normalise")
-_NUMBER_WORDS: dict[str, int] = _WORDS["number_words"]
+NUMBER_WORDS: dict[str, int] = _WORDS["number_words"]
 
 
 # A word list reads better as text than as a list literal.
-_ORDINAL_WORDS = frozenset(w for w in _NUMBER_WORDS if w.endswith(("st", "nd", "rd", "th")))
+_ORDINAL_WORDS = frozenset(w for w in NUMBER_WORDS if w.endswith(("st", "nd", "rd", "th")))
 
 
-_STOP_WORDS = frozenset(_WORDS["stop_words"].split())
+STOP_WORDS = frozenset(_WORDS["stop_words"].split())
 
 
-_CHATTY = frozenset(_WORDS["chatty"].split())
+CHATTY = frozenset(_WORDS["chatty"].split())
 
 
 # "too many", "too much", "too early": their own term; players also write "to many".
-_EXCESS = {
+EXCESS = {
     w: f"too{w}"
     for w in "many much few early soon late fast slow big small long high low".split()  # noqa: SIM905
 }
@@ -49,7 +49,7 @@ _KEPT = frozenset(_WORDS["kept_stop_words"].split())
 _IRREGULAR: dict[str, str] = _WORDS["irregular"]
 
 
-_WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 
 
 _RANGE = re.compile(r"\b(\d+)(?:st|nd|rd|th)?\s*(?:—|–|-|to)\s*(\d+)(?:st|nd|rd|th)?\b")
@@ -80,7 +80,8 @@ def clean_query(query: str) -> str:
 _DASHES = str.maketrans({"—": "-", "–": "-", "’": "'", "‘": "'", "`": "'"})
 
 
-def _fold(text: str) -> str:
+def fold_text(text: str) -> str:
+    """Lower case, dashes and quotes plain, accents dropped, ``1,200`` -> ``1200``, ``100k``."""
     text = text.lower().translate(_DASHES)
     if not text.isascii():
         text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
@@ -108,13 +109,13 @@ def _expand_ranges(text: str) -> str:
     return _RANGE.sub(repl, text)
 
 
-def _surface(text: str, *, ranges: bool = False) -> list[str]:
+def surface_words(text: str, *, ranges: bool = False) -> list[str]:
     """Words as written, folded; numbers and ordinals as digits; hyphenated words whole+parts."""
-    folded = _fold(text)
+    folded = fold_text(text)
     if ranges:
         folded = _expand_ranges(folded)
     out: list[str] = []
-    for word in _WORD.findall(folded):
+    for word in WORD.findall(folded):
         word = word.replace("'", "")
         if "-" in word:
             parts = [p for p in word.split("-") if p]
@@ -124,15 +125,16 @@ def _surface(text: str, *, ranges: bool = False) -> list[str]:
             out.extend(p for p in parts if len(p) > 2 or p.isdigit())
             continue
         out.append(word)
-    return [_number(w) for w in out]
+    return [to_digits(w) for w in out]
 
 
-def _number(word: str) -> str:
+def to_digits(word: str) -> str:
+    """An ordinal or number word as digits (``fifth``/``5th`` -> ``5th``, ``two`` -> ``2``)."""
     ordinal = _ORDINAL.match(word)
     if ordinal:
         return ordinal_form(int(ordinal.group(1)))
-    if word in _NUMBER_WORDS:
-        value = _NUMBER_WORDS[word]
+    if word in NUMBER_WORDS:
+        value = NUMBER_WORDS[word]
         return ordinal_form(value) if word in _ORDINAL_WORDS else str(value)
     return word
 
@@ -198,33 +200,33 @@ def _undouble(word: str) -> str:
     return word
 
 
-def _is_stop(word: str) -> bool:
-    return word in _STOP_WORDS and word not in _KEPT
+def is_stop(word: str) -> bool:
+    """A stop word (not one of those that rule on something, kept)."""
+    return word in STOP_WORDS and word not in _KEPT
 
 
-def _is_content(word: str) -> bool:
+def is_content(word: str) -> bool:
     """A word of four letters or more that carries meaning (a run-together phrase needs one)."""
-    return len(word) >= 4 and word not in _STOP_WORDS
+    return len(word) >= 4 and word not in STOP_WORDS
 
 
-_CHATTY_STEMS = frozenset(stem(w) for w in _CHATTY)
+CHATTY_STEMS = frozenset(stem(w) for w in CHATTY)
 
 
 _PERSONS = frozenset(_WORDS["persons"].split())
 
 
-def _person(word: str) -> str:
+def person_form(word: str) -> str:
+    """A word naming a person (``friend``, ``wife``) as one placeholder."""
     return "<person>" if word in _PERSONS else word
 
 
 @functools.lru_cache(maxsize=8192)
 def _analysed(text: str, ranges: bool) -> tuple[str, ...]:
-    words = _surface(text, ranges=ranges)
-    out = [stem(w) for w in words if not _is_stop(w)]
+    words = surface_words(text, ranges=ranges)
+    out = [stem(w) for w in words if not is_stop(w)]
     # "too many cards": two stop words that together rule on something; one term of their own.
-    out.extend(
-        stem(_EXCESS[b]) for a, b in itertools.pairwise(words) if a == "too" and b in _EXCESS
-    )
+    out.extend(stem(EXCESS[b]) for a, b in itertools.pairwise(words) if a == "too" and b in EXCESS)
     return tuple(out)
 
 
@@ -244,6 +246,6 @@ def analyse(text: str, *, ranges: bool = False) -> list[str]:
     return list(_analysed(text, ranges))
 
 
-def _plain(text: str) -> str:
+def plain_text(text: str) -> str:
     """Lower-case words only, for comparing a query with a heading."""
-    return " ".join(_WORD.findall(_fold(text)))
+    return " ".join(WORD.findall(fold_text(text)))

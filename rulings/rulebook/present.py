@@ -8,14 +8,8 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from rulings.rulebook.books import (
-    Passage,
-)
-from rulings.rulebook.lexical import (
-    _HOME_BOOST,
-    _K1,
-)
-from rulings.rulebook.state import IndexState
+from rulings.rulebook.books import Passage
+from rulings.rulebook.lexical import HOME_BOOST, K1, LexicalIndex
 from rulings.rulebook.tuning import stage_weights
 
 log = logging.getLogger(__name__)
@@ -28,13 +22,10 @@ _W = stage_weights("present")
 _FOUND_THRESHOLD = _W["found_threshold"]
 
 
-_MIN_COVERAGE = _W["min_coverage"]
+MIN_COVERAGE = _W["min_coverage"]
 
 
 _OTHERS_SHARE = _W["others_share"]
-
-
-_SILENT_MIN_IDF = _W["silent_min_idf"]
 
 
 @dataclass(frozen=True)
@@ -112,7 +103,8 @@ class SearchResult:
     silent_book: str | None = None
 
 
-def _label(p: Passage, show_book: bool) -> str:
+def autocomplete_label(p: Passage, show_book: bool) -> str:
+    """A passage's autocomplete label: citation, title and text, cut to 100 characters."""
     head = f"{p.section} [{p.part}]" if p.part else p.section
     if show_book:
         head = f"{p.book}: {head}"
@@ -125,113 +117,90 @@ def _label(p: Passage, show_book: bool) -> str:
     return label
 
 
-class Presenter(IndexState):
-    """The present stage of ``RuleIndex`` (its methods run on the index)."""
+def present(
+    lexical: LexicalIndex,
+    passages: Sequence[Passage],
+    text: str,
+    weighted: Mapping[str, float],
+    scored: list[tuple[float, int, float]],
+    wanted: set[str],
+    limit: int,
+    *,
+    named: bool = False,
+    fused: list[tuple[float, int, float]] | None = None,
+) -> SearchResult:
+    """Matches from the lexical ranking, or from the fused one when there is one.
 
-    def _result(
-        self,
-        text: str,
-        weighted: Mapping[str, float],
-        scored: list[tuple[float, int, float]],
-        wanted: set[str],
-        limit: int,
-        *,
-        named: bool = False,
-        fused: list[tuple[float, int, float]] | None = None,
-    ) -> SearchResult:
-        """Matches from the lexical ranking, or from the fused one when there is one.
+    Whether anything answers is the lexical ranker's call (enough of the query's weight
+    matched) unless ``named`` says so already (a book named, poker talk, or a semantic
+    score high enough).
 
-        Whether anything answers is the lexical ranker's call (enough of the query's weight
-        matched) unless ``named`` says so already (a book named, poker talk, or a semantic
-        score high enough).
-        """
-        ceiling = sum(self._idf.get(t, 0.0) * w for t, w in weighted.items()) * (_K1 + 1)
-        ceiling = max(ceiling, 1e-9)
-        ranked = fused if fused else scored
-        if not ranked or (not scored and not named):
-            return SearchResult(text, (), False, closest=self._closest(text, wanted, limit))
-        lexical_found = bool(scored) and (
-            scored[0][0] / ceiling >= _FOUND_THRESHOLD and scored[0][2] >= _MIN_COVERAGE
-        )
-        # A player who names the book wants its closest passage even when it answers little.
-        if not named and not lexical_found:
-            partial = tuple(
-                Match.of(self._docs[i].passage, min(coverage, 0.29))
-                for _, i, coverage in ranked[:limit]
-            )
-            return SearchResult(text, (), False, closest=partial)
-        top_score, _, top_coverage = ranked[0]
-        top_score = max(top_score, 1e-9)
-        if fused:
-            top_coverage = max(top_coverage, min(1.0, top_score))
+    Args:
+        lexical: the lexical index (its docs and idf).
+        passages: every passage, for the closest sections when nothing matched.
+        text: the cleaned query.
+        weighted: the query's weighted terms.
+        scored: the lexical ranking, ``(score, passage, coverage)``.
+        wanted: the books searched.
+        limit: how many matches.
+        named: something other than the lexical ranker already says the query is answered.
+        fused: the fused ranking, when the semantic tier ran.
 
-        def confidence(score: float) -> float:
-            return max(0.0, min(1.0, top_coverage * score / top_score))
-
-        matches = tuple(
-            Match.of(self._docs[i].passage, confidence(score)) for score, i, _ in ranked[:limit]
-        )
-        others: list[Match] = []
-        seen = {matches[0].book} | ({self.home} if self.home else set())
-        # Another book's answer is worth showing when it covers most of what the best one does.
-        boost = _HOME_BOOST if matches[0].book == self.home and not fused else 1.0
-        top_unboosted = min(top_score / boost, top_score)
-        for score, i, coverage in ranked:
-            passage = self._docs[i].passage
-            if passage.book in seen or coverage < max(_MIN_COVERAGE, 0.6 * top_coverage):
-                continue
-            if score < _OTHERS_SHARE * top_unboosted:
-                continue
-            seen.add(passage.book)
-            others.append(Match.of(passage, confidence(score)))
-        return SearchResult(text, matches, True, other_leagues=tuple(others))
-
-    def _silent(
-        self,
-        book: str | None,
-        content: Sequence[str],
-        weighted: Mapping[str, float],
-        limit: int,
-        text: str,
-        rest: str,
-    ) -> SearchResult | None:
-        """The book named has nothing on the question ("does rwb allow straddles").
-
-        Nothing: none of the words the player typed, and none of the rarer words the glossary
-        adds, appear in that book, while another book answers.
-
-        Returns:
-            A "no rule in that book" result with what the other books say, or None.
-        """
-        typed = [t for t in content if t in self._idf and not t.isdigit()]
-        if book is None or not typed:
-            return None
-        rare = [t for t in weighted if self._idf.get(t, 0.0) >= _SILENT_MIN_IDF]
-        for term in (*typed, *rare):
-            if any(self._docs[i].passage.book == book for i, _ in self._postings[term]):
-                return None
-        others = self.search(rest, limit=limit)
-        if not others.found:
-            return None
-        best: dict[str, Match] = {}
-        for m in (*others.matches, *others.other_leagues):
-            best.setdefault(m.book, m)
-        closest = self.search(text, books=[book], limit=limit)
+    Returns:
+        The result.
+    """
+    ceiling = sum(lexical.idf.get(t, 0.0) * w for t, w in weighted.items()) * (K1 + 1)
+    ceiling = max(ceiling, 1e-9)
+    ranked = fused if fused else scored
+    if not ranked or (not scored and not named):
         return SearchResult(
-            text,
-            (),
-            False,
-            closest=closest.matches or closest.closest,
-            other_leagues=tuple(best.values()),
-            silent_book=book,
+            text, (), False, closest=closest_sections(passages, text, wanted, limit)
         )
+    lexical_found = bool(scored) and (
+        scored[0][0] / ceiling >= _FOUND_THRESHOLD and scored[0][2] >= MIN_COVERAGE
+    )
+    # A player who names the book wants its closest passage even when it answers little.
+    if not named and not lexical_found:
+        partial = tuple(
+            Match.of(lexical.docs[i].passage, min(coverage, 0.29))
+            for _, i, coverage in ranked[:limit]
+        )
+        return SearchResult(text, (), False, closest=partial)
+    top_score, _, top_coverage = ranked[0]
+    top_score = max(top_score, 1e-9)
+    if fused:
+        top_coverage = max(top_coverage, min(1.0, top_score))
 
-    def _closest(self, text: str, wanted: set[str], limit: int) -> tuple[Match, ...]:
-        """Sections whose headings look most like the query (for a "did you mean")."""
-        seen: dict[str, Passage] = {}
-        for p in self.passages:
-            if p.book in wanted:
-                seen.setdefault(f"{p.book}|{p.title}", p)
-        choices = {k: f"{p.title} {' '.join(p.headings)}" for k, p in seen.items()}
-        ranked = process.extract(text.lower(), choices, scorer=fuzz.WRatio, limit=limit)
-        return tuple(Match.of(seen[key], score / 100 * 0.1) for _, score, key in ranked)
+    def confidence(score: float) -> float:
+        return max(0.0, min(1.0, top_coverage * score / top_score))
+
+    matches = tuple(
+        Match.of(lexical.docs[i].passage, confidence(score)) for score, i, _ in ranked[:limit]
+    )
+    others: list[Match] = []
+    seen = {matches[0].book} | ({lexical.home} if lexical.home else set())
+    # Another book's answer is worth showing when it covers most of what the best one does.
+    boost = HOME_BOOST if matches[0].book == lexical.home and not fused else 1.0
+    top_unboosted = min(top_score / boost, top_score)
+    for score, i, coverage in ranked:
+        passage = lexical.docs[i].passage
+        if passage.book in seen or coverage < max(MIN_COVERAGE, 0.6 * top_coverage):
+            continue
+        if score < _OTHERS_SHARE * top_unboosted:
+            continue
+        seen.add(passage.book)
+        others.append(Match.of(passage, confidence(score)))
+    return SearchResult(text, matches, True, other_leagues=tuple(others))
+
+
+def closest_sections(
+    passages: Sequence[Passage], text: str, wanted: set[str], limit: int
+) -> tuple[Match, ...]:
+    """Sections whose headings look most like the query (for a "did you mean")."""
+    seen: dict[str, Passage] = {}
+    for p in passages:
+        if p.book in wanted:
+            seen.setdefault(f"{p.book}|{p.title}", p)
+    choices = {k: f"{p.title} {' '.join(p.headings)}" for k, p in seen.items()}
+    ranked = process.extract(text.lower(), choices, scorer=fuzz.WRatio, limit=limit)
+    return tuple(Match.of(seen[key], score / 100 * 0.1) for _, score, key in ranked)

@@ -1,8 +1,9 @@
 """Search the rulebooks the way players ask: keywords, questions, slang, typos, paraphrases.
 
-``RuleIndex`` runs a pipeline; each stage is a module of this package, a mixin of the index,
-and reads its word lists and weights from ``rulings/data/search_words.toml`` and
-``rulings/data/search_weights.toml``:
+``build_index`` makes one immutable ``Index`` of the books (each stage's part of it built by
+that stage's module); ``RuleIndex`` runs a pipeline of stages over it, each a function or a
+small class with explicit inputs and outputs, reading its word lists and weights from
+``rulings/data/search_words.toml`` and ``rulings/data/search_weights.toml``:
 
 1. ``normalise``: lower case, thousands separators dropped (``1,200`` -> ``1200``), ordinals
    and number words to digits (``fifth``/``5th`` -> ``5th``), hyphenated words kept whole and
@@ -30,12 +31,12 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
+import hashlib
 import logging
-import math
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -50,50 +51,34 @@ from rulings.rulebook.books import (
     parse_books,
     read_books,
 )
-from rulings.rulebook.expand import (
-    Expander,
-    Glossary,
-    _opposite_pairs,
-)
+from rulings.rulebook.expand import Expander, Glossary, QueryTerms, build_expander, opposite_pairs
 from rulings.rulebook.fuse import fuse
 from rulings.rulebook.lexical import (
-    _NUMBERED,
-    LexicalScorer,
-    _asks_amount,
-    _compounds,
-    _defined_terms,
-    _definition,
-    _parent_sections,
-    _table_common_terms,
+    NUMBERED,
+    LexicalIndex,
+    asks_amount,
+    build_lexical,
+    definition_asked,
 )
 from rulings.rulebook.normalise import (
-    _CHATTY,
-    _NUMBER_WORDS,
-    _STOP_WORDS,
-    _WORD,
-    _fold,
-    _is_stop,
-    _person,
-    _plain,
-    _surface,
-    analyse,
+    WORD,
     clean_query,
-    stem,
+    fold_text,
+    is_stop,
+    plain_text,
+    surface_words,
 )
 from rulings.rulebook.present import (
-    _MIN_COVERAGE,
     AUTOCOMPLETE_CHARS,
+    MIN_COVERAGE,
     Match,
-    Presenter,
     SearchResult,
-    _label,
+    autocomplete_label,
+    closest_sections,
+    present,
 )
 from rulings.rulebook.semantic import Embedder, SemanticIndex, StaticModel, bundled_cache
-from rulings.rulebook.spell import (
-    Speller,
-    _same_word,
-    _sound,
-)
+from rulings.rulebook.spell import Speller, build_speller, same_word, vocabulary
 from rulings.rulebook.tuning import stage_weights, stage_words
 
 log = logging.getLogger(__name__)
@@ -107,6 +92,9 @@ MAX_LIMIT = 25
 
 _W = stage_weights("search")
 _LEXICAL_SHARE = _W["lexical_share"]
+
+
+_SILENT_MIN_IDF = stage_weights("present")["silent_min_idf"]
 
 
 _SEMANTIC_DEPTH = 25  # the semantic ranking's best that join the lexical candidates
@@ -135,8 +123,110 @@ _LOOKUP_PREFIX = re.compile(
 )
 
 
-class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
-    """Every loaded rulebook, indexed for search, look-up and autocomplete."""
+@dataclass(frozen=True)
+class Index:
+    """The one value every stage of the search reads: built once by ``build_index``.
+
+    Attributes:
+        books: the loaded books, by name.
+        home: the league's own book (ranked first), if loaded.
+        glossary: players' words -> rulebook words.
+        passages: every passage, the home book's first.
+        lexical: stage 4's index.
+        speller: stage 2's words.
+        expander: stage 3's glossary.
+        semantic: stage 5's passage vectors; None without the semantic tier.
+        book_of: each passage's book, as an array (for masks).
+        aliases: word sequences that name a book, ``(words, book, strong)``.
+        headings: ``(heading, folded, length)`` for a query naming a heading.
+        vocabulary: the words autocomplete completes to.
+        by_key: each passage by its key's slug.
+        by_match_key: a match's key back to the passage ``by_key`` gives for it.
+        citation_slugs: ``(section slug, key slug, passage)`` for completing citations.
+        book_slugs: each book's name as a slug.
+        section_slugs: each book's ``(section slug, passage)``.
+    """
+
+    books: Mapping[str, Rulebook]
+    home: str | None
+    glossary: Glossary
+    passages: tuple[Passage, ...]
+    lexical: LexicalIndex
+    speller: Speller
+    expander: Expander
+    semantic: SemanticIndex | None
+    book_of: np.ndarray
+    aliases: tuple[tuple[tuple[str, ...], str, bool], ...]
+    headings: tuple[tuple[str, str, int], ...]
+    vocabulary: tuple[str, ...]
+    by_key: Mapping[str, Passage]
+    by_match_key: Mapping[str, Passage]
+    citation_slugs: tuple[tuple[str, str, Passage], ...]
+    book_slugs: Mapping[str, str]
+    section_slugs: Mapping[str, list[tuple[str, Passage]]]
+
+
+def build_index(
+    books: Mapping[str, Rulebook],
+    *,
+    home: str | None = DEFAULT_HOME,
+    glossary: Glossary | None = None,
+    semantic: bool = True,
+    model: Embedder | None = None,
+) -> Index:
+    """Index ``books``; ``home`` is the league's own book (ranked first), if loaded.
+
+    ``semantic=False`` leaves out the semantic tier (the lexical ranker alone); ``model``
+    replaces the bundled sentence model (its passage vectors are then all computed here).
+    """
+    books = dict(books)
+    home = home if home in books else None
+    glossary = glossary if glossary is not None else Glossary.bundled()
+    order = sorted(books, key=lambda name: (name != home, name))
+    passages = tuple(p for name in order for p in books[name].passages)
+    lexical = build_lexical(passages, home)
+    expander = build_expander(glossary)
+    phrases = [phrase for phrase, _ in glossary.pairs]
+    speller = build_speller(passages, phrases, expander.words, lexical.idf)
+    names = {h: plain_text(h) for p in passages for h in (*p.headings, p.title) if h}
+    by_key = {citation_slug(p.key): p for p in passages}
+    vectors: SemanticIndex | None = None
+    if semantic and model is not None:
+        vectors = SemanticIndex(passages, model)
+    elif semantic:
+        vectors = SemanticIndex(passages, _bundled_model(), _bundled_cache())
+    index = Index(
+        books=books,
+        home=home,
+        glossary=glossary,
+        passages=passages,
+        lexical=lexical,
+        speller=speller,
+        expander=expander,
+        semantic=vectors,
+        book_of=np.array([p.book for p in passages]),
+        aliases=_book_aliases(books, home),
+        headings=tuple((h, folded, len(folded)) for h, folded in names.items()),
+        vocabulary=tuple(vocabulary(speller.surface_freq, glossary.words)),
+        by_key=by_key,
+        by_match_key={p.key: by_key[citation_slug(p.key)] for p in passages},
+        citation_slugs=tuple((citation_slug(p.section), citation_slug(p.key), p) for p in passages),
+        book_slugs={name: citation_slug(name) for name in books},
+        section_slugs={
+            name: [(citation_slug(p.section), p) for p in book.passages]
+            for name, book in books.items()
+        },
+    )
+    log.debug("indexed %d passages from %d books", len(passages), len(books))
+    return index
+
+
+class RuleIndex:
+    """Every loaded rulebook, indexed for search, look-up and autocomplete.
+
+    It runs the pipeline over one ``Index`` value and keeps two memos of its own (autocomplete
+    labels, book masks), which change no answer.
+    """
 
     def __init__(
         self,
@@ -152,112 +242,46 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
         ``semantic=False`` leaves out the semantic tier (the lexical ranker alone); ``model``
         replaces the bundled sentence model (its passage vectors are then all computed here).
         """
-        self.books: dict[str, Rulebook] = dict(books)
-        self.home = home if home in self.books else None
-        self.glossary = glossary if glossary is not None else Glossary.bundled()
-        order = sorted(self.books, key=lambda name: (name != self.home, name))
-        self.passages: tuple[Passage, ...] = tuple(
-            p for name in order for p in self.books[name].passages
+        self.index = build_index(
+            books, home=home, glossary=glossary, semantic=semantic, model=model
         )
-        self._seen_titles: set[tuple[str, str, tuple[str, ...]]] = set()
-        self._table_common = _table_common_terms(self.passages)
-        # Sections that have numbered rules under them: their own text is an introduction.
-        self._parents = {
-            (p.book, parent)
-            for p in self.passages
-            if not p.table
-            for parent in _parent_sections(p.section)
-        }
-        self._compounds = _compounds(self.passages)
-        self._docs = [self._doc(p) for p in self.passages]
-        self._aliases = _book_aliases(self.books, self.home)
-        # the terms each passage defines, for a short query asking what a word means
-        self._defines = [_defined_terms(_fold(p.text)) for p in self.passages]
-        headings = {h: _plain(h) for p in self.passages for h in (*p.headings, p.title) if h}
-        self._headings = [(h, folded, len(folded)) for h, folded in headings.items()]
-        # The passage that opens each heading: where a query naming the heading should land.
-        self._opens: dict[tuple[str, str], int] = {}
-        for i, p in enumerate(self.passages):
-            for h in (*p.headings, p.title):
-                if h and not p.table:
-                    self._opens.setdefault((p.book, h), i)
-        self._avg_length = sum(d.length for d in self._docs) / max(len(self._docs), 1)
-        self._postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
-        for i, doc in enumerate(self._docs):
-            for term, weight in doc.weights.items():
-                self._postings[term].append((i, weight))
-        total = len(self._docs)
-        self._idf = {
-            term: math.log(1 + (total - len(posts) + 0.5) / (len(posts) + 0.5))
-            for term, posts in self._postings.items()
-        }
-        self._mean_idf = sum(self._idf.values()) / max(len(self._idf), 1)
-        self._bm25 = self._bm25_postings()
-        self._beside = self._bigram_postings()
-        surfaces: Counter[str] = Counter()
-        for p in self.passages:
-            surfaces.update(_surface(" ".join([p.title, p.text, p.part or ""])))
-        self._surface_freq = surfaces
-        self._vocabulary = sorted(
-            w
-            for w in set(surfaces) | self.glossary.words
-            if len(w) >= 3 and not w.isdigit() and w not in _STOP_WORDS
-        )
-        # Typos are corrected to any word players write: "durring" is "during", not "dumping";
-        # "secnd" is "second" (the books' "2nd"); a corrected stop word is then dropped.
-        self._spelling = sorted(
-            set(self._vocabulary)
-            | {w for w in (*_STOP_WORDS, *_NUMBER_WORDS) if len(w) >= 3 and w not in _CHATTY}
-        )
-        self._known = set(surfaces) | self.glossary.words
-        self._corrections: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-        # Words that sound alike ("fone"/"phone", "rebye"/"rebuy", "dubble"/"double").
-        self._sounds: dict[str, list[str]] = defaultdict(list)
-        for w in self._spelling:
-            self._sounds[_sound(w)].append(w)
-        # Pairs of words the books and the glossary write side by side ("cards read").
-        self._pairs: frozenset[tuple[str, str]] = frozenset(
-            pair
-            for text in (
-                *(f"{p.title} {p.text}" for p in self.passages),
-                *(phrase for phrase, _ in self.glossary.pairs),
-            )
-            for pair in itertools.pairwise(_surface(text))
-        )
-        entries: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
-        for phrase, words in self.glossary.pairs:
-            key = tuple(_person(stem(w)) for w in _surface(phrase))
-            if key:
-                entries.append((key, tuple(analyse(words))))
-        entries.sort(key=lambda e: -len(e[0]))
-        self._glossary = tuple(entries)
-        self._phrases = sorted({" ".join(_WORD.findall(_fold(p))) for p, _ in self.glossary.pairs})
-        self._glossary_by_first: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = (
-            defaultdict(list)
-        )
-        for key, expansion in entries:
-            self._glossary_by_first[key[0]].append((key, expansion))
-        self._glossary_words = frozenset(w for key, _ in entries for w in key)
-        self._by_key = {citation_slug(p.key): p for p in self.passages}
-        # A match's key back to the passage ``_by_key`` gives for it (autocomplete's values).
-        self._by_match_key = {p.key: self._by_key[citation_slug(p.key)] for p in self.passages}
-        self._citation_slugs = [
-            (citation_slug(p.section), citation_slug(p.key), p) for p in self.passages
-        ]
         self._labels: dict[tuple[Passage, bool], str] = {}
-        self._book_slugs = {name: citation_slug(name) for name in self.books}
-        self._section_slugs = {
-            name: [(citation_slug(p.section), p) for p in book.passages]
-            for name, book in self.books.items()
-        }
-        self._semantic: SemanticIndex | None = None
-        if semantic and model is not None:
-            self._semantic = SemanticIndex(self.passages, model)
-        elif semantic:
-            self._semantic = SemanticIndex(self.passages, _bundled_model(), _bundled_cache())
-        self._book_of = np.array([p.book for p in self.passages])
         self._masks: dict[frozenset[str], np.ndarray] = {}
-        log.debug("indexed %d passages from %d books", len(self.passages), len(self.books))
+
+    @property
+    def books(self) -> Mapping[str, Rulebook]:
+        """The loaded books, by name."""
+        return self.index.books
+
+    @property
+    def home(self) -> str | None:
+        """The league's own book, if loaded."""
+        return self.index.home
+
+    @property
+    def glossary(self) -> Glossary:
+        """Players' words -> rulebook words, as indexed."""
+        return self.index.glossary
+
+    @property
+    def passages(self) -> tuple[Passage, ...]:
+        """Every passage, the home book's first."""
+        return self.index.passages
+
+    def query_terms(self, text: str) -> dict[str, float]:
+        """The weighted index terms searched for ``text`` (after corrections and glossary).
+
+        Args:
+            text: the cleaned query.
+
+        Returns:
+            ``{term: weight}``; typed words weigh 1, corrected ones 0.8, glossary words 0.7.
+        """
+        return self._expand(text).weighted
+
+    def _expand(self, text: str) -> QueryTerms:
+        index = self.index
+        return index.expander.expand(text, index.speller, index.lexical.idf)
 
     @property
     def book_names(self) -> tuple[str, ...]:
@@ -281,7 +305,7 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
         if found is None:
             names = ", ".join(self.book_names)
             raise UnknownRuleError(f"There is no rulebook called {book!r}; try one of: {names}.")
-        exact = self._by_key.get(citation_slug(f"{book} {section}"))
+        exact = self.index.by_key.get(citation_slug(f"{book} {section}"))
         return exact if exact is not None else found.get(section)
 
     def search(
@@ -319,27 +343,29 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
                 wanted, text_for_terms, named = {book_named}, rest, True
             elif book_named is not None:
                 favoured, text_for_terms = book_named, rest
-        weighted, own, recognised, content, gibberish = self._analyse_query(text_for_terms)
+        weighted, own, recognised, content, gibberish = self._expand(text_for_terms)
         book_asked = favoured or (next(iter(wanted)) if named else None)
         if gibberish and book_asked is None:
             # "xyzzy foo": no word the books use, only guesses at typos; say nothing matches.
-            return SearchResult(text, (), False, closest=self._closest(text, wanted, limit))
-        if book_asked is not None and not any(t in self._idf for t in weighted):
+            return SearchResult(
+                text, (), False, closest=closest_sections(self.index.passages, text, wanted, limit)
+            )
+        if book_asked is not None and not any(t in self.index.lexical.idf for t in weighted):
             # Only the book's name ("rules of the game", "poker pub"): its opening passages.
             opening = [p for p in self.passages if p.book == book_asked][:limit]
             matches = tuple(Match.of(p, 0.5) for p in opening)
             return SearchResult(text, matches, bool(matches))
-        phrase = _surface(text_for_terms)
-        plain = _plain(text_for_terms)
+        phrase = surface_words(text_for_terms)
+        plain = plain_text(text_for_terms)
         shortest, longest = _heading_lengths(len(plain))
         headings = frozenset(
             h
-            for h, folded, size in self._headings
+            for h, folded, size in self.index.headings
             if shortest <= size <= longest and fuzz.ratio(plain, folded) >= _HEADING_MATCH_RATIO
         )
-        amount = _asks_amount(phrase)
-        numbered = _NUMBERED.search(_fold(text_for_terms))
-        scored = self._score(
+        amount = asks_amount(phrase)
+        numbered = NUMBERED.search(fold_text(text_for_terms))
+        scored = self.index.lexical.score(
             weighted,
             wanted,
             headings,
@@ -347,11 +373,11 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             own,
             amount=amount,
             numbered=numbered.group(1) if numbered else None,
-            opposite=_opposite_pairs(content),
-            defines=_definition(self._spelt(phrase)),
+            opposite=opposite_pairs(content),
+            defines=definition_asked(self.index.speller.spelt(phrase)),
             one_book=book_asked is not None or len(wanted) == 1,
         )
-        if named and books is None and (not scored or scored[0][2] < _MIN_COVERAGE):
+        if named and books is None and (not scored or scored[0][2] < MIN_COVERAGE):
             silent = self._silent(book_asked, content, weighted, limit, text, text_for_terms)
             if silent is not None:
                 return silent
@@ -363,20 +389,20 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             or (
                 favoured is not None
                 and bool(scored)
-                and self._docs[scored[0][1]].passage.book == favoured
+                and self.index.lexical.docs[scored[0][1]].passage.book == favoured
             )
         )
         fused = None
-        if self._semantic is not None:
-            meaning = self._semantic.scores(text_for_terms)
+        if self.index.semantic is not None:
+            meaning = self.index.semantic.scores(text_for_terms)
             cosines = meaning
             if self.home is not None and favoured is None:
                 # The league's own book is preferred here too, by a little (for the order only:
                 # whether anything answers at all is the cosine's own).
-                cosines = meaning + _SEMANTIC_HOME * (self._book_of == self.home)
+                cosines = meaning + _SEMANTIC_HOME * (self.index.book_of == self.home)
             allowed = self._allowed(frozenset(wanted))
             if favoured is not None:
-                allowed = allowed & (self._book_of == favoured)
+                allowed = allowed & (self.index.book_of == favoured)
             # The more of the query the lexical best covers, the more the lexical ranking counts:
             # a query in the book's words keeps its ranking, a paraphrase leans on the meaning.
             coverage = scored[0][2] if scored else 0.0
@@ -385,14 +411,65 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             fused = fuse(scored, cosines, allowed, share, _SEMANTIC_DEPTH)
             best = float(np.max(np.where(allowed, meaning, -1.0)))
             answer = answer or best >= _SEMANTIC_FOUND
-        return self._result(text, weighted, scored, wanted, limit, named=answer, fused=fused)
+        return present(
+            self.index.lexical,
+            self.index.passages,
+            text,
+            weighted,
+            scored,
+            wanted,
+            limit,
+            named=answer,
+            fused=fused,
+        )
 
     def _allowed(self, wanted: frozenset[str]) -> np.ndarray:
         """A boolean mask of the passages in the books searched (kept per set of books)."""
         mask = self._masks.get(wanted)
         if mask is None:
-            mask = self._masks[wanted] = np.isin(self._book_of, list(wanted))
+            mask = self._masks[wanted] = np.isin(self.index.book_of, list(wanted))
         return mask
+
+    def _silent(
+        self,
+        book: str | None,
+        content: Sequence[str],
+        weighted: Mapping[str, float],
+        limit: int,
+        text: str,
+        rest: str,
+    ) -> SearchResult | None:
+        """The book named has nothing on the question ("does rwb allow straddles").
+
+        Nothing: none of the words the player typed, and none of the rarer words the glossary
+        adds, appear in that book, while another book answers.
+
+        Returns:
+            A "no rule in that book" result with what the other books say, or None.
+        """
+        lexical = self.index.lexical
+        typed = [t for t in content if t in lexical.idf and not t.isdigit()]
+        if book is None or not typed:
+            return None
+        rare = [t for t in weighted if lexical.idf.get(t, 0.0) >= _SILENT_MIN_IDF]
+        for term in (*typed, *rare):
+            if any(lexical.docs[i].passage.book == book for i, _ in lexical.postings[term]):
+                return None
+        others = self.search(rest, limit=limit)
+        if not others.found:
+            return None
+        best: dict[str, Match] = {}
+        for m in (*others.matches, *others.other_leagues):
+            best.setdefault(m.book, m)
+        closest = self.search(text, books=[book], limit=limit)
+        return SearchResult(
+            text,
+            (),
+            False,
+            closest=closest.matches or closest.closest,
+            other_leagues=tuple(best.values()),
+            silent_book=book,
+        )
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
         """Suggestions for a half-typed query: ``(label, value)`` pairs, both <= 100 characters.
@@ -417,19 +494,19 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
                 last = words[-1].lower() if words else ""
                 # A phrase completes several words or a whole word ("odd" -> "odd chip"); a
                 # half-typed single word completes from the books' words ("smok" -> "smoking").
-                is_word = last in self._known or len(words) > 1
+                is_word = last in self.index.speller.known or len(words) > 1
                 phrase = self._complete_phrase(text) if is_word else None
                 if phrase is not None:
                     text = phrase  # "cards sp" -> "cards speak", "odd" -> "odd chip"
-                elif last and last not in self._known and len(last) >= 2:
-                    completions = _starting(self._vocabulary, last)
-                    completions.sort(key=lambda w: -self._surface_freq.get(w, 0))
+                elif last and last not in self.index.speller.known and len(last) >= 2:
+                    completions = _starting(self.index.vocabulary, last)
+                    completions.sort(key=lambda w: -self.index.speller.surface_freq.get(w, 0))
                     if completions:
                         text = " ".join([*words[:-1], *completions[:3]])
                 result = self.search(text, limit=limit)
-                passages = [self._by_match_key[m.key] for m in result.matches]
+                passages = [self.index.by_match_key[m.key] for m in result.matches]
                 if not result.found:
-                    passages = [self._by_match_key[m.key] for m in result.closest]
+                    passages = [self.index.by_match_key[m.key] for m in result.closest]
         return [(self._label_of(p), p.key[:AUTOCOMPLETE_CHARS]) for p in passages]
 
     def _label_of(self, p: Passage) -> str:
@@ -437,7 +514,7 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
         show_book = p.book != self.home
         label = self._labels.get((p, show_book))
         if label is None:
-            label = self._labels[(p, show_book)] = _label(p, show_book)
+            label = self._labels[(p, show_book)] = autocomplete_label(p, show_book)
         return label
 
     def _wanted_books(self, books: Sequence[str] | None) -> set[str]:
@@ -453,7 +530,7 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
 
     def _lookup(self, text: str, wanted: set[str]) -> list[Passage]:
         """Passages named by a rule number or key in ``text``, home book first."""
-        exact = self._by_key.get(citation_slug(text))
+        exact = self.index.by_key.get(citation_slug(text))
         if exact is not None and exact.book in wanted:
             return [exact]
         bare = _LOOKUP_PREFIX.sub("", text).strip()
@@ -462,7 +539,7 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             return []
         names = sorted(wanted, key=lambda name: (name != self.home, name))
         for name in names:
-            book_slug = self._book_slugs[name]
+            book_slug = self.index.book_slugs[name]
             if bare_slug.startswith(book_slug) and len(bare_slug) > len(book_slug):
                 hits = self._section_hits(name, bare_slug[len(book_slug) :])
                 if hits:
@@ -481,18 +558,18 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
         Returns the book, the query without its name, and whether the name is unmistakable
         (else the book is only favoured).
         """
-        words = [w for w in _surface(text) if w != "and"]
+        words = [w for w in surface_words(text) if w != "and"]
         # Where each alias may start: its first word as typed, or a slip of it in a word the
         # books never use ("pokr pub"); the rest is only checked there.
         at: defaultdict[str, list[int]] = defaultdict(list)
         for i, w in enumerate(words):
             at[w].append(i)
-        foreign = [i for i, w in enumerate(words) if w not in self._known]
-        for alias, name, strong in self._aliases:
+        foreign = [i for i, w in enumerate(words) if w not in self.index.speller.known]
+        for alias, name, strong in self.index.aliases:
             size = len(alias)
             first = alias[0]
             starts = sorted(
-                {*at.get(first, ()), *(i for i in foreign if _same_word(first, words[i]))}
+                {*at.get(first, ()), *(i for i in foreign if same_word(first, words[i]))}
             )
             for i in starts:
                 if i > len(words) - size:
@@ -502,15 +579,18 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
                     and not (  # "the game" names a book only at either end of the query
                         len(words) > size
                         and (
-                            all(map(_is_stop, words[:i]))
-                            or all(_is_stop(w) or w in _NAME_VERBS for w in words[i + size :])
+                            all(map(is_stop, words[:i]))
+                            or all(is_stop(w) or w in _NAME_VERBS for w in words[i + size :])
                             or words[i + size] in _NAME_TAIL
                         )
                     )
                 ):
                     continue
                 found = zip(alias, words[i : i + size], strict=True)
-                if all(a == w or (w not in self._known and _same_word(a, w)) for a, w in found):
+                if all(
+                    a == w or (w not in self.index.speller.known and same_word(a, w))
+                    for a, w in found
+                ):
                     after = words[i + size :]
                     # "the game league: ..." / "the game rules": the tail word names it too.
                     tail = bool(after) and after[0] in _NAME_TAIL
@@ -521,13 +601,15 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
                         return name, " ".join(rest), True
                     # "the game: ..." or "..., the game": punctuation sets the name apart.
                     marked = [
-                        w for w in _surface(re.sub(r"\s*[:;,]\s*", " qqsep ", text)) if w != "and"
+                        w
+                        for w in surface_words(re.sub(r"\s*[:;,]\s*", " qqsep ", text))
+                        if w != "and"
                     ]
                     return name, " ".join(rest), _set_apart(marked, alias)
         return None, text, True
 
     def _section_hits(self, book: str, slug: str) -> list[Passage]:
-        slugged = self._section_slugs[book]
+        slugged = self.index.section_slugs[book]
         exact = [p for s, p in slugged if s == slug and not p.table]
         if not exact:
             exact = [p for s, p in slugged if s == slug]
@@ -541,12 +623,12 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
 
     def _complete_phrase(self, text: str) -> str | None:
         """The shortest glossary phrase of two or more words that ``text`` begins."""
-        typed = " ".join(_WORD.findall(_fold(text)))
+        typed = " ".join(WORD.findall(fold_text(text)))
         if len(typed) < 3:
             return None
         found = [
             phrase
-            for phrase in _starting(self._phrases, typed)
+            for phrase in _starting(self.index.expander.phrases, typed)
             if phrase != typed and " " in phrase
         ]
         return min(found, key=len) if found else None
@@ -559,7 +641,7 @@ class RuleIndex(Speller, Expander, LexicalScorer, Presenter):
             return []
         hits = [
             p
-            for section, key, p in self._citation_slugs
+            for section, key, p in self.index.citation_slugs
             if section.startswith(slug) or key.startswith(slug)
         ]
         return hits[:limit]
@@ -582,13 +664,13 @@ def _book_aliases(
     leads them ("in the game"); so "red white" chips do not switch books.
     """
     vocabulary = {
-        name: {w for p in book.passages for w in _surface(f"{p.title} {p.text}")}
+        name: {w for p in book.passages for w in surface_words(f"{p.title} {p.text}")}
         for name, book in books.items()
     }
     home_words = vocabulary[home] if home is not None else set()
     aliases: list[tuple[tuple[str, ...], str, bool]] = []
     for name in books:
-        words = tuple(_surface(name.replace("-", " ")))
+        words = tuple(surface_words(name.replace("-", " ")))
         if len(words) >= 2:
             aliases.append((words, name, True))
         if len(words) >= 4:
@@ -599,7 +681,7 @@ def _book_aliases(
             if len(words) > size or (len(words) == size and size == 2):
                 aliases.append((("".join(words[:size]),), name, True))
         if len(words) > 2:
-            strong = not _is_stop(short[0]) and any(
+            strong = not is_stop(short[0]) and any(
                 w not in home_words and w not in _GENERIC_NAME_WORDS for w in short
             )
             aliases.append((short, name, strong))
@@ -715,11 +797,14 @@ def load_rulebooks(extra_dir: Path | None = None, *, home: str | None = DEFAULT_
     return RuleIndex(parse_books(texts), home=home)
 
 
-_DEFAULT: dict[tuple[str | None, str | None], RuleIndex] = {}
+_DEFAULT: dict[tuple[str, str | None], RuleIndex] = {}
 
 
 def default_index(extra_dir: Path | None = None, *, home: str | None = DEFAULT_HOME) -> RuleIndex:
-    """``load_rulebooks`` once per folder and home, then reuse the index.
+    """``load_rulebooks`` once per content of the folder's books and home, then reuse the index.
+
+    The folder's books are read on every call and hashed: a book added, changed or removed
+    builds a new index; the same books under another path reuse the one built.
 
     Args:
         extra_dir: the league's own rulebook folder, if any.
@@ -731,7 +816,13 @@ def default_index(extra_dir: Path | None = None, *, home: str | None = DEFAULT_H
     Raises:
         RulebookError: as ``load_rulebooks``.
     """
-    key = (str(extra_dir) if extra_dir is not None else None, home)
+    texts = read_books(Path(extra_dir)) if extra_dir is not None else {}
+    digest = hashlib.sha256()
+    for name, text in texts.items():
+        digest.update(f"{name}\0{text}\0".encode())
+    key = (digest.hexdigest(), home)
     if key not in _DEFAULT:
-        _DEFAULT[key] = load_rulebooks(extra_dir, home=home)
+        _DEFAULT[key] = RuleIndex(
+            parse_books([*bundled_books().items(), *texts.items()]), home=home
+        )
     return _DEFAULT[key]

@@ -13,7 +13,9 @@ sentence; a long passage also by each of its sentences (under its title), and sc
 its whole and its sentences, so one sentence that answers is not drowned by the rest.
 
 Passage vectors are cached by the text embedded (a hash of the model and the text): the bundled
-books' are shipped beside the model, a book from ``RULEBOOK_DIR`` is embedded at start-up.
+books' are shipped beside the model, a book from ``RULEBOOK_DIR`` is embedded at start-up (or
+first use) and kept for the process, so it is embedded once whatever index is built over it;
+nothing is retrained: a new book is searched with the same model as the bundled ones.
 """
 
 from __future__ import annotations
@@ -216,6 +218,11 @@ def cache_file(model: Embedder, passages: Sequence[Passage]) -> bytes:
     return buffer.getvalue()
 
 
+# Passages embedded in this process, by model and text hash: an index built again over the
+# same book (another home book first, the book re-read unchanged) embeds nothing anew.
+_EMBEDDED: dict[str, np.ndarray] = {}
+
+
 class SemanticIndex:
     """Every passage's vector (and its sentences'), for a cosine score against a query."""
 
@@ -234,9 +241,13 @@ class SemanticIndex:
                 texts.append(text)
                 owners.append(i)
         keys = [_key(model.name, t) for t in texts]
-        missing = sorted({t for t, k in zip(texts, keys, strict=True) if k not in known})
-        fresh = dict(zip(missing, model.embed(missing), strict=True)) if missing else {}
-        rows = [known[k] if k in known else fresh[t] for t, k in zip(texts, keys, strict=True)]
+        missing = sorted(
+            {t for t, k in zip(texts, keys, strict=True) if k not in known and k not in _EMBEDDED}
+        )
+        if missing:
+            for text, vector in zip(missing, model.embed(missing), strict=True):
+                _EMBEDDED[_key(model.name, text)] = vector
+        rows = [known[k] if k in known else _EMBEDDED[k] for k in keys]
         self.vectors = np.asarray(rows, dtype=np.float32)
         self.owners = np.asarray(owners, dtype=np.intp)
         self.starts = np.flatnonzero(np.r_[True, self.owners[1:] != self.owners[:-1]])

@@ -5,57 +5,52 @@ clock's level comes in as a ``LateEntry``, and the finished night becomes a leag
 ``EventRecord`` (``night_event``) for the league's engine to store.
 """
 
-from typing import TYPE_CHECKING
-
-from rulings._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from rulings.tournament.chart import (
-        MAX_SEATS_PER_TABLE,
-        AwardNoted,
-        BustedOut,
-        ButtonSet,
-        Chart,
-        Entrant,
-        Entry,
-        Night,
-        NightFinished,
-        PlayerMoved,
-        PlayStarted,
-        Room,
-        Seat,
-        SeatMove,
-        SignedIn,
-        TablesBalanced,
-        open_night,
-        replay_night,
-    )
-    from rulings.tournament.codec import (
-        chart_from_data,
-        chart_to_data,
-        entry_from_data,
-        entry_to_data,
-        room_from_data,
-        room_to_data,
-    )
-    from rulings.tournament.night import (
-        LateEntry,
-        balance_tables,
-        bust_players,
-        chop_heads_up,
-        find_player,
-        finish_night,
-        finish_order,
-        move_player,
-        night_event,
-        note_award,
-        set_button,
-        sign_in,
-        standings_order,
-        start_play,
-        tables_needed,
-        undo_last,
-    )
+from rulings.tournament.chart import (
+    MAX_SEATS_PER_TABLE,
+    AwardNoted,
+    BustedOut,
+    ButtonSet,
+    Chart,
+    Entrant,
+    Entry,
+    Night,
+    NightFinished,
+    PlayerMoved,
+    PlayStarted,
+    Room,
+    Seat,
+    SeatMove,
+    SignedIn,
+    TablesBalanced,
+    open_night,
+    replay_night,
+)
+from rulings.tournament.codec import (
+    chart_from_data,
+    chart_to_data,
+    entry_from_data,
+    entry_to_data,
+    room_from_data,
+    room_to_data,
+)
+from rulings.tournament.night import (
+    LateEntry,
+    balance_tables,
+    bust_players,
+    chop_heads_up,
+    find_player,
+    finish_night,
+    finish_order,
+    move_player,
+    night_event,
+    note_award,
+    set_button,
+    sign_in,
+    standings_order,
+    start_play,
+    tables_needed,
+    undo_last,
+)
 
 __all__ = [
     "MAX_SEATS_PER_TABLE",
@@ -99,5 +94,3 @@ __all__ = [
     "tables_needed",
     "undo_last",
 ]
-
-__getattr__ = lazy_exports(__name__, __file__)

@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 import rulings
+import rulings.rulebook
 from bot.features.rule.wording import escape_markdown, rule_reply
 from bot.surfaces.cli import main
 
 
 @pytest.fixture(scope="module")
-def index() -> rulings.RuleIndex:
-    return rulings.load_rulebooks()
+def index() -> rulings.rulebook.RuleIndex:
+    return rulings.rulebook.load_rulebooks()
 
 
 @pytest.fixture(autouse=True)

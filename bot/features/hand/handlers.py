@@ -6,6 +6,7 @@ import functools
 import logging
 
 import rulings
+import rulings.poker
 from bot.command.model import Context
 from bot.features.hand.wording import hand_reply, hand_reply_needs_thread
 from bot.reply import Reply
@@ -16,7 +17,7 @@ log = logging.getLogger(__name__)
 def hand(ctx: Context, cards: str, board: str | None = None, json: bool = False) -> Reply:
     """``/hand cards [board]``: evaluate, compare, exact odds on an incomplete board."""
     if json:
-        report = rulings.analyse(rulings.parse_hand_query(cards, board))
+        report = rulings.poker.analyse(rulings.poker.parse_hand_query(cards, board))
         return Reply(title="Hand", data=report.to_json())
     # The caller's league decides premium points and citations (the default preset's rules
     # before it has a league, and in a direct message).

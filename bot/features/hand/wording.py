@@ -1,6 +1,6 @@
 """The `/hand` answer, shared by Discord, the console and `pokerfloor hand`.
 
-``hand_reply`` parses the shared query grammar (``rulings.parse_hand_query``), analyses it and
+``hand_reply`` parses the shared query grammar (``rulings.poker.parse_hand_query``), analyses it and
 builds a ``Reply`` within Discord's limits. ``hand_reply_needs_thread`` tells the bot when the
 answer enumerates whole boards (pre-flop), so it should defer and run it in a worker thread.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 
 import rulings
+import rulings.poker
 from bot.reply import Field, Reply, escape
 
 log = logging.getLogger(__name__)
@@ -30,23 +31,23 @@ def hand_reply_needs_thread(text: str, board: str | None = None) -> bool:
         the text is not a valid query (the error answer is immediate).
     """
     try:
-        query = rulings.parse_hand_query(text, board)
+        query = rulings.poker.parse_hand_query(text, board)
     except rulings.RulingsError:
         return False
-    return rulings.is_heavy_query(query)
+    return rulings.poker.is_heavy_query(query)
 
 
 def _percent(fraction: float) -> str:
     return f"{fraction * 100:.2f}%"
 
 
-def _names(report: rulings.ShowdownReport, indexes: tuple[int, ...]) -> str:
+def _names(report: rulings.poker.ShowdownReport, indexes: tuple[int, ...]) -> str:
     names = [f"**{escape(report.players[i].label)}**" for i in indexes]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _player_field(
-    player: rulings.PlayerResult,
+    player: rulings.poker.PlayerResult,
     note: rulings.PremiumNote | None,
     *,
     complete: bool,
@@ -54,12 +55,12 @@ def _player_field(
 ) -> Field:
     lines = []
     if player.value is not None and player.best_five is not None:
-        lines.append(f"{player.value.name} ({rulings.format_cards(player.best_five)})")
+        lines.append(f"{player.value.name} ({rulings.poker.format_cards(player.best_five)})")
     if not complete and not lone:
         lines.append(f"wins {_percent(player.win)}, ties {_percent(player.tie)}")
     if note is not None:
         lines.append(note.reason)
-    cards = rulings.format_cards(player.cards)
+    cards = rulings.poker.format_cards(player.cards)
     return Field(name=f"{escape(player.label)}: {cards}", value="\n".join(lines) or "-")
 
 
@@ -78,9 +79,9 @@ def hand_reply(text: str, board: str | None = None, *, rules: rulings.LeagueRule
     Raises:
         RulingsError: the query cannot be read or cannot happen (the message says why).
     """
-    query = rulings.parse_hand_query(text, board)
-    report = rulings.analyse(query)
-    board_line = f"Board: {rulings.format_cards(report.board)}" if report.board else ""
+    query = rulings.poker.parse_hand_query(text, board)
+    report = rulings.poker.analyse(query)
+    board_line = f"Board: {rulings.poker.format_cards(report.board)}" if report.board else ""
     notes = rulings.premium_notes(report, rules)
     fields = tuple(
         _player_field(p, n, complete=report.complete, lone=query.is_lone)

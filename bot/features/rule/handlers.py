@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import rulings
+import rulings.rulebook
 from bot.command.model import Context
 from bot.features.rule.wording import rule_reply
 from bot.reply import Reply
@@ -16,7 +17,7 @@ log = logging.getLogger(__name__)
 JSON_TEXT_CHARS = 1500
 
 
-def _as_json(match: rulings.Match) -> dict[str, Any]:
+def _as_json(match: rulings.rulebook.Match) -> dict[str, Any]:
     text = match.text
     if len(text) > JSON_TEXT_CHARS:
         text = text[: JSON_TEXT_CHARS - 1].rstrip() + "…"
@@ -29,7 +30,9 @@ def _as_json(match: rulings.Match) -> dict[str, Any]:
     }
 
 
-def _json_reply(index: rulings.RuleIndex, query: str, book: str | None, limit: int) -> Reply:
+def _json_reply(
+    index: rulings.rulebook.RuleIndex, query: str, book: str | None, limit: int
+) -> Reply:
     """The matches as data (``rule --json``): best first, or the closest sections."""
     result = index.search(query, books=[book] if book else None, limit=limit)
     matches = result.matches if result.found else result.closest
@@ -55,7 +58,7 @@ def rule(
     json: bool = False,
 ) -> Reply:
     """``/rule [query] [book]``: search the rulebooks (the league's home book first)."""
-    index = rulings.load_rulebooks(Path(dir)) if dir else ctx.rules()
+    index = rulings.rulebook.load_rulebooks(Path(dir)) if dir else ctx.rules()
     if json:
         if book is not None and book not in index.books:
             names = ", ".join(index.book_names)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 
 import rulings
+import rulings.rulebook
 from bot.reply import Field, Reply, escape
 from bot.surfaces.web.links import rule_url
 
@@ -20,7 +21,7 @@ log = logging.getLogger(__name__)
 FIELD_LIMIT = 1024
 SNIPPET_CHARS = 160
 TABLE_ROWS_CHARS = 900
-MAX_LIMIT = rulings.MAX_LIMIT  # the search engine's own bound
+MAX_LIMIT = rulings.rulebook.MAX_LIMIT  # the search engine's own bound
 
 
 def escape_markdown(text: str) -> str:
@@ -45,16 +46,16 @@ def _snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     return _clip(" ".join(text.split()), limit)
 
 
-def _head(match: rulings.Match) -> str:
+def _head(match: rulings.rulebook.Match) -> str:
     return f"{match.section} [{match.part}]" if match.part else match.section
 
 
-def _book_title(index: rulings.RuleIndex, name: str) -> str:
+def _book_title(index: rulings.rulebook.RuleIndex, name: str) -> str:
     book = index.books.get(name)
     return book.title if book is not None else name
 
 
-def _table_rows(index: rulings.RuleIndex, match: rulings.Match) -> list[str]:
+def _table_rows(index: rulings.rulebook.RuleIndex, match: rulings.rulebook.Match) -> list[str]:
     """The rows of the table a passage introduces (so "the following chips" shows them)."""
     if match.table:
         return []
@@ -68,7 +69,7 @@ def _table_rows(index: rulings.RuleIndex, match: rulings.Match) -> list[str]:
     ]
 
 
-def _body(index: rulings.RuleIndex, match: rulings.Match) -> str:
+def _body(index: rulings.rulebook.RuleIndex, match: rulings.rulebook.Match) -> str:
     if match.table:
         # The row under its table's title and the sentence introducing the table.
         name, _, intro = match.table.partition(": ")
@@ -81,7 +82,7 @@ def _body(index: rulings.RuleIndex, match: rulings.Match) -> str:
     return match.text + "\n" + _clip("\n".join(f"• {row}" for row in rows), TABLE_ROWS_CHARS)
 
 
-def _see_also(index: rulings.RuleIndex, match: rulings.Match) -> Field | None:
+def _see_also(index: rulings.rulebook.RuleIndex, match: rulings.rulebook.Match) -> Field | None:
     lines = []
     for section in match.see_also:
         try:
@@ -94,7 +95,9 @@ def _see_also(index: rulings.RuleIndex, match: rulings.Match) -> Field | None:
     return Field("See also", _clip("\n".join(lines), FIELD_LIMIT))
 
 
-def _others(index: rulings.RuleIndex, matches: tuple[rulings.Match, ...]) -> Field | None:
+def _others(
+    index: rulings.rulebook.RuleIndex, matches: tuple[rulings.rulebook.Match, ...]
+) -> Field | None:
     if not matches:
         return None
     lines = [
@@ -103,14 +106,16 @@ def _others(index: rulings.RuleIndex, matches: tuple[rulings.Match, ...]) -> Fie
     return Field("Other leagues say", _clip("\n".join(lines), FIELD_LIMIT))
 
 
-def _more(index: rulings.RuleIndex, matches: tuple[rulings.Match, ...]) -> Field | None:
+def _more(
+    index: rulings.rulebook.RuleIndex, matches: tuple[rulings.rulebook.Match, ...]
+) -> Field | None:
     if not matches:
         return None
     lines = [f"**{_head(m)}** {m.title}: {_snippet(m.text, 110)}" for m in matches]
     return Field("Also close", _clip("\n".join(lines), FIELD_LIMIT))
 
 
-def _read_online(match: rulings.Match, public_url: str | None) -> str:
+def _read_online(match: rulings.rulebook.Match, public_url: str | None) -> str:
     """A link to the passage on the league's pages, when they have a public address."""
     if not public_url:
         return ""
@@ -118,7 +123,7 @@ def _read_online(match: rulings.Match, public_url: str | None) -> str:
     return f"\n\n[Read {match.section} in the rulebook]({url})"
 
 
-def guide_reply(index: rulings.RuleIndex) -> Reply:
+def guide_reply(index: rulings.rulebook.RuleIndex) -> Reply:
     """The answer to an empty `/rule`: how to ask, and every book with its top-level sections.
 
     Args:
@@ -144,7 +149,7 @@ def guide_reply(index: rulings.RuleIndex) -> Reply:
 
 
 def rule_reply(
-    index: rulings.RuleIndex | None,
+    index: rulings.rulebook.RuleIndex | None,
     query: str,
     *,
     book: str | None = None,

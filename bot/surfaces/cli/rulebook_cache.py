@@ -46,26 +46,27 @@ def fingerprint() -> str:
 
 
 def load_rulebooks(folder: Path | None, *, directory: Path | None = None) -> Any:
-    """``rulings.load_rulebooks(folder)``, from the cache when only the bundled books are asked.
+    """``rulings.rulebook.load_rulebooks(folder)``, cached when only the bundled books are asked.
 
     Args:
         folder: extra books (``RULEBOOK_DIR`` or ``--dir``); never cached.
         directory: where the cache lives (default ``cache_dir()``; tests pass their own).
     """
     import rulings
+    import rulings.rulebook
 
     if folder is not None:
-        return rulings.load_rulebooks(folder)
+        return rulings.rulebook.load_rulebooks(folder)
     path = (directory or cache_dir()) / f"rulebooks-{fingerprint()}.pickle"
     try:
         index = pickle.loads(path.read_bytes())
-        if isinstance(index, rulings.RuleIndex):
+        if isinstance(index, rulings.rulebook.RuleIndex):
             return index
     except FileNotFoundError:
         pass
     except Exception as exc:  # a damaged or foreign file: build anew
         log.debug("rulebook cache %s unreadable: %r", path, exc)
-    index = rulings.load_rulebooks(None)
+    index = rulings.rulebook.load_rulebooks(None)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as out:

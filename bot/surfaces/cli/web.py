@@ -66,6 +66,7 @@ def run_web(args: argparse.Namespace) -> int:
     from sqlalchemy import inspect
 
     import rulings
+    import rulings.rulebook
     from bot.surfaces.web.site import Site
     from storage.db import make_engine
 
@@ -84,7 +85,7 @@ def run_web(args: argparse.Namespace) -> int:
             _say("pokerfloor: the database has no league yet (run the bot or import an event)")
             return EXIT_USAGE
         try:
-            index = rulings.load_rulebooks(settings.rulebook_dir)
+            index = rulings.rulebook.load_rulebooks(settings.rulebook_dir)
         except rulings.RulingsError as exc:
             _say(f"pokerfloor: {exc}")
             return EXIT_USAGE

@@ -29,6 +29,7 @@ from discord.ext import commands
 from sqlalchemy.engine import Engine
 
 import rulings
+import rulings.rulebook
 from bot.config import Settings
 from bot.database import Database
 from bot.fair_queue import FairQueue, UserCooldown
@@ -153,10 +154,10 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         self._stop_on_sigterm = stop_on_sigterm
         self._closing: asyncio.Task[None] | None = None
         self.heavy_cooldown = UserCooldown()
-        self._rules: rulings.RuleIndex | None = None
+        self._rules: rulings.rulebook.RuleIndex | None = None
         # One index per home book a server chose (built once, shared by every server with that
         # home), and each such server's choice; servers without one use ``rules``.
-        self._home_rules: dict[str, asyncio.Task[rulings.RuleIndex]] = {}
+        self._home_rules: dict[str, asyncio.Task[rulings.rulebook.RuleIndex]] = {}
         self._guild_homes: dict[int, str] = {}
         self.slash: Any = None  # bot.surfaces.discord.slash.SlashRunner, set by setup_hook
         self.clock_door: Any = None  # bot.features.clock.handlers.ClockDoor, set by the clock cog
@@ -237,7 +238,7 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
     # -- shared services for cogs ----------------------------------------------------------
 
     @property
-    def rules(self) -> rulings.RuleIndex | None:
+    def rules(self) -> rulings.rulebook.RuleIndex | None:
         """The rulebook index, loaded once at start-up."""
         if self._rules is None:
             self._rules = load_rule_index(self.settings)
@@ -271,7 +272,7 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         """The home book a server chose, if any (None: the default index's home)."""
         return self._guild_homes.get(guild_id) if guild_id is not None else None
 
-    async def home_index(self, book: str) -> rulings.RuleIndex | None:
+    async def home_index(self, book: str) -> rulings.rulebook.RuleIndex | None:
         """The rulebook index with ``book`` ranked first, built off the event loop once.
 
         The default index serves a book that is its home already or that is not loaded.
@@ -286,7 +287,7 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         # Shielded: a command that gives up waiting does not cancel a build others share.
         return await asyncio.shield(task)
 
-    async def rules_for(self, guild_id: int | None) -> rulings.RuleIndex | None:
+    async def rules_for(self, guild_id: int | None) -> rulings.rulebook.RuleIndex | None:
         """The rulebook index for a server: its own home book first, else the default."""
         book = self.rule_home(guild_id)
         return self.rules if book is None else await self.home_index(book)
@@ -372,19 +373,19 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         return True
 
 
-def load_rule_index(settings: Settings) -> rulings.RuleIndex:
+def load_rule_index(settings: Settings) -> rulings.rulebook.RuleIndex:
     """The bundled rulebooks plus those in ``RULEBOOK_DIR``.
 
     Raises:
         RulingsError: ``RULEBOOK_DIR`` is missing or holds an unreadable or empty book.
     """
-    return rulings.load_rulebooks(settings.rulebook_dir)
+    return rulings.rulebook.load_rulebooks(settings.rulebook_dir)
 
 
-def home_rule_index(base: rulings.RuleIndex, home: str) -> rulings.RuleIndex:
+def home_rule_index(base: rulings.rulebook.RuleIndex, home: str) -> rulings.rulebook.RuleIndex:
     """``base``'s books indexed again with ``home`` ranked first.
 
     The parsed books and the glossary are shared, so no file is read again (the books stay
     exactly those of ``base``) and the build takes about half of a full load (~75 ms).
     """
-    return rulings.RuleIndex(base.books, home=home, glossary=base.glossary)
+    return rulings.rulebook.RuleIndex(base.books, home=home, glossary=base.glossary)

@@ -31,6 +31,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 import rulings
+import rulings.rulebook
 from bot.surfaces.web.chart import race_chart, to_svg
 from bot.surfaces.web.links import anchor
 from storage.db import session_scope
@@ -56,7 +57,7 @@ _STATUS_LABEL = {
     "not_qualified": "Not yet",
 }
 _KIND_LABEL = {"regular": "Regular", "second_chance": "Second chance", "toc": "TOC"}
-RulesSource = Callable[[], "rulings.RuleIndex | None"]
+RulesSource = Callable[[], "rulings.rulebook.RuleIndex | None"]
 
 
 class BadRequest(rulings.RulingsError):
@@ -337,7 +338,7 @@ class Site:
 
         return await self._serve(request, build)
 
-    def _rule_index(self) -> rulings.RuleIndex:
+    def _rule_index(self) -> rulings.rulebook.RuleIndex:
         index = self.rules()
         if index is None:
             raise web.HTTPServiceUnavailable(reason="The rulebooks are still loading.")
@@ -404,7 +405,7 @@ class RuleBlock:
     rows: tuple[str, ...] = ()
 
 
-def rule_blocks(book: rulings.Rulebook) -> list[RuleBlock]:
+def rule_blocks(book: rulings.rulebook.Rulebook) -> list[RuleBlock]:
     """Lay a book out in reading order: top-level headings, passages, their table rows.
 
     Each section gets one anchor, on its first passage; a table's rows follow the passage

@@ -19,6 +19,7 @@ from aiohttp import web
 from PIL import Image
 
 import rulings
+import rulings.rulebook
 from bot.surfaces.web.site import Site, start_site
 from storage.db import make_engine
 from tests.bot.web._cdp import browser_tab, require_chromium
@@ -29,7 +30,7 @@ PHONE_WIDTH = 390
 
 
 async def _serve(url: str) -> tuple[web.AppRunner, str]:
-    index = rulings.load_rulebooks(None)
+    index = rulings.rulebook.load_rulebooks(None)
     site = Site(make_engine(url), rules=lambda: index)
     runner = await start_site(site, "127.0.0.1", 0)
     sockets = [s for server in runner.sites for s in server._server.sockets]  # type: ignore[union-attr]

@@ -17,6 +17,7 @@ from PIL import Image
 from sqlalchemy import inspect, text
 
 import rulings
+import rulings.rulebook
 from bot.surfaces.web import chart as web_chart
 from bot.surfaces.web import site as web_site
 from bot.surfaces.web.links import anchor, rule_url
@@ -27,8 +28,8 @@ from tests.bot.web._data import OLD_SEASON, QUOTE, SCRIPT, SEASON, build_league,
 
 
 @functools.cache
-def rule_index() -> rulings.RuleIndex:
-    return rulings.load_rulebooks(None)
+def rule_index() -> rulings.rulebook.RuleIndex:
+    return rulings.rulebook.load_rulebooks(None)
 
 
 @pytest.fixture

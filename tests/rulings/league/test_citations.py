@@ -5,11 +5,11 @@ import pytest
 from rulings import (
     CITATION_TOPICS,
     LeagueConfigError,
-    default_index,
     league_presets,
     load_league_rules,
     rule_citation,
 )
+from rulings.rulebook import default_index
 
 
 @pytest.mark.parametrize("preset", league_presets())

@@ -2,14 +2,8 @@ import dataclasses
 
 import pytest
 
-from rulings import (
-    PremiumNote,
-    analyse,
-    load_league_rules,
-    parse_hand_query,
-    premium_note,
-    premium_notes,
-)
+from rulings import PremiumNote, load_league_rules, premium_note, premium_notes
+from rulings.poker import analyse, parse_hand_query
 
 BTOWN = load_league_rules("btown")
 

@@ -1,6 +1,7 @@
 import pytest
 
-from rulings import Card, InvalidCardsError, Rank, RulingsError, Suit, parse_cards
+from rulings import InvalidCardsError, RulingsError
+from rulings.poker import Card, Rank, Suit, parse_cards
 from rulings.poker.cards import DECK, card, format_cards
 
 
@@ -82,7 +83,7 @@ def test_cards_and_hand_values_survive_pickling_as_the_shared_objects():
     import copy
     import pickle
 
-    from rulings import evaluate
+    from rulings.poker import evaluate
 
     assert pickle.loads(pickle.dumps(card("As"))) is card("As")
     assert copy.deepcopy(parse_cards("Kd Qh")) == parse_cards("Kd Qh")
@@ -139,7 +140,7 @@ def test_card_constructor_rejects_what_is_not_a_card(rank, suit):
 def test_cards_write_as_text_in_json():
     import json
 
-    from rulings import analyse, parse_hand_query
+    from rulings.poker import analyse, parse_hand_query
 
     report = analyse(parse_hand_query("As Ks vs Qh Qd", "2c 7d 9h Td 3s"))
     data = json.loads(json.dumps(report.to_json()))

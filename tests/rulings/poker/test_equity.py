@@ -4,14 +4,8 @@ import numpy as np
 import pytest
 import treys
 
-from rulings import (
-    InvalidCardsError,
-    InvalidShowdownError,
-    evaluate,
-    evaluate_many,
-    exact_equity,
-    parse_cards,
-)
+from rulings import InvalidCardsError, InvalidShowdownError
+from rulings.poker import evaluate, evaluate_many, exact_equity, parse_cards
 from rulings.poker.cards import DECK, Card
 from rulings.poker.equity import (
     _equity_batch,

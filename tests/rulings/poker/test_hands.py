@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 import rulings
-from rulings import (
+from rulings import InvalidCardsError
+from rulings.poker import (
     HandCategory,
     HandValue,
-    InvalidCardsError,
     best_five,
     evaluate,
     evaluate_many,

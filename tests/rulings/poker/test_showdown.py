@@ -4,9 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rulings import (
-    InvalidCardsError,
-    InvalidShowdownError,
+from rulings import InvalidCardsError, InvalidShowdownError
+from rulings.poker import (
     Pot,
     analyse,
     award,

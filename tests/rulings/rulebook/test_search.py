@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from rulings.errors import UnknownRuleError
 from rulings.rulebook.books import citation_slug
-from rulings.rulebook.expand import Glossary, _opposite_pairs
+from rulings.rulebook.expand import Glossary, opposite_pairs
 from rulings.rulebook.normalise import MAX_QUERY_CHARS, clean_query, stem
 from rulings.rulebook.present import Match
 from rulings.rulebook.search import RuleIndex, load_rulebooks
@@ -307,14 +307,14 @@ def test_2_g_d_13_a_doubled_letter_is_a_typo_not_two_words(index):
 
 def test_a_phrase_typed_as_one_word_splits_with_its_small_words(index):
     # "ontheclock" is "on the clock": stop words are pieces too, the fewest pieces win.
-    assert index._split("ontheclock") == ["on", "the", "clock"]
-    assert index._split("registraton") is None  # a typo is not cut into scraps
+    assert index.index.speller._split("ontheclock") == ["on", "the", "clock"]
+    assert index.index.speller._split("registraton") is None  # a typo is not cut into scraps
     assert top_key(index, "bar leauge ontheclock") == "bar-league-rules Time 1"
 
 
 def test_a_run_together_phrase_needs_a_real_content_word(index):
-    assert index._split_phrase("xyzzyfoobar") is None
-    assert index._split("afternoon") is None  # not "after no on": small words only
+    assert index.index.speller._split_phrase("xyzzyfoobar") is None
+    assert index.index.speller._split("afternoon") is None  # not "after no on": small words only
 
 
 def test_a_word_with_a_particle_stuck_on_is_split(index):
@@ -323,8 +323,8 @@ def test_a_word_with_a_particle_stuck_on_is_split(index):
 
 
 def test_a_joined_word_may_hold_an_inflection_but_not_a_scrap(index):
-    assert index._split("stringbetting") == ["string", "betting"]
-    assert index._split("completes") is None  # not "comp" + "letes"
+    assert index.index.speller._split("stringbetting") == ["string", "betting"]
+    assert index.index.speller._split("completes") is None  # not "comp" + "letes"
 
 
 @pytest.mark.parametrize("query", ["poker pub stradle", "poker pub straddle"])
@@ -462,10 +462,14 @@ def test_why_prefers_the_rule_that_gives_the_reason(index):
 
 def test_a_section_intro_counts_a_little_less_than_its_numbered_rules(index):
     intro = next(
-        d for d in index._docs if d.passage.key == "red-white-blue-league No-Limit Betting Rules"
+        d
+        for d in index.index.lexical.docs
+        if d.passage.key == "red-white-blue-league No-Limit Betting Rules"
     )
     rule = next(
-        d for d in index._docs if d.passage.key == "red-white-blue-league No-Limit Betting Rules 5"
+        d
+        for d in index.index.lexical.docs
+        if d.passage.key == "red-white-blue-league No-Limit Betting Rules 5"
     )
     assert intro.is_intro
     assert not rule.is_intro
@@ -717,7 +721,7 @@ def test_poker_pub_bar_rules_12_min_bet_is_the_minimum_bet_rule(index):
 
 
 def test_opposite_time_words_in_the_query():
-    assert _opposite_pairs(["act", "1st", "after", "flop"]) == {
+    assert opposite_pairs(["act", "1st", "after", "flop"]) == {
         ("after", "flop"): frozenset({("befor", "flop"), ("pre", "flop"), ("prior", "flop")})
     }
 
@@ -781,7 +785,7 @@ def test_points_for_winning_is_the_first_place_row_not_the_whole_list(index):
 
 def test_a_sound_alike_anagram_is_the_book_word_without_any_glossary(index):
     bare = RuleIndex(index.books, glossary=Glossary.from_toml(""), home=index.home)
-    assert bare._candidates("brake")[0][0] == "break"  # not "broke", one letter off
+    assert bare.index.speller._candidates("brake")[0][0] == "break"  # not "broke", one letter off
     assert bare.search("poker pub brake").matches[0].key == "poker-pub Bar rules 10"
 
 
@@ -858,10 +862,10 @@ def test_a_book_from_rulebook_dir_is_embedded_at_start_up_the_bundled_ones_come_
         encoding="utf-8",
     )
     bundled = load_rulebooks()
-    assert bundled._semantic is not None
-    assert bundled._semantic.embedded_at_start == 0
+    assert bundled.index.semantic is not None
+    assert bundled.index.semantic.embedded_at_start == 0
     index = load_rulebooks(tmp_path)
-    assert index._semantic is not None
-    assert 0 < index._semantic.embedded_at_start <= 4
+    assert index.index.semantic is not None
+    assert 0 < index.index.semantic.embedded_at_start <= 4
     result = index.search("can i put my beer on the table", books=["house-rules"])
     assert result.matches[0].key == "house-rules 2"
