@@ -861,7 +861,8 @@ def bundled_books() -> dict[str, str]:
     folder = resources.files("rulings") / "data" / "rulebooks"
     books = {}
     for entry in folder.iterdir():
-        if entry.name.endswith(BOOK_SUFFIXES):
+        # SOURCES.md states where the books come from; it is not one of them
+        if entry.name.endswith(BOOK_SUFFIXES) and entry.name != "SOURCES.md":
             books[entry.name.rsplit(".", 1)[0]] = entry.read_text(encoding="utf-8")
     return dict(sorted(books.items()))
 

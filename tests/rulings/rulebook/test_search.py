@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from collections import defaultdict
 from pathlib import Path
@@ -18,6 +17,7 @@ from rulings.rulebook.expand import Glossary, opposite_pairs
 from rulings.rulebook.normalise import MAX_QUERY_CHARS, clean_query, stem
 from rulings.rulebook.present import Match
 from rulings.rulebook.search import RuleIndex, load_rulebooks
+from tests.rulings.rulebook.overlap import near_duplicates
 
 QUERIES = Path(__file__).with_name("rule_queries.toml")
 SEALED = Path(__file__).with_name("sealed_queries.toml")
@@ -30,6 +30,12 @@ KINDS = ("keyword", "question", "slang", "misspelling", "table", "number", "para
 # a player has yet to write.
 FRESH_BAR = {"top1": 0.85, "top3": 0.97}
 TRAIN_BAR = {"top1": 0.85, "top3": 0.98}
+# The sealed batches after their near duplicates left the training data (issue 24): asserted,
+# never printed by the suite.
+SEALED_BAR = {
+    "overall": {"top1": 0.80, "top3": 0.90},
+    "paraphrase": {"top1": 0.70, "top3": 0.85},
+}
 
 
 @pytest.fixture(scope="module")
@@ -120,25 +126,42 @@ def test_search_quality_on_the_train_batch(index):
         assert rate3 >= TRAIN_BAR["top3"], (kind, rate3)
 
 
-def test_sealed_batches_are_reported_not_tuned(index, capsys):
-    """The sealed batches: valid, pointing at real passages, at least a third paraphrases each;
-    their figures are a report only."""
+def test_sealed_queries_are_disjoint_from_training():
+    """No sealed query is a training query typed alike (equal normalised text, or word sets with
+    a Jaccard similarity of 0.8 or more): the sealed figures measure what was never learnt.
+    Nothing of the sealed batches is printed, a failure names only training positions."""
+    training = [str(q["q"]) for q in load_queries()]
+    sealed = [str(q["q"]) for q in load_queries(SEALED)]
+    assert near_duplicates(training, sealed) == []
+
+
+def test_near_duplicates_are_found_by_words_not_by_typing():
+    training = ["Who deals at the 2nd chance table?", "what is a chop", "when do blinds go up"]
+    sealed = ["who DEALS at the 2nd-chance table", "when do the blinds go up"]
+    assert near_duplicates(training, sealed) == [0, 2]  # one word more of five: 5/6 alike
+    assert near_duplicates(training, ["when do the big blinds go up"]) == []  # 5/7
+    assert near_duplicates(training, ["what is a chop?"]) == [1]
+
+
+def test_sealed_batches_hold_their_bars_unprinted(index):
+    """The sealed batches: valid, pointing at real passages, at least a third paraphrases each,
+    and above their bars. The suite prints no sealed figure: ``benchmarks/rules.py`` reports
+    them once per change set."""
     sealed = load_queries(SEALED)
     keys = {citation_slug(p.key) for p in index.passages}
     keys |= {citation_slug(p.citation) for p in index.passages}
     batches = {q["batch"] for q in sealed}
     assert batches == {"A", "B"}
     assert all(citation_slug(e) in keys for q in sealed for e in q["expect"])
-    lines = [""]
     for batch in sorted(batches):
         queries = [q for q in sealed if q["batch"] == batch]
         assert len(queries) >= 80
         assert sum(q["kind"] == "paraphrase" for q in queries) >= len(queries) / 3
-        lines.append(f"sealed batch {batch} (report, never tuned on):")
-        for kind, (n, rate1, rate3) in sorted(rates(index, queries).items()):
-            lines.append(f"  {kind:12} n={n:3}  top-1 {rate1:6.1%}  top-3 {rate3:6.1%}")
-    with capsys.disabled():
-        sys.stdout.write("\n".join(lines) + "\n")
+        found = rates(index, queries)
+        for kind, bar in SEALED_BAR.items():
+            _, rate1, rate3 = found[kind]
+            above = rate1 >= bar["top1"] and rate3 >= bar["top3"]  # a bool: no figure shown
+            assert above, f"sealed batch {batch}, {kind}: below its bar"
 
 
 # --- rule numbers ----------------------------------------------------------------------------
