@@ -48,6 +48,9 @@ class TocStatus:
             still missing to cover the conversion.
         reason: A sentence for the director, with the numbers.
         titles: Championships held (``rp_champion``, ``bp_champion``, ``location_champion``).
+        bp_short_outright: For a player who may convert (4.D), the BP still missing to
+            qualify without converting, beside the ``rp_short`` RP; None when converting is
+            not open to him (``bp_short`` is then that number).
     """
 
     player: str
@@ -57,6 +60,33 @@ class TocStatus:
     bp_short: int
     reason: str
     titles: tuple[str, ...] = ()
+    bp_short_outright: int | None = None
+
+    def short_text(self) -> str:
+        """What the player is short, each route once ("" unless not qualified).
+
+        >>> TocStatus("Bea", "not_qualified", 0, 200, 1650, "", (), 1250).short_text()
+        '200 RP and 1,250 BP, or 1,650 BP by conversion'
+        """
+        if self.status != "not_qualified":
+            return ""
+        outright_bp = self.bp_short if self.bp_short_outright is None else self.bp_short_outright
+        outright = _both(self.rp_short, outright_bp)
+        if self.bp_short_outright is None:
+            return outright
+        return f"{outright}, or {_n(self.bp_short)} BP by conversion"
+
+
+def _more(rp: int, bp: int) -> str:
+    """``200 more RP and 1,250 more BP`` (a zero left out)."""
+    return _both(rp, bp).replace(" RP", " more RP").replace(" BP", " more BP")
+
+
+def _both(rp: int, bp: int) -> str:
+    parts = [f"{_n(rp)} RP"] if rp else []
+    if bp:
+        parts.append(f"{_n(bp)} BP")
+    return " and ".join(parts)
 
 
 def round_up(value: int, step: int) -> int:
@@ -148,18 +178,14 @@ def _assess(row: StandingRow, rules: LeagueRules, titles: tuple[str, ...]) -> To
             )
             return TocStatus(row.player, "conversion", 0, 0, 0, why, titles)
         bp_short = bp_needed - row.bp
+        outright = max(0, bp_req - row.bp)
         why = (
             f"{_n(row.bp)} BP is {_n(bp_short)} short of the {_n(bp_needed)} BP needed to "
-            f"convert {_n(rp_short)} RP (or {_n(rp_short)} more RP)"
+            f"convert {_n(rp_short)} RP (or {_more(rp_short, outright)} without converting)"
         )
-        return TocStatus(row.player, "not_qualified", 0, rp_short, bp_short, why, titles)
+        return TocStatus(row.player, "not_qualified", 0, rp_short, bp_short, why, titles, outright)
     bp_short = max(0, bp_req - row.bp)
-    parts = []
-    if rp_short:
-        parts.append(f"{_n(rp_short)} more RP")
-    if bp_short:
-        parts.append(f"{_n(bp_short)} more BP")
-    why = f"needs {' and '.join(parts)} to reach {need}"
+    why = f"needs {_more(rp_short, bp_short)} to reach {need}"
     if rp_short and rules.toc_conversion_min_rp_percent < 100:
         why += (
             f"; {_n(row.rp)} RP is {_n(floor - row.rp)} short of the {_n(floor)} RP "
@@ -230,7 +256,7 @@ def toc_table(
                 0,
                 0,
                 0,
-                "suspended at strike 3: season points and the TOC are forfeited (3.B.a)",
+                "suspended at strike 3: season points and the TOC are lost (3.B.a)",
             )
             continue
         titles = tuple(

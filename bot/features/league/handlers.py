@@ -24,6 +24,8 @@ from bot.features.league.reads import (
     stack_reply_for,
     standings_for,
     toc_for,
+    toc_player_reply,
+    toc_table_for,
 )
 from bot.reply import Button, File, Reply
 
@@ -143,14 +145,11 @@ def toc(
 ) -> Reply:
     """``/toc [player] [season]``: Tournament of Champions qualification."""
     if json or staff:
-        from bot.features.league.reads import league_of
-        from storage.standings import season_toc
-
         with ctx.transaction() as session:
-            league = league_of(session=session, guild_id=ctx.guild_id)
-            table = season_toc(
-                session=session, league_id=league.id, season=season, staff=staff or ()
-            )
+            table, name, _, rules = toc_table_for(
+                session=session, guild_id=ctx.guild_id, season=season, player=player,
+                staff=staff or (),
+            )  # fmt: skip
         rows = [
             {
                 "player": s.player,
@@ -160,7 +159,10 @@ def toc(
                 "bp_short": s.bp_short,
             }
             for s in table.rows
+            if name is None or s.player == name
         ]
+        if name is not None:
+            return replace(toc_player_reply(table, name, rules), data=rows)
         return replace(views.toc_pages(table, mark=None, **TERMINAL_PAGE)[0], data=rows)
     with ctx.transaction() as session:
         paged = toc_for(

@@ -9,6 +9,7 @@ database's own league (the command line's and the console's without ``--guild``)
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from sqlmodel import Session
@@ -26,7 +27,7 @@ from storage.leagues import (
     get_location,
     list_locations,
 )
-from storage.players import count_events_played, list_players
+from storage.players import count_events_played, get_player, list_players
 from storage.seasons import get_season, list_seasons
 from storage.standings import StandingsTable, TocTable, season_standings, season_toc
 
@@ -76,12 +77,12 @@ def _row_for(names: list[str], player: str) -> int:
 
 
 def _player_name(session: Session, league_id: int, player: str) -> str:
-    """The display name of ``player`` (an alias resolves to its player)."""
-    key = name_key(player)
-    for info in list_players(session=session, league_id=league_id):
-        if name_key(info.name) == key or key in {name_key(a) for a in info.aliases}:
-            return info.name
-    return player
+    """The display name of ``player`` (an alias resolves to its player).
+
+    Raises:
+        NotFound: nobody by that name in the league (with a did-you-mean when one is close).
+    """
+    return get_player(session=session, league_id=league_id, name=player).name
 
 
 def standings_player_reply(table: StandingsTable, player: str) -> Reply:
@@ -106,13 +107,14 @@ def toc_player_reply(table: TocTable, player: str, rules: rulings.LeagueRules) -
     label = {
         "qualified": "Qualified",
         "conversion": "Qualified by conversion",
-        "forfeited": "Forfeited (strike 3)",
+        "forfeited": "Forfeited",
     }.get(status.status, "Not qualified yet")
-    lines = [f"**{label}**. {status.reason}"]
+    lines = [f"**{label}**. {status.reason[:1].upper()}{status.reason[1:]}."]
     if status.extra_chips:
         lines.append(f"Extra starting chips: {status.extra_chips:,}")
-    if status.status == "not_qualified":
-        lines.append(f"Short: {status.rp_short:,} RP and {status.bp_short:,} BP")
+    short = status.short_text()
+    if short:
+        lines.append(f"Short: {short}")
     return Reply(
         title=f"TOC: {escape(status.player)}, {escape(table.season)}",
         text="\n".join(lines),
@@ -162,25 +164,48 @@ def toc_for(
     player: str | None = None,
     page_size: dict[str, int] | None = None,
     mark: str | None = None,
+    staff: Collection[str] = (),
 ) -> Paged:
     """The Tournament of Champions table of a season, or one player's status in it.
 
-    ``mark``: the caller's own player (``/me``'s link), marked in the table.
+    ``mark``: the caller's own player (``/me``'s link), marked in the table. ``staff``:
+    players counted as staff (4.G); each must be a player of the league.
 
     Raises:
         NotFound: no league, season or player by that name.
         LeagueConfigError: the league has no TOC.
     """
-    league = league_of(session=session, guild_id=guild_id)
-    found = get_season(session=session, league_id=league.id, name=season)
-    table = season_toc(session=session, league_id=league.id, season=found.name)
-    if player:
-        name = _player_name(session, league.id, player)
-        rules = get_league_rules(session=session, league_id=league.id)
+    table, name, season_id, rules = toc_table_for(
+        session=session, guild_id=guild_id, season=season, player=player, staff=staff
+    )
+    if name is not None:
         pages: tuple[Reply, ...] = (toc_player_reply(table, name, rules),)
     else:
         pages = tuple(views.toc_pages(table, mark=mark, **(page_size or {})))
-    return Paged(pages=pages, season_id=found.id)
+    return Paged(pages=pages, season_id=season_id)
+
+
+def toc_table_for(
+    *,
+    session: Session,
+    guild_id: int | None,
+    season: str | None = None,
+    player: str | None = None,
+    staff: Collection[str] = (),
+) -> tuple[TocTable, str | None, int, rulings.LeagueRules]:
+    """The TOC table, the player asked for (his league spelling), the season's id, the rules.
+
+    Raises:
+        NotFound: no league, season, player or staff member by that name.
+        LeagueConfigError: the league has no TOC.
+    """
+    league = league_of(session=session, guild_id=guild_id)
+    found = get_season(session=session, league_id=league.id, name=season)
+    known_staff = [_player_name(session, league.id, n) for n in staff]
+    name = _player_name(session, league.id, player) if player else None
+    table = season_toc(session=session, league_id=league.id, season=found.name, staff=known_staff)
+    rules = get_league_rules(session=session, league_id=league.id)
+    return table, name, found.id, rules
 
 
 def names_by_id(

@@ -59,9 +59,10 @@ def me_reply(view: PlayerView, *, public_url: str | None = None) -> Reply:
     if view.toc is not None:
         label = _TOC.get(view.toc.status, "Not qualified yet")
         toc = f"TOC: **{label}**."
-        if view.toc.status == "not_qualified":
+        short = view.toc.short_text()
+        if short:
             toc += (
-                f" Short {view.toc.rp_short:,} RP and {view.toc.bp_short:,} BP "
+                f" Short {short} "
                 f"(needs {view.toc_rp_required:,} RP and {view.toc_bp_required:,} BP)."
             )
         if view.toc.extra_chips:

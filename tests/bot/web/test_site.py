@@ -23,6 +23,7 @@ from bot.surfaces.web import site as web_site
 from bot.surfaces.web.links import anchor, rule_url
 from bot.surfaces.web.site import Site
 from storage.db import make_engine, session_scope
+from storage.standings import season_toc
 from storage.web import season_view, web_league
 from tests.bot.web._data import OLD_SEASON, QUOTE, SCRIPT, SEASON, build_league, cli, cli_json
 
@@ -349,3 +350,14 @@ async def test_the_linked_anchor_exists_on_the_rules_page(client):
     status, page = await get(client, path)
     assert status == 200
     assert f'id="{fragment}"' in page
+
+
+async def test_4_d_player_page_short_text_is_the_toc_status_own(client, league_url):
+    engine = make_engine(league_url)
+    with session_scope(engine) as session:
+        league = web_league(session=session)
+        table = season_toc(session=session, league_id=league.id)
+    engine.dispose()
+    eve = next(s for s in table.rows if s.player == "Eve")
+    _, page = await get(client, "/player/Eve")
+    assert f"Short {html.escape(eve.short_text())} (needs" in page
