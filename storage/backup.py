@@ -297,6 +297,17 @@ def read_header(lines: IO[str], path: Path) -> dict[str, Any]:
     return header
 
 
+def check_backup(path: str | Path) -> dict[str, Any]:
+    """Read a backup's first line: its header, checked (see ``read_header``).
+
+    Raises:
+        BackupError: missing, unreadable, or not a backup this version restores.
+    """
+    path = Path(path)
+    with _open_read(path) as lines:
+        return read_header(lines, path)
+
+
 def _sections(lines: IO[str], path: Path) -> Iterator[Section]:
     """The tables of a backup file after its header; the ``end`` line's counts checked."""
     counts: dict[str, int] = {}
@@ -657,6 +668,7 @@ __all__ = [
     "BackupSummary",
     "LastBackup",
     "backup_file_name",
+    "check_backup",
     "claim_backup",
     "finish_backup",
     "get_last_backup",
