@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-EXTENSIONS: tuple[str, ...] = ("bot.app.clock",)
+EXTENSIONS: tuple[str, ...] = ("bot.app.clock", "bot.app.backup")
 
 # A command that has not answered after this long defers ("is thinking…") so that the
 # interaction is acknowledged well inside Discord's 3 s, then answers with a follow-up.
