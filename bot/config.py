@@ -6,6 +6,7 @@ Build one ``Settings`` in ``bot.surfaces.cli`` (or a test) and pass it down; not
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -43,6 +44,11 @@ class Settings(BaseSettings):
             pages (``bot.surfaces.web``) on this port.
         public_url: ``PUBLIC_URL``; where those pages are reached from outside (e.g.
             ``https://poker.example.org``); when set, ``/rule`` answers link to the passage.
+        backup_dir: ``BACKUP_DIR``; when set, ``pokerfloor run`` backs every league up into
+            this folder on a schedule (one instance of several takes each backup).
+        backup_every: ``BACKUP_EVERY``; how often: ``6h``, ``30m``, ``1d`` or seconds
+            (at least a minute).
+        backup_keep: ``BACKUP_KEEP``; how many scheduled backups the folder keeps (the newest).
     """
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
@@ -59,6 +65,9 @@ class Settings(BaseSettings):
     clock_lease_seconds: float = Field(default=10.0, ge=1.0, le=300.0)
     web_port: int | None = None
     public_url: str | None = None
+    backup_dir: Path | None = None
+    backup_every: dt.timedelta = dt.timedelta(hours=6)
+    backup_keep: int = Field(default=28, ge=1)
 
     @field_validator(
         "discord_token",
@@ -68,6 +77,7 @@ class Settings(BaseSettings):
         "shard_ids",
         "web_port",
         "public_url",
+        "backup_dir",
         mode="before",
     )
     @classmethod
@@ -75,6 +85,24 @@ class Settings(BaseSettings):
         """Treat an empty variable (``DISCORD_TOKEN=``) as not set."""
         if isinstance(value, str) and not value.strip():
             return None
+        return value
+
+    @field_validator("backup_every", mode="before")
+    @classmethod
+    def _duration(cls, value: object) -> object:
+        """``6h``, ``30m``, ``1d``, ``90s`` or plain seconds; at least a minute."""
+        if isinstance(value, str):
+            text = value.strip().lower()
+            units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+            number, unit = (text[:-1], text[-1]) if text[-1:] in units else (text, "s")
+            try:
+                value = dt.timedelta(seconds=float(number) * units[unit])
+            except ValueError:
+                raise ValueError("use a duration such as 6h, 30m, 1d or seconds") from None
+        if isinstance(value, int | float):
+            value = dt.timedelta(seconds=value)
+        if isinstance(value, dt.timedelta) and value < dt.timedelta(minutes=1):
+            raise ValueError("must be at least a minute")
         return value
 
     @field_validator("web_port")

@@ -175,7 +175,7 @@ def _snapshot(engine: Engine) -> Iterator[Connection]:
 
 def _open_write(path: Path, *, is_gzip: bool) -> IO[str]:
     if is_gzip:
-        raw = gzip.open(path, "wb", compresslevel=5)  # noqa: SIM115  (the caller's `with`)
+        raw = gzip.open(path, "wb", compresslevel=2)  # noqa: SIM115  (the caller's `with`)
         return io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
     return path.open("w", encoding="utf-8", newline="\n")
 
@@ -255,8 +255,8 @@ def _write_table(conn: Connection, table: Table, out: IO[str]) -> int:
 # -- reading -------------------------------------------------------------------------------
 
 
-Section = tuple[str, list[str], Iterator[list[Any]]]
-"""One table of a backup: its name, its columns, its rows (read once, in order)."""
+Section = tuple[str, list[str], Iterator[list[list[Any]]]]
+"""One table of a backup: its name, its columns, its rows in batches (read once, in order)."""
 
 
 @contextmanager
@@ -297,6 +297,17 @@ def read_header(lines: IO[str], path: Path) -> dict[str, Any]:
     return header
 
 
+def check_backup(path: str | Path) -> dict[str, Any]:
+    """Read a backup's first line: its header, checked (see ``read_header``).
+
+    Raises:
+        BackupError: missing, unreadable, or not a backup this version restores.
+    """
+    path = Path(path)
+    with _open_read(path) as lines:
+        return read_header(lines, path)
+
+
 def _sections(lines: IO[str], path: Path) -> Iterator[Section]:
     """The tables of a backup file after its header; the ``end`` line's counts checked."""
     counts: dict[str, int] = {}
@@ -312,19 +323,39 @@ def _sections(lines: IO[str], path: Path) -> Iterator[Section]:
         name = str(head["table"])
         box: list[str] = []
 
-        def rows(name: str = name, box: list[str] = box) -> Iterator[list[Any]]:
+        def batches(name: str = name, box: list[str] = box) -> Iterator[list[list[Any]]]:
             count = 0
+            chunk: list[str] = []
             for line in lines:
                 if not line.startswith("["):
                     box.append(line)
                     break
-                yield _json_line(line, path)
-                count += 1
+                chunk.append(line)
+                if len(chunk) >= BATCH_ROWS:
+                    yield _json_rows(chunk, path)
+                    count += len(chunk)
+                    chunk = []
+            if chunk:
+                yield _json_rows(chunk, path)
+                count += len(chunk)
             counts[name] = count
 
-        yield name, [str(c) for c in head["columns"]], rows()
+        yield name, [str(c) for c in head["columns"]], batches()
         pending = box[0] if box else ""
     raise BackupError(f"{path} ends early: it was cut off before its last line.")
+
+
+def _json_rows(chunk: list[str], path: Path) -> list[list[Any]]:
+    """Many row lines parsed at once (one ``json.loads`` for the batch: a third faster)."""
+    try:
+        rows = json.loads("[" + ",".join(chunk) + "]")
+    except ValueError:
+        for line in chunk:
+            _json_line(line, path)  # names the damaged line
+        raise
+    if not all(isinstance(row, list) for row in rows):
+        raise BackupError(f"{path} is damaged: a row is not a list.")
+    return rows  # type: ignore[no-any-return]
 
 
 def _json_line(line: str, path: Path) -> Any:
@@ -352,6 +383,28 @@ def _converter(column: Any) -> Callable[[Any], Any] | None:
     return None
 
 
+def _both(first: Callable[[Any], Any], then: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: then(first(value))
+
+
+def _binders(
+    table: Table, columns: list[str], dialect: Any
+) -> list[tuple[int, Callable[[Any], Any]]]:
+    """Per column that needs it: file value -> what the DBAPI takes (parse, then bind)."""
+    out: list[tuple[int, Callable[[Any], Any]]] = []
+    for i, name in enumerate(columns):
+        column = table.columns[name]
+        parse = _converter(column)
+        bind = column.type.dialect_impl(dialect).bind_processor(dialect)
+        if parse is not None and bind is not None:
+            out.append((i, _both(parse, bind)))
+        elif parse is not None:
+            out.append((i, parse))
+        elif bind is not None:
+            out.append((i, bind))
+    return out
+
+
 def _load(
     conn: Connection, sections: Iterator[Section], tables: Mapping[str, Table]
 ) -> dict[str, int]:
@@ -364,23 +417,31 @@ def _load(
         extra = [c for c in columns if c not in table.columns]
         if extra:
             raise BackupError(f"the backup's table '{name}' has columns this one lacks: {extra}.")
-        fix = [(i, f) for i, c in enumerate(columns) if (f := _converter(table.columns[c]))]
-        statement = table.insert()
-        batch: list[dict[str, Any]] = []
+        fix = _binders(table, columns, conn.dialect)
+        # The DBAPI's own bulk path with SQLAlchemy's bind processors applied here: the same
+        # values a Core insert would send, without its per-row parameter building (half the
+        # time of a restore went there); PostgreSQL (psycopg) takes them by COPY.
+        prep = conn.dialect.identifier_preparer
+        target = f"{prep.format_table(table)} ({', '.join(map(prep.quote, columns))})"
+        cursor = conn.connection.cursor()
+        copy = getattr(cursor, "copy", None) if conn.dialect.name == "postgresql" else None
+        mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+        sql = f"INSERT INTO {target} VALUES ({', '.join([mark] * len(columns))})"
         count = 0
-        for row in rows:
-            if len(row) != len(columns):
-                raise BackupError(f"the backup's table '{name}' has a row of the wrong width.")
-            for i, convert in fix:
-                row[i] = convert(row[i])
-            batch.append(dict(zip(columns, row, strict=True)))
-            if len(batch) >= BATCH_ROWS:
-                conn.execute(statement, batch)
-                count += len(batch)
-                batch = []
-        if batch:
-            conn.execute(statement, batch)
+        for batch in rows:
+            for row in batch:
+                if len(row) != len(columns):
+                    raise BackupError(f"the backup's table '{name}' has a row of the wrong width.")
+                for i, convert in fix:
+                    row[i] = convert(row[i])
+            if copy is not None:
+                with copy(f"COPY {target} FROM STDIN") as stream:
+                    for row in batch:
+                        stream.write_row(row)
+            else:
+                cursor.executemany(sql, batch)
             count += len(batch)
+        cursor.close()
         counts[name] = count
     return counts
 
@@ -392,7 +453,7 @@ def _rows_of(conn: Connection, tables: list[Table]) -> Iterator[Section]:
         result = conn.execution_options(yield_per=BATCH_ROWS).execute(
             select(table).order_by(*(list(table.primary_key.columns) or table.columns))
         )
-        yield table.name, columns, (_plain_row(row) for row in result)
+        yield table.name, columns, ([_plain_row(r) for r in rows] for rows in result.partitions())
 
 
 def _plain_row(row: Any) -> list[Any]:
@@ -657,6 +718,7 @@ __all__ = [
     "BackupSummary",
     "LastBackup",
     "backup_file_name",
+    "check_backup",
     "claim_backup",
     "finish_backup",
     "get_last_backup",

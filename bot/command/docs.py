@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
-from bot.command.model import Command, Who
+from bot.command.model import Command, Opt, Who
 from bot.command.options import usage
 
 WHO = {
@@ -27,9 +27,16 @@ def _where(command: Command) -> str:
     surfaces = command.surfaces
     if surfaces == {"discord"}:
         return "Discord"
+    if surfaces == {"cli"}:
+        return "command line"
     if "cli" not in surfaces:
         return "Discord, console"
     return "everywhere"
+
+
+def _cli_word(opt: Opt) -> str:
+    word = opt.name.upper() if opt.positional else opt.flag
+    return word if opt.required else f"[{word}]"
 
 
 def table(commands: Iterable[Command]) -> str:
@@ -42,6 +49,8 @@ def table(commands: Iterable[Command]) -> str:
     ordered = sorted(enumerate(commands), key=lambda pair: (rank.index(pair[1].who), pair[0]))
     for _, command in ordered:
         shown = usage(command, "discord" if "discord" in command.surfaces else "console")
+        if command.surfaces == {"cli"}:  # pokerfloor restore FILE [--replace]
+            shown = " ".join(["pokerfloor", *command.cli_path, *map(_cli_word, command.options)])
         rows.append(
             f"| `{shown}` | {WHO[command.who]} | {_where(command)} | {command.description} |"
         )

@@ -1,8 +1,12 @@
-"""/admin: the bot owner's tools (health, forced command sync)."""
+"""/admin: the bot owner's tools (health, forced command sync, backups).
+
+``backup`` and ``restore`` exist only on the command line (``surfaces=CLI_ONLY``): they act on
+the whole database, every league, and are run by whoever runs the bot's machine.
+"""
 
 from __future__ import annotations
 
-from bot.command.model import Command, Group, Surface, Who
+from bot.command.model import CLI_ONLY, Command, Group, Opt, Surface, Who
 
 GROUPS = (Group(("admin",), "Look after the bot", who=Who.OWNER),)
 
@@ -26,5 +30,35 @@ COMMANDS = (
         private=True,
         guild_only=True,
         surfaces=DISCORD_ONLY,  # only the bot process talks to Discord's command API
+    ),
+    Command(
+        path=("admin", "backup"),
+        description="Show when the last scheduled backup ran, where its file is and its size",
+        handler="bot.features.admin.backup:last_backup",
+        who=Who.OWNER,
+        private=True,
+        guild_only=True,
+        surfaces=frozenset({"discord", "console"}),
+    ),
+    Command(
+        path=("backup",),
+        description="Write every league of the database to FILE, to restore later",
+        handler="bot.features.admin.backup:backup",
+        options=(
+            Opt("file", "The file to write (.gz: compressed)", required=True, positional=True),
+        ),
+        who=Who.OWNER,
+        surfaces=CLI_ONLY,
+    ),
+    Command(
+        path=("restore",),
+        description="Restore a backup FILE into an empty database, all or nothing",
+        handler="bot.features.admin.backup:restore",
+        options=(
+            Opt("file", "The backup file", required=True, positional=True),
+            Opt("replace", "Delete what the database holds first (same transaction)", kind="yes"),
+        ),
+        who=Who.OWNER,
+        surfaces=CLI_ONLY,
     ),
 )

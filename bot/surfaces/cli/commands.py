@@ -30,6 +30,8 @@ EXIT_USAGE = 2
 
 NO_LEAGUE = frozenset({("rule",), ("help",)})
 """Commands that never open the database (``rule`` reads the bundled books and ``--dir``)."""
+WHOLE_DATABASE = frozenset({("backup",), ("restore",)})
+"""Commands on the whole database, every league at once: ``--db`` only (no league to pick)."""
 
 
 def common_options(parser: argparse.ArgumentParser) -> None:
@@ -92,7 +94,9 @@ def register(
         )
         for opt in command.options_on("cli"):
             _add_option(parser, opt)
-        if words not in NO_LEAGUE:
+        if words in WHOLE_DATABASE:
+            parser.add_argument("--db", metavar="URL", help="database URL (default: DATABASE_URL)")
+        elif words not in NO_LEAGUE:
             common_options(parser)
         parser.set_defaults(handler=lambda args, c=command: run(c, args))
 
@@ -285,7 +289,7 @@ def run(command: Command, args: argparse.Namespace) -> int:
     try:
         ctx, db = context(
             args,
-            league=command.cli_path not in NO_LEAGUE,
+            league=command.cli_path not in NO_LEAGUE | WHOLE_DATABASE,
             writes=command.writes or command.who is not Who.EVERYONE,
         )
         kwargs = bind(command, _values(command, args), surface="cli", today=ctx.today)

@@ -45,7 +45,11 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-EXTENSIONS: tuple[str, ...] = ("bot.surfaces.discord.clock", "bot.features.night.discord")
+EXTENSIONS: tuple[str, ...] = (
+    "bot.surfaces.discord.clock",
+    "bot.surfaces.discord.backup",
+    "bot.features.night.discord",
+)
 
 # A command that has not answered after this long defers ("is thinking…") so that the
 # interaction is acknowledged well inside Discord's 3 s, then answers with a follow-up.
