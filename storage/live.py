@@ -20,6 +20,7 @@ from storage.clock_models import Clock
 from storage.clocks import get_clocks, utc
 from storage.errors import NotFound
 from storage.guild_settings_models import GuildSetting
+from storage.league_models import League
 from storage.leagues import LeagueInfo
 from storage.tournament_models import Tournament, TournamentEntryRow
 from storage.tournaments import LoggedEntry, TournamentRecord, find_open_tournament
@@ -94,6 +95,18 @@ def is_live_page_shown(*, session: Session, league_id: int) -> bool:
     """Whether the league shows its live pages (``/td settings live_page``; on by default)."""
     shown = session.execute(
         sa_select(col(GuildSetting.live_page)).where(col(GuildSetting.league_id) == league_id)
+    ).scalar_one_or_none()
+    return shown is None or bool(shown)
+
+
+def is_live_page_shown_for_guild(*, session: Session, guild_id: int) -> bool:
+    """``is_live_page_shown`` for the league of a clock's server (0: the command line's own)."""
+    league = col(League.guild_id) == guild_id if guild_id else col(League.guild_id).is_(None)
+    shown = session.execute(
+        sa_select(col(GuildSetting.live_page))
+        .join(League, col(League.id) == col(GuildSetting.league_id))
+        .where(league)
+        .limit(1)
     ).scalar_one_or_none()
     return shown is None or bool(shown)
 

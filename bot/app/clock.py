@@ -187,7 +187,10 @@ class ClockCog(commands.Cog):
     def __init__(self, bot: LeagueBot) -> None:
         self.bot = bot
         self.service = ClockService(
-            bot.db, DiscordClockPoster(bot), lease_seconds=bot.settings.clock_lease_seconds
+            bot.db,
+            DiscordClockPoster(bot),
+            lease_seconds=bot.settings.clock_lease_seconds,
+            web_base_url=bot.settings.public_url,
         )
 
     async def cog_load(self) -> None:

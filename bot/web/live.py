@@ -100,15 +100,6 @@ def live_path(channel_id: int) -> str:
     return f"/live/{channel_id}"
 
 
-def live_url(base_url: str, channel_id: int) -> str:
-    """The public address of a channel's live page (``WEB_BASE_URL`` + its path).
-
-    >>> live_url("https://poker.example.org/", 0)
-    'https://poker.example.org/live/0'
-    """
-    return base_url.rstrip("/") + live_path(channel_id)
-
-
 # -- wording: pure functions of the values ------------------------------------------------------
 
 
@@ -424,6 +415,5 @@ __all__ = [
     "LivePages",
     "clock_view",
     "live_path",
-    "live_url",
     "night_values",
 ]
