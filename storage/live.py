@@ -111,6 +111,18 @@ def is_live_page_shown_for_guild(*, session: Session, guild_id: int) -> bool:
     return shown is None or bool(shown)
 
 
+def is_clock_read_aloud(*, session: Session, channel_id: int) -> bool:
+    """Whether the league of the channel's running clock set ``/td settings clock_tts on``."""
+    spoken = session.execute(
+        sa_select(col(GuildSetting.clock_tts))
+        .join(League, col(League.id) == col(GuildSetting.league_id))
+        .join(Clock, col(Clock.guild_id) == col(League.guild_id))
+        .where(col(Clock.channel_id) == channel_id, col(Clock.ended_at).is_(None))
+        .limit(1)
+    ).scalar_one_or_none()
+    return bool(spoken)
+
+
 def live_stamp(*, session: Session, league: LeagueInfo, channel_id: int) -> LiveStamp:
     """A channel's running clock and open tournament versions (the poll's one cheap read).
 
