@@ -38,8 +38,8 @@ class LiveStamp:
     Attributes:
         channel_id: the channel.
         clock_id: its running clock, None without one.
-        clock_version: how many director actions that clock has (0 without one).
-        clock: the clock's state (start and actions), None without one.
+        clock_version: how many director actions that clock has (0 without one): its state
+            (``live_clock``) changes only with it.
         tournament_id: its open tournament, None without one.
         tournament_seq: that night's version (0 without one).
     """
@@ -47,7 +47,6 @@ class LiveStamp:
     channel_id: int
     clock_id: int | None
     clock_version: int
-    clock: ClockState | None
     tournament_id: int | None
     tournament_seq: int
 
@@ -57,12 +56,14 @@ class LiveNight:
     """A channel's night as the live page shows it.
 
     Attributes:
-        stamp: the clock and the versions.
+        stamp: the versions.
+        clock: the running clock's state, None without one.
         tournament: the open tournament (chart and room), None without one.
         recent: the night's last live entries, newest first (undone ones left out).
     """
 
     stamp: LiveStamp
+    clock: ClockState | None
     tournament: TournamentRecord | None
     recent: tuple[LoggedEntry, ...]
 
@@ -132,13 +133,13 @@ def live_stamp(*, session: Session, league: LeagueInfo, channel_id: int) -> Live
     Raises:
         NotFound: the league never used that channel.
     """
-    clock_id = session.execute(
-        sa_select(col(Clock.id)).where(
+    clock = session.execute(
+        sa_select(col(Clock.id), col(Clock.version)).where(
             col(Clock.channel_id) == channel_id,
             col(Clock.ended_at).is_(None),
             col(Clock.guild_id) == _clock_guild(league),
         )
-    ).scalar_one_or_none()
+    ).first()
     night = session.execute(
         sa_select(col(Tournament.id), col(Tournament.seq)).where(
             col(Tournament.channel_id) == channel_id,
@@ -146,14 +147,12 @@ def live_stamp(*, session: Session, league: LeagueInfo, channel_id: int) -> Live
             col(Tournament.league_id) == league.id,
         )
     ).first()
-    if clock_id is None and night is None and not _ever_used(session, league, channel_id):
+    if clock is None and night is None and not _ever_used(session, league, channel_id):
         raise NotFound("there is no live page for that channel")
-    record = get_clocks(session=session, clock_ids=[clock_id])[0] if clock_id else None
     return LiveStamp(
         channel_id=channel_id,
-        clock_id=clock_id,
-        clock_version=record.version if record else 0,
-        clock=record.state if record else None,
+        clock_id=None if clock is None else int(clock[0]),
+        clock_version=0 if clock is None else int(clock[1] or 0),
         tournament_id=None if night is None else int(night[0]),
         tournament_seq=0 if night is None else int(night[1]),
     )
@@ -175,8 +174,31 @@ def _ever_used(session: Session, league: LeagueInfo, channel_id: int) -> bool:
     return night is not None
 
 
-def live_night(*, session: Session, stamp: LiveStamp, recent: int = RECENT_ENTRIES) -> LiveNight:
-    """The night behind ``stamp``: its chart, room and last ``recent`` live entries."""
+def live_clock(*, session: Session, clock_id: int) -> ClockState:
+    """A clock's state: its start and actions (the same for one ``clock_version``).
+
+    Raises:
+        NotFound: no such clock.
+    """
+    found = get_clocks(session=session, clock_ids=[clock_id])
+    if not found:
+        raise NotFound(f"There is no clock {clock_id}.")
+    return found[0].state
+
+
+def live_night(
+    *,
+    session: Session,
+    stamp: LiveStamp,
+    clock: ClockState | None = None,
+    recent: int = RECENT_ENTRIES,
+) -> LiveNight:
+    """The night behind ``stamp``: its chart, room and last ``recent`` live entries.
+
+    ``clock`` is the running clock's state when the caller has it (read here otherwise).
+    """
+    if clock is None and stamp.clock_id is not None:
+        clock = live_clock(session=session, clock_id=stamp.clock_id)
     tournament = None
     entries: tuple[LoggedEntry, ...] = ()
     if stamp.tournament_id is not None:
@@ -186,7 +208,7 @@ def live_night(*, session: Session, stamp: LiveStamp, recent: int = RECENT_ENTRI
             entries = tuple(live[:recent])
         else:
             tournament = None
-    return LiveNight(stamp=stamp, tournament=tournament, recent=entries)
+    return LiveNight(stamp=stamp, clock=clock, tournament=tournament, recent=entries)
 
 
 def _last_entries(session: Session, tournament_id: int, limit: int) -> list[LoggedEntry]:
