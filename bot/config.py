@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 log = logging.getLogger(__name__)
@@ -42,8 +42,10 @@ class Settings(BaseSettings):
             instance that stopped renewing its lease (another one takes over after that).
         web_port: ``WEB_PORT``; when set, ``pokerfloor run`` also serves the public league
             pages (``bot.surfaces.web``) on this port.
-        public_url: ``PUBLIC_URL``; where those pages are reached from outside (e.g.
-            ``https://poker.example.org``); when set, ``/rule`` answers link to the passage.
+        public_url: ``WEB_BASE_URL`` (or ``PUBLIC_URL``, its older name); where those pages
+            are reached from outside (e.g. ``https://poker.example.org``); when set, ``/rule``
+            answers link to the passage, and ``/clock status`` and the clock's status message
+            to the channel's live page (``/live/<channel>``).
         backup_dir: ``BACKUP_DIR``; when set, ``pokerfloor run`` backs every league up into
             this folder on a schedule (one instance of several takes each backup).
         backup_every: ``BACKUP_EVERY``; how often: ``6h``, ``30m``, ``1d`` or seconds
@@ -64,7 +66,9 @@ class Settings(BaseSettings):
     shard_ids: str | None = None
     clock_lease_seconds: float = Field(default=10.0, ge=1.0, le=300.0)
     web_port: int | None = None
-    public_url: str | None = None
+    public_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("WEB_BASE_URL", "PUBLIC_URL", "public_url")
+    )
     backup_dir: Path | None = None
     backup_every: dt.timedelta = dt.timedelta(hours=6)
     backup_keep: int = Field(default=28, ge=1)

@@ -20,6 +20,7 @@ from storage.clock_models import Clock
 from storage.clocks import get_clocks, utc
 from storage.errors import NotFound
 from storage.guild_settings_models import GuildSetting
+from storage.league_models import League
 from storage.leagues import LeagueInfo
 from storage.tournament_models import Tournament, TournamentEntryRow
 from storage.tournaments import LoggedEntry, TournamentRecord, find_open_tournament
@@ -37,8 +38,8 @@ class LiveStamp:
     Attributes:
         channel_id: the channel.
         clock_id: its running clock, None without one.
-        clock_version: how many director actions that clock has (0 without one).
-        clock: the clock's state (start and actions), None without one.
+        clock_version: how many director actions that clock has (0 without one): its state
+            (``live_clock``) changes only with it.
         tournament_id: its open tournament, None without one.
         tournament_seq: that night's version (0 without one).
     """
@@ -46,7 +47,6 @@ class LiveStamp:
     channel_id: int
     clock_id: int | None
     clock_version: int
-    clock: ClockState | None
     tournament_id: int | None
     tournament_seq: int
 
@@ -56,12 +56,14 @@ class LiveNight:
     """A channel's night as the live page shows it.
 
     Attributes:
-        stamp: the clock and the versions.
+        stamp: the versions.
+        clock: the running clock's state, None without one.
         tournament: the open tournament (chart and room), None without one.
         recent: the night's last live entries, newest first (undone ones left out).
     """
 
     stamp: LiveStamp
+    clock: ClockState | None
     tournament: TournamentRecord | None
     recent: tuple[LoggedEntry, ...]
 
@@ -98,6 +100,30 @@ def is_live_page_shown(*, session: Session, league_id: int) -> bool:
     return shown is None or bool(shown)
 
 
+def is_live_page_shown_for_guild(*, session: Session, guild_id: int) -> bool:
+    """``is_live_page_shown`` for the league of a clock's server (0: the command line's own)."""
+    league = col(League.guild_id) == guild_id if guild_id else col(League.guild_id).is_(None)
+    shown = session.execute(
+        sa_select(col(GuildSetting.live_page))
+        .join(League, col(League.id) == col(GuildSetting.league_id))
+        .where(league)
+        .limit(1)
+    ).scalar_one_or_none()
+    return shown is None or bool(shown)
+
+
+def is_clock_read_aloud(*, session: Session, channel_id: int) -> bool:
+    """Whether the league of the channel's running clock set ``/td settings clock_tts on``."""
+    spoken = session.execute(
+        sa_select(col(GuildSetting.clock_tts))
+        .join(League, col(League.id) == col(GuildSetting.league_id))
+        .join(Clock, col(Clock.guild_id) == col(League.guild_id))
+        .where(col(Clock.channel_id) == channel_id, col(Clock.ended_at).is_(None))
+        .limit(1)
+    ).scalar_one_or_none()
+    return bool(spoken)
+
+
 def live_stamp(*, session: Session, league: LeagueInfo, channel_id: int) -> LiveStamp:
     """A channel's running clock and open tournament versions (the poll's one cheap read).
 
@@ -107,13 +133,13 @@ def live_stamp(*, session: Session, league: LeagueInfo, channel_id: int) -> Live
     Raises:
         NotFound: the league never used that channel.
     """
-    clock_id = session.execute(
-        sa_select(col(Clock.id)).where(
+    clock = session.execute(
+        sa_select(col(Clock.id), col(Clock.version)).where(
             col(Clock.channel_id) == channel_id,
             col(Clock.ended_at).is_(None),
             col(Clock.guild_id) == _clock_guild(league),
         )
-    ).scalar_one_or_none()
+    ).first()
     night = session.execute(
         sa_select(col(Tournament.id), col(Tournament.seq)).where(
             col(Tournament.channel_id) == channel_id,
@@ -121,14 +147,12 @@ def live_stamp(*, session: Session, league: LeagueInfo, channel_id: int) -> Live
             col(Tournament.league_id) == league.id,
         )
     ).first()
-    if clock_id is None and night is None and not _ever_used(session, league, channel_id):
+    if clock is None and night is None and not _ever_used(session, league, channel_id):
         raise NotFound("there is no live page for that channel")
-    record = get_clocks(session=session, clock_ids=[clock_id])[0] if clock_id else None
     return LiveStamp(
         channel_id=channel_id,
-        clock_id=clock_id,
-        clock_version=record.version if record else 0,
-        clock=record.state if record else None,
+        clock_id=None if clock is None else int(clock[0]),
+        clock_version=0 if clock is None else int(clock[1] or 0),
         tournament_id=None if night is None else int(night[0]),
         tournament_seq=0 if night is None else int(night[1]),
     )
@@ -150,8 +174,31 @@ def _ever_used(session: Session, league: LeagueInfo, channel_id: int) -> bool:
     return night is not None
 
 
-def live_night(*, session: Session, stamp: LiveStamp, recent: int = RECENT_ENTRIES) -> LiveNight:
-    """The night behind ``stamp``: its chart, room and last ``recent`` live entries."""
+def live_clock(*, session: Session, clock_id: int) -> ClockState:
+    """A clock's state: its start and actions (the same for one ``clock_version``).
+
+    Raises:
+        NotFound: no such clock.
+    """
+    found = get_clocks(session=session, clock_ids=[clock_id])
+    if not found:
+        raise NotFound(f"There is no clock {clock_id}.")
+    return found[0].state
+
+
+def live_night(
+    *,
+    session: Session,
+    stamp: LiveStamp,
+    clock: ClockState | None = None,
+    recent: int = RECENT_ENTRIES,
+) -> LiveNight:
+    """The night behind ``stamp``: its chart, room and last ``recent`` live entries.
+
+    ``clock`` is the running clock's state when the caller has it (read here otherwise).
+    """
+    if clock is None and stamp.clock_id is not None:
+        clock = live_clock(session=session, clock_id=stamp.clock_id)
     tournament = None
     entries: tuple[LoggedEntry, ...] = ()
     if stamp.tournament_id is not None:
@@ -161,7 +208,7 @@ def live_night(*, session: Session, stamp: LiveStamp, recent: int = RECENT_ENTRI
             entries = tuple(live[:recent])
         else:
             tournament = None
-    return LiveNight(stamp=stamp, tournament=tournament, recent=entries)
+    return LiveNight(stamp=stamp, clock=clock, tournament=tournament, recent=entries)
 
 
 def _last_entries(session: Session, tournament_id: int, limit: int) -> list[LoggedEntry]:

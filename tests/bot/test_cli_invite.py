@@ -5,7 +5,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from bot.surfaces.cli import main
-from bot.surfaces.cli.invite import MENTION_ANY_ROLE, PERMISSIONS
+from bot.surfaces.cli.invite import MENTION_ANY_ROLE, PERMISSIONS, SEND_TTS
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -47,3 +47,14 @@ def test_invite_refuses_what_is_not_an_application_id(capsys: pytest.CaptureFixt
     assert out == ""
     assert "is not an application id" in err
     assert err.count("\n") == 1
+
+
+def test_invite_asks_for_text_to_speech_only_with_tts(capsys: pytest.CaptureFixture[str]):
+    code, out, _ = run(capsys, "invite", "987654321098765432")
+    assert code == 0
+    assert not int(parse_qs(urlsplit(out.strip()).query)["permissions"][0]) & SEND_TTS[1]
+    code, out, err = run(capsys, "invite", "987654321098765432", "--tts")
+    assert code == 0
+    bits = int(parse_qs(urlsplit(out.strip()).query)["permissions"][0])
+    assert bits == sum(PERMISSIONS.values()) | 4096  # Discord's SEND_TTS_MESSAGES
+    assert "Send Text-to-Speech Messages" in err

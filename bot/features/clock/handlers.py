@@ -198,4 +198,11 @@ def status(ctx: Context) -> Reply:
             raise
         records = ctx.db.run_sync(clocks.list_running_clocks, guild_id=ctx.guild_id)
         return running_clocks_reply(records, now)
-    return replace(status_reply(record, now), private=True)
+    link = None
+    if ctx.settings.public_url is not None:
+        from bot.surfaces.web.links import live_url
+        from storage.live import is_live_page_shown_for_guild
+
+        if ctx.db.run_sync(is_live_page_shown_for_guild, guild_id=record.guild_id):
+            link = live_url(ctx.settings.public_url, record.channel_id)
+    return replace(status_reply(record, now, live_url=link), private=True)

@@ -25,8 +25,10 @@ next announcement and one per clock for the status message, so nothing is lost b
   owner's schedule within a second, on SQLite and PostgreSQL alike;
 * errors never drop a clock: a failed pass is retried with backoff, a post is retried (same
   nonce) unless Discord refused it for good (``PostRejected``);
-* each clock has one live status message, edited at most every ``status_interval`` seconds
-  (30 s), and only when its text changed.
+* each clock has one live status message, looked at every ``status_interval`` seconds (30 s)
+  and edited only when its fields changed: it shows the level's end and the next break as
+  Discord's relative timestamps, which every client counts down by itself, so the fields
+  change only with the level, a pause, the players left or a director's action.
 
 Posting goes through an injected ``ClockPoster`` (the Discord cog provides one; tests and the
 benchmark use others), so the service never imports discord.
@@ -53,6 +55,7 @@ from sqlmodel import Session
 from bot.database import Database
 from bot.features.clock.wording import status_reply
 from bot.reply import Reply
+from bot.surfaces.web.links import live_url
 from rulings import (
     Announcement,
     ClockAction,
@@ -63,6 +66,7 @@ from rulings import (
 )
 from storage import clocks, tournaments
 from storage.clocks import ClockRecord
+from storage.live import is_live_page_shown_for_guild
 
 log = logging.getLogger(__name__)
 
@@ -205,6 +209,8 @@ class ClockService:
         poll_interval: seconds between looks at the change counters of the clocks it owns.
         instance_id: this instance's owner id (a fresh one by default).
         post_retry_delays: waits between attempts at a post that failed (not ``PostRejected``).
+        web_base_url: the league pages' public address (``WEB_BASE_URL``): the status
+            message links the channel's live page, unless the league hides it.
     """
 
     def __init__(
@@ -219,6 +225,7 @@ class ClockService:
         poll_interval: float = POLL_INTERVAL_S,
         instance_id: str | None = None,
         post_retry_delays: Sequence[float] = POST_RETRY_DELAYS_S,
+        web_base_url: str | None = None,
     ) -> None:
         self.db = db
         self.warning_seconds = warning_seconds
@@ -229,6 +236,7 @@ class ClockService:
         self.poll_interval = poll_interval
         self.instance_id = instance_id or new_instance_id()
         self.post_retry_delays = tuple(post_retry_delays)
+        self.web_base_url = web_base_url
         self.scheduler: Any = None
         self._live: dict[int, _Live] = {}  # the clocks this instance owns
         self._batch: dict[int, dt.datetime] = {}
@@ -542,11 +550,23 @@ class ClockService:
         record = await self.db.run(
             clocks.get_clock_for_channel, channel_id=channel_id, guild_id=guild_id
         )
-        return status_reply(record, self.now(), tournament=await self._tournament(channel_id))
+        return status_reply(
+            record,
+            self.now(),
+            tournament=await self._tournament(channel_id),
+            live_url=await self._live_url(record),
+        )
 
     async def _tournament(self, channel_id: int) -> str | None:
         """The channel's open tournament in one line, for the status message (13)."""
         return await self.db.run(tournaments.tournament_status_line, channel_id=channel_id)
+
+    async def _live_url(self, record: ClockRecord) -> str | None:
+        """The channel's live page, when the pages have a public address and the league shows it."""
+        if self.web_base_url is None:
+            return None
+        shown = await self.db.run(is_live_page_shown_for_guild, guild_id=record.guild_id)
+        return live_url(self.web_base_url, record.channel_id) if shown else None
 
     # -- the engine -----------------------------------------------------------------------
 
@@ -727,7 +747,13 @@ class ClockService:
         tournament = await self._tournament(record.channel_id)
         status = ClockStatus(
             clock_id=clock_id,
-            reply=status_reply(record, pos_now, tournament=tournament),
+            reply=status_reply(
+                record,
+                pos_now,
+                tournament=tournament,
+                card=True,
+                live_url=await self._live_url(record),
+            ),
             is_paused=position_at(record.state, pos_now).is_paused,
             is_ended=record.is_ended,
         )

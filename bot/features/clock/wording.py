@@ -20,7 +20,14 @@ log = logging.getLogger(__name__)
 MAX_FIELDS = 25  # Discord's limit per embed
 
 
-def status_reply(record: ClockRecord, now: dt.datetime, *, tournament: str | None = None) -> Reply:
+def status_reply(
+    record: ClockRecord,
+    now: dt.datetime,
+    *,
+    tournament: str | None = None,
+    card: bool = False,
+    live_url: str | None = None,
+) -> Reply:
     """The live status of a clock: level, time left, next level, next break.
 
     Args:
@@ -28,6 +35,11 @@ def status_reply(record: ClockRecord, now: dt.datetime, *, tournament: str | Non
         now: the moment shown.
         tournament: the channel's running tournament in one line (players left, average
             stack), shown while one is open there.
+        card: the clock's status message, kept up by edits: a running clock's level end and
+            next break are Discord's relative timestamps (``<t:...:R>``), which every client
+            counts down by itself, so its fields change only when the level, a pause or the
+            players left change (and only then is it edited).
+        live_url: the channel's live page (``WEB_BASE_URL/live/<channel>``), linked when given.
 
     Returns:
         A public reply.
@@ -46,6 +58,9 @@ def status_reply(record: ClockRecord, now: dt.datetime, *, tournament: str | Non
         left = f"{format_seconds(pos.remaining)} (paused)"
     elif pos.ends_at is None:
         left = "The last level: no limit"
+    elif card:
+        ends = round(pos.ends_at.timestamp())  # the same second on every edit of one level
+        left = f"Ends <t:{ends}:R> (<t:{ends}:T>)"
     else:
         left = f"{format_seconds(pos.remaining)} (ends <t:{int(pos.ends_at.timestamp())}:T>)"
     fields = [Field("Now", now_text), Field("Time left", left, inline=True)]
@@ -54,13 +69,14 @@ def status_reply(record: ClockRecord, now: dt.datetime, *, tournament: str | Non
             Field("Next level", f"{pos.next_level.number}: {pos.next_level.blinds}", inline=True)
         )
     if pos.next_break is not None and pos.seconds_to_break is not None and not pos.is_ended:
-        fields.append(
-            Field(
-                "Next break",
-                f"Break {pos.next_break.number} in {format_seconds(pos.seconds_to_break)}",
-                inline=True,
-            )
-        )
+        to_break = format_seconds(pos.seconds_to_break)
+        text = f"Break {pos.next_break.number} in {to_break}"
+        if card and pos.ends_at is not None:
+            starts = round((now + dt.timedelta(seconds=pos.seconds_to_break)).timestamp())
+            text = f"Break {pos.next_break.number} <t:{starts}:R>"
+        elif card:  # paused: the same words until it runs again
+            text = f"Break {pos.next_break.number} after {to_break} of play"
+        fields.append(Field("Next break", text, inline=True))
     if pos.is_late_registration_open is not None and not pos.is_ended:
         late = structure.late_registration_step
         assert late is not None
@@ -74,11 +90,16 @@ def status_reply(record: ClockRecord, now: dt.datetime, *, tournament: str | Non
         fields.append(Field("Late registration", text, inline=True))
     if tournament is not None and not pos.is_ended:
         fields.append(Field("Tournament", tournament))
+    if live_url is not None and not pos.is_ended:
+        fields.append(Field("Live page", live_url))
+    footer = f"As of <t:{int(now.timestamp())}:T>; updated every 30 seconds."
+    if card:
+        footer = "Counts down by itself; updated when the level, a pause or the players change."
     return Reply(
         title=f"Tournament clock: {structure.title}",
         fields=tuple(fields),
         citation=structure.source or None,
-        footer=f"As of <t:{int(now.timestamp())}:T>; updated every 30 seconds.",
+        footer=footer,
     )
 
 

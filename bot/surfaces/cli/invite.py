@@ -31,6 +31,8 @@ PERMISSIONS: dict[str, int] = {
 }
 # Only to ping a clock role that is not set "mentionable" (the bot pings nothing else).
 MENTION_ANY_ROLE = ("Mention @everyone, @here and All Roles", 1 << 17)
+# Only for a league that reads its level announcements aloud (/td settings clock_tts on).
+SEND_TTS = ("Send Text-to-Speech Messages", 1 << 12)
 
 _SNOWFLAKE = re.compile(r"^[0-9]{17,20}$")
 
@@ -51,16 +53,22 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="also ask for 'Mention All Roles', to ping a clock role that is not mentionable",
     )
+    parser.add_argument(
+        "--tts",
+        action="store_true",
+        help="also ask for 'Send Text-to-Speech Messages', for /td settings clock_tts on",
+    )
     parser.set_defaults(handler=run)
 
 
-def invite_url(application_id: int, *, ping_any_role: bool = False) -> str:
+def invite_url(application_id: int, *, ping_any_role: bool = False, tts: bool = False) -> str:
     """The OAuth2 URL that adds application ``application_id`` to a server.
 
     >>> invite_url(123456789012345678)
     'https://discord.com/oauth2/authorize?client_id=123456789012345678&permissions=17592186162176&scope=bot+applications.commands'
     """
     bits = sum(PERMISSIONS.values()) | (MENTION_ANY_ROLE[1] if ping_any_role else 0)
+    bits |= SEND_TTS[1] if tts else 0
     query = {"client_id": str(application_id), "permissions": str(bits), "scope": " ".join(SCOPES)}
     return f"{AUTHORIZE_URL}?{urlencode(query)}"
 
@@ -74,8 +82,9 @@ def run(args: argparse.Namespace) -> int:
             "from the developer portal's General Information page)\n"
         )
         return EXIT_USAGE
-    url = invite_url(int(text), ping_any_role=args.ping_any_role)
+    url = invite_url(int(text), ping_any_role=args.ping_any_role, tts=args.tts)
     asked = list(PERMISSIONS) + ([MENTION_ANY_ROLE[0]] if args.ping_any_role else [])
+    asked += [SEND_TTS[0]] if args.tts else []
     sys.stdout.write(f"{url}\n")
     sys.stderr.write(f"scopes: {', '.join(SCOPES)}; permissions: {', '.join(asked)}\n")
     return 0

@@ -29,13 +29,16 @@ from bot.features.clock.service import ClockService, ClockStatus, PostRejected
 from bot.reply import Reply
 from bot.surfaces.discord import render
 from bot.surfaces.discord.tree import reply_privately, respond
-from rulings import Announcement, ClockAction, position_at
+from rulings import Announcement, AnnouncementKind, ClockAction, position_at
 from storage.clocks import ClockRecord
 
 if TYPE_CHECKING:
     from bot.surfaces.discord import LeagueBot
 
 log = logging.getLogger(__name__)
+
+_SPOKEN = frozenset({AnnouncementKind.LEVEL, AnnouncementKind.BREAK})
+"""What a league with ``clock_tts`` on hears read aloud: a new level or a break."""
 
 
 class DiscordClockPoster:
@@ -54,6 +57,8 @@ class DiscordClockPoster:
     ) -> None:
         """Post an announcement; only level and break announcements ping, and only the role.
 
+        A league with ``/td settings clock_tts on`` gets those two as text-to-speech messages.
+
         With ``nonce`` discord.py sends ``enforce_nonce``: Discord drops a repeat of the post.
         A 4xx refusal (no access, unknown channel) raises ``PostRejected``: no retry helps.
         """
@@ -70,11 +75,20 @@ class DiscordClockPoster:
             content, mentions = announcement.text, render.NO_MENTIONS
         try:
             extra: dict[str, Any] = {} if nonce is None else {"nonce": nonce}
+            if announcement.kind in _SPOKEN and await self._reads_aloud(channel_id):
+                extra["tts"] = True
             await channel.send(render.content(content), allowed_mentions=mentions, **extra)
         except discord.HTTPException as exc:
             if 400 <= exc.status < 500 and exc.status != 429:
                 raise PostRejected(f"{exc.status} {exc.text}") from exc
             raise
+
+    async def _reads_aloud(self, channel_id: int) -> bool:
+        """Whether the league of the channel's running clock set ``/td settings clock_tts on``."""
+        from storage.live import is_clock_read_aloud
+
+        db = getattr(self.bot, "db", None)
+        return db is not None and bool(await db.run(is_clock_read_aloud, channel_id=channel_id))
 
     async def post_status(self, channel_id: int, status: ClockStatus) -> int:
         """Post the live status message with its director buttons."""
@@ -187,7 +201,10 @@ class ClockCog(commands.Cog):
     def __init__(self, bot: LeagueBot) -> None:
         self.bot = bot
         self.service = ClockService(
-            bot.db, DiscordClockPoster(bot), lease_seconds=bot.settings.clock_lease_seconds
+            bot.db,
+            DiscordClockPoster(bot),
+            lease_seconds=bot.settings.clock_lease_seconds,
+            web_base_url=bot.settings.public_url,
         )
 
     async def cog_load(self) -> None:

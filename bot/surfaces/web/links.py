@@ -28,3 +28,12 @@ def rule_url(public_url: str, book: str, section: str) -> str:
     from urllib.parse import quote  # here: ``pokerfloor --help`` reads WEB_HOST from this module
 
     return f"{public_url.rstrip('/')}/rules/{quote(book, safe='')}#{quote(anchor(section))}"
+
+
+def live_url(base_url: str, channel_id: int) -> str:
+    """The public address of a channel's live page (``WEB_BASE_URL/live/<channel>``).
+
+    >>> live_url("https://poker.example.org/", 123456789012345678)
+    'https://poker.example.org/live/123456789012345678'
+    """
+    return f"{base_url.rstrip('/')}/live/{channel_id}"

@@ -15,9 +15,12 @@ How it stays current:
   content security policy allows) counts the time down every quarter second from the step's
   end time, and polls ``/live/<channel>/now`` every ``POLL_SECONDS`` (2 s) for the page's main
   part. That poll is a conditional GET: its ``ETag`` is the clock's action count, the step the
-  clock is on, and the night's version, so a poll when nothing changed costs three small
-  indexed reads and a 304. When the countdown reaches zero the script polls at once, so a new
-  level shows within a second.
+  clock is on, and the night's version. Screens polling one channel within ``READ_SECONDS``
+  (0.25 s) of each other share one read of those versions, a clock's state is read once per
+  action count, and a changed main part is rendered once and kept by its ETag, so a poll is
+  mostly a 304 answered on the event loop. When the countdown reaches zero the script polls at
+  once, so a new level shows within a second. The countdown's reference time comes with every
+  answer (``X-Live-Now``), since a kept main part was rendered earlier.
 
 Short polling rather than server-sent events: a changed page is at most one poll (2 s) behind
 (the target is 5 s); every request is independent, so a TV rides out a restart of the web
@@ -39,6 +42,9 @@ import datetime as dt
 import hashlib
 import logging
 import math
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -68,6 +74,7 @@ from storage.live import (
     LiveStamp,
     is_live_page_shown,
     list_live_channels,
+    live_clock,
     live_night,
     live_stamp,
 )
@@ -80,7 +87,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 2.0
-"""How often a screen asks for changes (and, with scripts off, reloads)."""
+"""How often a screen asks for changes."""
+READ_SECONDS = 0.25
+"""Screens polling one channel within this long of each other share one read of the database."""
 LIVE_VERSION = "1"
 """Bumped when the live page's markup changes, so no screen keeps an old fragment."""
 CSP = (
@@ -98,15 +107,6 @@ def live_path(channel_id: int) -> str:
     '/live/123456789012345678'
     """
     return f"/live/{channel_id}"
-
-
-def live_url(base_url: str, channel_id: int) -> str:
-    """The public address of a channel's live page (``WEB_BASE_URL`` + its path).
-
-    >>> live_url("https://poker.example.org/", 0)
-    'https://poker.example.org/live/0'
-    """
-    return base_url.rstrip("/") + live_path(channel_id)
 
 
 # -- wording: pure functions of the values ------------------------------------------------------
@@ -248,7 +248,7 @@ def entry_lines(chart: Chart, logged: LoggedEntry) -> list[str]:
 def night_values(night: LiveNight, now: dt.datetime) -> dict[str, Any]:
     """The template's values for one channel's night."""
     stamp = night.stamp
-    clock = clock_view(stamp.clock, now) if stamp.clock is not None else None
+    clock = clock_view(night.clock, now) if night.clock is not None else None
     values: dict[str, Any] = {
         "channel": stamp.channel_id,
         "clock": clock,
@@ -272,14 +272,14 @@ def night_values(night: LiveNight, now: dt.datetime) -> dict[str, Any]:
     return values
 
 
-def night_etag(league_id: int, stamp: LiveStamp, now: dt.datetime) -> str:
+def night_etag(league_id: int, stamp: LiveStamp, clock: ClockState | None, now: dt.datetime) -> str:
     """What a screen's copy of the page depends on: the actions, the step, the night's version.
 
     Time passing changes it only when the clock moves to its next step.
     """
     step: tuple[object, ...] = ()
-    if stamp.clock is not None:
-        pos = position_at(stamp.clock, now)
+    if clock is not None:
+        pos = position_at(clock, now)
         step = (pos.index, pos.is_paused, pos.is_ended)
     parts = (
         LIVE_VERSION,
@@ -295,6 +295,16 @@ def night_etag(league_id: int, stamp: LiveStamp, now: dt.datetime) -> str:
     return f'"{digest}"'
 
 
+@dataclass(frozen=True)
+class _Read:
+    """What one read of the database said about a channel, and when (``time.monotonic``)."""
+
+    at: float
+    league_id: int
+    stamp: LiveStamp
+    clock: ClockState | None
+
+
 # -- the pages ------------------------------------------------------------------------------------
 
 
@@ -305,6 +315,12 @@ class LivePages:
         site: the league pages they belong to.
         now: the wall clock (UTC); tests inject their own.
         poll_seconds: how often a screen asks for changes.
+        read_seconds: screens asking within this long of each other share one read of the
+            database (``READ_SECONDS``); a change shows at most that much later.
+        cached: how many clock states and rendered main parts to keep. A clock's state is
+            kept by its action count, a main part by its ETag, so neither is ever stale: when
+            a bust changes the page, the first of 50 screens to ask renders it and the other 49
+            get the same text.
     """
 
     def __init__(
@@ -313,10 +329,18 @@ class LivePages:
         *,
         now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
         poll_seconds: float = POLL_SECONDS,
+        read_seconds: float = READ_SECONDS,
+        cached: int = 64,
     ) -> None:
         self.site = site
         self.now = now
         self.poll_seconds = poll_seconds
+        self.cached = cached
+        self.read_seconds = read_seconds
+        self._reads: dict[int, _Read] = {}
+        self._lock = threading.Lock()
+        self._clocks: OrderedDict[tuple[int, int], ClockState] = OrderedDict()
+        self._parts: OrderedDict[str, str] = OrderedDict()
         folder = resources.files("bot.surfaces.web").joinpath("static")
         self.static = {name: folder.joinpath(name).read_bytes() for name in _STATIC}
         self.static_etag = {
@@ -336,6 +360,25 @@ class LivePages:
         if not is_live_page_shown(session=session, league_id=league.id):
             raise web.HTTPNotFound()
         return league
+
+    def _clock(self, session: Any, stamp: LiveStamp) -> ClockState | None:
+        """The running clock's state, read once per action count."""
+        if stamp.clock_id is None:
+            return None
+        key = (stamp.clock_id, stamp.clock_version)
+        with self._lock:
+            state = self._clocks.get(key)
+        if state is None:
+            state = live_clock(session=session, clock_id=stamp.clock_id)
+            self._keep(self._clocks, key, state)
+        return state
+
+    def _keep(self, cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+        with self._lock:
+            cache[key] = value
+            cache.move_to_end(key)
+            while len(cache) > self.cached:
+                cache.popitem(last=False)
 
     @staticmethod
     def _channel(request: web.Request) -> int:
@@ -375,9 +418,10 @@ class LivePages:
             with session_scope(self.site.engine) as session:
                 league = self._league(session)
                 stamp = live_stamp(session=session, league=league, channel_id=channel)
-                night = live_night(session=session, stamp=stamp)
+                clock = self._clock(session, stamp)
+                night = live_night(session=session, stamp=stamp, clock=clock)
             values = night_values(night, now)
-            values["etag"] = night_etag(league.id, stamp, now)
+            values["etag"] = night_etag(league.id, stamp, clock, now)
             return values
 
         values = await asyncio.to_thread(work)
@@ -390,22 +434,44 @@ class LivePages:
         channel = self._channel(request)
         wanted = request.headers.get("If-None-Match", "")
 
-        def work() -> tuple[str, dict[str, Any] | None]:
-            now = self.now()
-            with session_scope(self.site.engine) as session:
-                league = self._league(session)
-                stamp = live_stamp(session=session, league=league, channel_id=channel)
-                etag = night_etag(league.id, stamp, now)
-                if etag in {t.strip().removeprefix("W/") for t in wanted.split(",")}:
-                    return etag, None
-                night = live_night(session=session, stamp=stamp)
-            return etag, night_values(night, now)
-
-        etag, values = await asyncio.to_thread(work)
-        headers = {"ETag": etag, "Cache-Control": "no-cache"}
-        if values is None:
+        read = self._reads.get(channel)
+        if read is None or time.monotonic() - read.at > self.read_seconds:
+            read = await asyncio.to_thread(self._read, channel)
+        now = self.now()
+        etag = night_etag(read.league_id, read.stamp, read.clock, now)
+        html: str | None = None
+        if etag not in {t.strip().removeprefix("W/") for t in wanted.split(",")}:
+            with self._lock:
+                html = self._parts.get(etag)
+            if html is None:
+                html = await asyncio.to_thread(self._render_part, read, etag, now)
+        headers = {
+            "ETag": etag,
+            "Cache-Control": "no-cache",
+            "Content-Security-Policy": CSP,
+            # The countdown's reference: a kept main part's data-now is when it was rendered.
+            "X-Live-Now": str(_ms(self.now())),
+        }
+        if html is None:
             return web.Response(status=304, headers=headers)
-        return self._html("live_main.html", values, headers)
+        return web.Response(text=html, content_type="text/html", charset="utf-8", headers=headers)
+
+    def _read(self, channel: int) -> _Read:
+        """Read a channel's versions (and its clock, once per action count); shared briefly."""
+        with session_scope(self.site.engine) as session:
+            league = self._league(session)
+            stamp = live_stamp(session=session, league=league, channel_id=channel)
+            read = _Read(time.monotonic(), league.id, stamp, self._clock(session, stamp))
+        self._reads[channel] = read
+        return read
+
+    def _render_part(self, read: _Read, etag: str, now: dt.datetime) -> str:
+        """Render the page's main part for ``read`` and keep it by its ETag."""
+        with session_scope(self.site.engine) as session:
+            night = live_night(session=session, stamp=read.stamp, clock=read.clock)
+        html = self.site.env.get_template("live_main.html").render(**night_values(night, now))
+        self._keep(self._parts, etag, html)
+        return html
 
     async def static_file(self, request: web.Request) -> web.StreamResponse:
         """The live page's script and stylesheet."""
@@ -424,6 +490,5 @@ __all__ = [
     "LivePages",
     "clock_view",
     "live_path",
-    "live_url",
     "night_values",
 ]

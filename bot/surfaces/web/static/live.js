@@ -9,9 +9,7 @@
   let busy = false;
   let askedAt = 0;
 
-  const sync = () => {
-    const main = document.querySelector("main");
-    const at = Number(main && main.dataset.now);
+  const sync = (at) => {
     if (at) skew = at - Date.now();
   };
   const two = (n) => String(n).padStart(2, "0");
@@ -37,13 +35,13 @@
     try {
       const headers = etag ? { "If-None-Match": etag } : {};
       const answer = await fetch(body.dataset.poll, { headers, cache: "no-store" });
+      sync(Number(answer.headers.get("X-Live-Now"))); // a kept main part has an old data-now
       if (answer.status === 200) {
         etag = answer.headers.get("ETag");
         const page = new DOMParser().parseFromString(await answer.text(), "text/html");
         const fresh = page.querySelector("main");
         if (fresh) document.querySelector("main").replaceWith(document.adoptNode(fresh));
         due = false;
-        sync();
         tick();
       } else if (answer.status === 404) {
         window.location.reload(); // the night or the page is gone: show what the server says
@@ -54,7 +52,7 @@
       busy = false;
     }
   };
-  sync();
+  sync(Number(document.querySelector("main").dataset.now));
   tick();
   window.setInterval(() => {
     tick();
