@@ -33,6 +33,7 @@ class NightSeriesRow(SQLModel, table=True):
     first: dt.date = Field(sa_column=Column(Date, nullable=False))
     every_weeks: int = 1
     ends: dt.date | None = Field(default=None, sa_column=Column(Date, nullable=True))
+    remind_minutes: int = 120
     event_claim: str | None = Field(default=None, max_length=100)
     discord_event_id: int | None = Field(default=None, sa_column=Column(BigInteger))
     created_by: str = Field(max_length=100)
@@ -64,6 +65,25 @@ class RsvpRow(SQLModel, table=True):
     discord_id: int | None = Field(default=None, sa_column=Column(BigInteger))
     source: str = Field(max_length=20)  # "discord" (Interested) or "command" (/rsvp)
     at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
+class NightReminderRow(SQLModel, table=True):
+    """A night's reminder, sent once (the process that inserts the row sends it).
+
+    ``role_id`` is the temporary role given to the RSVP'd members for the ping; it is removed
+    once the night is over (``cleaned``).
+    """
+
+    __tablename__ = "night_reminder"
+    __table_args__ = (UniqueConstraint("series_id", "day", name="uq_night_reminder"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    series_id: int = Field(foreign_key="night_series.id", index=True)
+    day: dt.date = Field(sa_column=Column(Date, nullable=False))
+    sent_by: str = Field(max_length=100)
+    sent_at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    role_id: int | None = Field(default=None, sa_column=Column(BigInteger))
+    cleaned: bool = False
 
 
 class NoShowRow(SQLModel, table=True):

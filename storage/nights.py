@@ -29,7 +29,13 @@ from storage.audit import add_audit_entry, utc_now
 from storage.errors import AlreadyExists, NotFound
 from storage.league_models import League, Location
 from storage.leagues import get_location
-from storage.night_models import NightCancelRow, NightSeriesRow, NoShowRow, RsvpRow
+from storage.night_models import (
+    NightCancelRow,
+    NightReminderRow,
+    NightSeriesRow,
+    NoShowRow,
+    RsvpRow,
+)
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +69,7 @@ def _series(session: Session, row: NightSeriesRow) -> NightInfo:
         every_weeks=row.every_weeks,
         ends=row.ends,
         cancelled=frozenset(c.day for c in cancelled),
+        remind=dt.timedelta(minutes=row.remind_minutes),
     )
     return NightInfo(id=row.id or 0, series=series, discord_event_id=row.discord_event_id)
 
@@ -102,6 +109,7 @@ def schedule_night(
         first=series.first,
         every_weeks=series.every_weeks,
         ends=series.ends,
+        remind_minutes=int(series.remind.total_seconds() // 60),
         created_by=actor,
         created_at=utc_now(now),
     )
@@ -200,7 +208,7 @@ def cancel_night(
         if len(infos) > 1:
             raise NotFound(f"{location} has nights on several weekdays: give the date")
         info = infos[0]
-        for table in (RsvpRow, NightCancelRow):
+        for table in (RsvpRow, NightCancelRow, NightReminderRow):
             session.execute(delete(table).where(col(table.series_id) == info.id))
         session.execute(delete(NoShowRow).where(col(NoShowRow.series_id) == info.id))
         session.execute(delete(NightSeriesRow).where(col(NightSeriesRow.id) == info.id))
@@ -256,6 +264,17 @@ def guilds_with_night_events(*, session: Session) -> list[int]:
         select(League.guild_id)
         .join(NightSeriesRow, col(NightSeriesRow.league_id) == col(League.id))
         .where(col(NightSeriesRow.discord_event_id).is_not(None), col(League.guild_id).is_not(None))
+        .distinct()
+    ).all()
+    return sorted(int(g) for g in rows if g is not None)
+
+
+def guilds_with_nights(*, session: Session) -> list[int]:
+    """The Discord servers whose leagues have a weekly night."""
+    rows = session.exec(
+        select(League.guild_id)
+        .join(NightSeriesRow, col(NightSeriesRow.league_id) == col(League.id))
+        .where(col(League.guild_id).is_not(None))
         .distinct()
     ).all()
     return sorted(int(g) for g in rows if g is not None)
@@ -421,3 +440,59 @@ def no_show_counts(
     rows = session.exec(query.group_by(col(NoShowRow.name_key))).all()
     counts = Counter({name: int(n) for _, name, n in rows})
     return sorted(counts.items(), key=lambda item: (-item[1], item[0].lower()))
+
+
+def claim_reminder(
+    *, session: Session, series_id: int, day: dt.date, claimant: str, now: dt.datetime | None = None
+) -> bool:
+    """Take the sending of a night's reminder; True for exactly one process, once."""
+    session.add(
+        NightReminderRow(series_id=series_id, day=day, sent_by=claimant, sent_at=utc_now(now))
+    )
+    try:
+        with session.begin_nested():
+            session.flush()
+    except IntegrityError:
+        return False
+    return True
+
+
+def set_reminder_role(*, session: Session, series_id: int, day: dt.date, role_id: int) -> None:
+    """Record the temporary role a night's reminder pinged (removed once the night is over)."""
+    session.execute(
+        update(NightReminderRow)
+        .where(col(NightReminderRow.series_id) == series_id, col(NightReminderRow.day) == day)
+        .values(role_id=role_id)
+    )
+
+
+def roles_to_remove(*, session: Session) -> list[tuple[int, NightInfo, dt.date, int]]:
+    """Reminder roles not removed yet: (guild id, series, night, role id)."""
+    rows = session.exec(
+        select(NightReminderRow, NightSeriesRow, League)
+        .join(NightSeriesRow, col(NightSeriesRow.id) == col(NightReminderRow.series_id))
+        .join(League, col(League.id) == col(NightSeriesRow.league_id))
+        .where(
+            col(NightReminderRow.role_id).is_not(None),
+            col(NightReminderRow.cleaned).is_(False),
+            col(League.guild_id).is_not(None),
+        )
+    ).all()
+    return [
+        (
+            int(league.guild_id or 0),
+            _series(session, series),
+            reminder.day,
+            int(reminder.role_id or 0),
+        )
+        for reminder, series, league in rows
+    ]
+
+
+def mark_role_removed(*, session: Session, series_id: int, day: dt.date) -> None:
+    """The night's reminder role is gone."""
+    session.execute(
+        update(NightReminderRow)
+        .where(col(NightReminderRow.series_id) == series_id, col(NightReminderRow.day) == day)
+        .values(cleaned=True)
+    )

@@ -410,6 +410,10 @@ class FakeDiscord:
         self.scheduled_events: dict[int, dict[str, Any]] = {}
         self.interested: dict[int, dict[int, str]] = {}
         self.refuse_recurrence = False
+        # Roles the bot made (id -> role) and who was given them (role id -> member ids).
+        self.roles: dict[int, dict[str, Any]] = {}
+        self.role_members: dict[int, set[int]] = {}
+        self.refuse_roles = False
         self._nonces: dict[str, tuple[float, dict[str, Any]]] = {}  # nonce -> (when, message)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -856,6 +860,8 @@ class FakeDiscord:
             return self._callback(int(parts[1]), parts[2], body)
         if parts[0] == "webhooks" and len(parts) >= 3:
             return self._webhook(method, parts, body, rec)
+        if parts[0] == "guilds" and len(parts) >= 3 and parts[2] in ("roles", "members"):
+            return self._role(method, parts, body)
         if parts[0] == "guilds" and len(parts) >= 3 and parts[2] == "scheduled-events":
             return self._scheduled_event(method, parts, body)
         if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
@@ -899,6 +905,26 @@ class FakeDiscord:
                     for uid, name in users
                 ]
             )
+        raise DiscordError(405, 0, "405: Method Not Allowed")
+
+    def _role(self, method: str, parts: list[str], body: Any) -> web.Response:
+        if self.refuse_roles:
+            raise DiscordError(403, 50013, "Missing Permissions")
+        if parts[2] == "roles" and method == "POST" and len(parts) == 3:
+            role = {"id": str(snowflake()), "name": body.get("name", "new role"), **body}
+            self.roles[int(role["id"])] = role
+            self.role_members[int(role["id"])] = set()
+            return _json(role)
+        if parts[2] == "roles" and method == "DELETE" and len(parts) == 4:
+            if self.roles.pop(int(parts[3]), None) is None:
+                raise DiscordError(404, 10011, "Unknown Role")
+            self.role_members.pop(int(parts[3]), None)
+            return web.Response(status=204)
+        if parts[2] == "members" and method == "PUT" and len(parts) == 6 and parts[4] == "roles":
+            if int(parts[5]) not in self.roles:
+                raise DiscordError(404, 10011, "Unknown Role")
+            self.role_members[int(parts[5])].add(int(parts[3]))
+            return web.Response(status=204)
         raise DiscordError(405, 0, "405: Method Not Allowed")
 
     async def press_interested(

@@ -87,7 +87,8 @@ class Opt:
         max: the largest value allowed (numbers).
         max_length: the longest text allowed.
         choices: the only values allowed (text), in display order.
-        complete: an autocomplete source (``player``, ``season``, ``location``, ``book``,
+        complete: an autocomplete source (``player``, ``rsvp`` (tonight's RSVPs first), ``season``,
+            ``location``, ``book``,
             ``rule``, ``event``), offered on Discord and in console help.
         positional: console and CLI take it without ``name:`` (the first positional option of a
             console line is what precedes the first ``name:``; on the CLI it is an argument).

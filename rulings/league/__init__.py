@@ -34,6 +34,7 @@ from rulings.league.names import (
 )
 from rulings.league.nights import (
     MAX_EVERY_WEEKS,
+    MAX_REMIND,
     NIGHT_HOURS,
     REMINDER_BEFORE,
     WEEKDAYS,
@@ -48,6 +49,7 @@ from rulings.league.nights import (
     parse_night_start,
     parse_weekday,
     reminder_at,
+    reminder_due,
 )
 from rulings.league.points import (
     Points,
@@ -108,6 +110,7 @@ __all__ = [
     "MAX_ID",
     "MAX_IMPORT_BYTES",
     "MAX_NAME_LENGTH",
+    "MAX_REMIND",
     "NIGHT_HOURS",
     "REMINDER_BEFORE",
     "SIMILAR_NAME_SCORE",
@@ -174,6 +177,7 @@ __all__ = [
     "rank_standings",
     "receipt_points",
     "reminder_at",
+    "reminder_due",
     "rule_citation",
     "rules_from_mapping",
     "second_chance_points",

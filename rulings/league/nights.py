@@ -32,6 +32,9 @@ MAX_EVERY_WEEKS = 8
 REMINDER_BEFORE = dt.timedelta(hours=2)
 """When the reminder goes out before a night starts, unless the league sets another time."""
 
+MAX_REMIND = dt.timedelta(hours=48)
+"""The earliest a reminder may go out before its night."""
+
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 _HH_MM = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*$")
@@ -50,6 +53,7 @@ class NightSeries:
         ends: the last date a night may fall on, or None for no end.
         cancelled: dates of single nights called off.
         hours: how long a night lasts (the scheduled event's end).
+        remind: how long before a night the reminder goes out (zero: no reminder).
     """
 
     location: str
@@ -60,6 +64,7 @@ class NightSeries:
     ends: dt.date | None = None
     cancelled: frozenset[dt.date] = field(default_factory=frozenset)
     hours: int = NIGHT_HOURS
+    remind: dt.timedelta = REMINDER_BEFORE
 
     def __post_init__(self) -> None:
         """Refuse a series that cannot exist."""
@@ -71,6 +76,8 @@ class NightSeries:
             raise NightError(f"every: 1 to {MAX_EVERY_WEEKS} weeks, not {self.every_weeks}")
         if self.ends is not None and self.ends < self.first:
             raise NightError(f"ends: {self.ends.isoformat()} is before the first night")
+        if not dt.timedelta(0) <= self.remind <= MAX_REMIND:
+            raise NightError(f"remind: 0 to {MAX_REMIND.days * 24} hours before the night")
 
     def falls_on(self, day: dt.date) -> bool:
         """Whether the series has a night (cancelled or not) on ``day``."""
@@ -172,11 +179,25 @@ def check_rsvp_night(series: NightSeries, day: dt.date, today: dt.date) -> dt.da
 
 
 def reminder_at(
-    series: NightSeries, day: dt.date, zone: str, before: dt.timedelta = REMINDER_BEFORE
-) -> dt.datetime:
-    """When the reminder for the night on ``day`` is due (UTC)."""
+    series: NightSeries, day: dt.date, zone: str, before: dt.timedelta | None = None
+) -> dt.datetime | None:
+    """When the reminder for the night on ``day`` is due (UTC); None when it has none."""
+    lead = series.remind if before is None else before
+    if not lead:
+        return None
     start, _ = night_window(series, day, zone)
-    return start - before
+    return start - lead
+
+
+def reminder_due(series: NightSeries, day: dt.date, zone: str, now: dt.datetime) -> bool:
+    """Whether the reminder of the night on ``day`` should go out at ``now``.
+
+    From its time until the night starts: a reminder that could not go out on time (no bot
+    process running) still goes out late, never after the night has begun.
+    """
+    due = reminder_at(series, day, zone)
+    start, _ = night_window(series, day, zone)
+    return due is not None and due <= now < start
 
 
 def ordered_rsvps(rsvps: Iterable[str], signed_in: Iterable[str]) -> tuple[str, ...]:

@@ -136,3 +136,25 @@ def test_the_cli_has_the_same_commands(db):
     )
     assert result.returncode == 0, result.stderr
     assert "1 player coming" in result.stdout
+
+
+def test_sign_in_autocomplete_offers_the_rsvps_not_signed_in_first(db):
+    from bot.features.night.handlers import rsvp_first_choices
+    from bot.features.tournament.handlers import CONSOLE_CHANNEL
+    from storage.db import session_scope
+
+    _schedule_tonight(db)
+    run(db, "/tournament open Pub 33", "/tournament register Abe", "/tournament register Zoe")
+    run(db, "/rsvp player: Yan", "/rsvp player: Bo", "/rsvp player: Zoe")
+    engine = make_engine(db)
+    with session_scope(engine) as session:
+        names = rsvp_first_choices(
+            session=session, guild_id=None, channel_id=CONSOLE_CHANNEL, typed="", today=_tonight()
+        )
+        typed = rsvp_first_choices(
+            session=session, guild_id=None, channel_id=CONSOLE_CHANNEL, typed="y", today=_tonight()
+        )
+    engine.dispose()
+    assert names[:2] == ["Yan", "Bo"]  # RSVP order; Zoe is signed in already
+    assert "Zoe" not in names[:2]
+    assert typed == ["Yan"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import zoneinfo
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest_asyncio
 from sqlmodel import Session, select
 
 from bot.surfaces.discord import LeagueBot
-from rulings import next_night
+from rulings import WEEKDAYS, next_night
 from storage.guild_settings import get_guild_league
 from storage.night_models import NightSeriesRow
 from storage.nights import list_nights, rsvps
@@ -158,3 +159,69 @@ async def test_refused_recurrence_makes_the_next_night_only(fake: FakeDiscord, b
         assert new in await bot.db.run(stored)
     finally:
         fake.refuse_recurrence = False
+
+
+RESULTS_CHANNEL = 900_000_000_000_000_820
+
+
+async def test_the_reminder_pings_only_the_rsvpd_members_once(fake: FakeDiscord, bot: LeagueBot):
+    zone = zoneinfo.ZoneInfo(bot.settings.timezone)
+    start = (dt.datetime.now(zone) + dt.timedelta(hours=1)).replace(second=0, microsecond=0)
+    await _td(fake, ["settings"], {"results_channel": str(RESULTS_CHANNEL)})
+    await _td(fake, ["location", "add"], {"name": "Corner Bar"})
+    await _td(
+        fake,
+        ["night", "schedule"],
+        {
+            "location": "Corner Bar",
+            "weekday": WEEKDAYS[start.weekday()],
+            "time": start.strftime("%H:%M"),
+            "remind": 2,
+        },
+    )
+    event_id = await _event_of(bot, "Corner Bar")
+    await fake.press_interested(event_id, ANN, "ann", quiet=True)
+    await fake.press_interested(event_id, BEA, "bea", quiet=True)
+    it = await fake.interact(
+        "rsvp", {"player": "Typed Tom"}, user_id=BOSS_ID, permissions=MANAGE_GUILD
+    )
+    await it.settled()
+    cog: Any = bot.get_cog("NightCog")
+    before = len(fake.messages.get(RESULTS_CHANNEL, []))
+    now = dt.datetime.now(dt.UTC)
+    assert await cog.tick(now) >= 1
+    assert await cog.tick(now) == 0  # once
+    posts = fake.messages[RESULTS_CHANNEL][before:]
+    reminders = [p for p in posts if "Corner Bar" in (p.get("content") or "")]
+    assert len(reminders) == 1
+    (role_id,) = [r for r, role in fake.roles.items() if "Corner Bar" in role["name"]]
+    assert fake.role_members[role_id] == {ANN, BEA}  # Typed Tom has no member to ping
+    assert "3 coming" in reminders[0]["content"]
+    assert f"<@&{role_id}>" in reminders[0]["content"]
+    mentions = reminders[0]["allowed_mentions"]
+    assert mentions["parse"] == []  # never @everyone, no users
+    assert mentions["roles"] == [str(role_id)]
+    # After the night (four hours, 2.F.a) the role goes.
+    await cog.tick(start.astimezone(dt.UTC) + dt.timedelta(hours=4, minutes=1))
+    assert role_id not in fake.roles
+
+
+async def _event_of(bot: LeagueBot, location: str) -> int:
+    async def made() -> bool:
+        return await _stored_event(bot, location) is not None
+
+    await _until(made)
+    found = await _stored_event(bot, location)
+    assert found is not None
+    return found
+
+
+async def _stored_event(bot: LeagueBot, location: str) -> int | None:
+    def read(*, session: Session) -> int | None:
+        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        for info in list_nights(session=session, league_id=league.id):
+            if info.series.location == location:
+                return info.discord_event_id
+        return None
+
+    return await bot.db.run(read)

@@ -56,6 +56,14 @@ COMMANDS = (
             default=1,
         ),
         Opt("ends", "The last date of the series (default: no end)", kind="date"),
+        Opt(
+            "remind",
+            "Hours before each night the RSVP'd players are reminded (0: no reminder)",
+            kind="number",
+            min=0,
+            max=48,
+            default=2,
+        ),
     ),
     _td_night(
         "list",

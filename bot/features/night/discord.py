@@ -31,14 +31,20 @@ from discord.ext import commands
 
 import rulings
 from storage.errors import NotFound
-from storage.guild_settings import get_guild_league
+from storage.guild_settings import get_guild_league, get_guild_settings
 from storage.nights import (
     NightInfo,
     claim_discord_event,
+    claim_reminder,
     guilds_with_night_events,
+    guilds_with_nights,
     list_nights,
+    mark_role_removed,
+    roles_to_remove,
+    rsvps,
     series_for_event,
     set_discord_event,
+    set_reminder_role,
     sync_discord_rsvps,
 )
 from storage.player_links import linked_player
@@ -56,6 +62,8 @@ WEEKLY = 2
 """Discord's recurrence frequency for weekly events."""
 USERS_PAGE = 100
 """Interested users per REST page (Discord's maximum)."""
+TICK_SECONDS = 60.0
+"""How often the cog looks for reminders due and reminder roles to remove."""
 
 
 def event_payload(series: rulings.NightSeries, day: dt.date, zone: str) -> dict[str, Any]:
@@ -197,6 +205,101 @@ class NightCog(commands.Cog):
         parsers = self.bot._connection.parsers
         for event in ("GUILD_SCHEDULED_EVENT_USER_ADD", "GUILD_SCHEDULED_EVENT_USER_REMOVE"):
             parsers[event] = self._hint(parsers.get(event))
+        self._ticker = asyncio.ensure_future(self._run())
+
+    async def cog_unload(self) -> None:
+        """Stop looking for reminders."""
+        self._ticker.cancel()
+
+    async def _run(self) -> None:
+        await self.bot.wait_until_ready()
+        while not self.bot.is_closed():
+            try:
+                await self.tick(dt.datetime.now(dt.UTC))
+            except (discord.HTTPException, OSError) as exc:
+                log.warning("league nights: %s", exc)
+            except Exception:
+                log.exception("league nights: the reminder tick failed")
+            await asyncio.sleep(TICK_SECONDS)
+
+    async def tick(self, now: dt.datetime) -> int:
+        """Send the reminders due at ``now`` and remove the roles of nights that are over.
+
+        Returns how many reminders this process sent (each goes out once, whichever process
+        claims it).
+        """
+        zone = self.bot.settings.timezone
+        today = now.astimezone(ZoneInfo(zone)).date()
+        sent = 0
+        for guild_id in await self.bot.db.run(guilds_with_nights):
+            if not self._serves(guild_id):
+                continue
+            for league_id, info in await self.bot.db.run(_league_nights, guild_id=guild_id):
+                day = rulings.next_night(info.series, today)
+                if day is None or not rulings.reminder_due(info.series, day, zone, now):
+                    continue
+                claimed = await self.bot.db.run(
+                    claim_reminder, series_id=info.id, day=day, claimant=self.instance, now=now
+                )
+                if claimed:
+                    await self.remind(guild_id, league_id, info, day)
+                    sent += 1
+        for guild_id, info, day, role_id in await self.bot.db.run(roles_to_remove):
+            _, end = rulings.night_window(info.series, day, zone)
+            if self._serves(guild_id) and now >= end:
+                with contextlib.suppress(discord.NotFound):
+                    await self.bot.http.delete_role(guild_id, role_id, reason="league night over")
+                await self.bot.db.run(mark_role_removed, series_id=info.id, day=day)
+        return sent
+
+    async def remind(self, guild_id: int, league_id: int, info: NightInfo, day: dt.date) -> None:
+        """Post the night's reminder in the results channel, pinging only the RSVP'd members.
+
+        The ping is a role made for the night (removed once it is over) and given to every
+        RSVP'd member, so nobody else is pinged; never @everyone.
+        """
+        if info.discord_event_id is not None:
+            await self._sync(guild_id, league_id, info)
+        coming = await self.bot.db.run(rsvps, info=info, day=day)
+        settings = await self.bot.db.run(get_guild_settings, guild_id=guild_id)
+        if settings.results_channel_id is None:
+            log.info("no results channel in guild %s: no reminder for %s", guild_id, day)
+            return
+        members = sorted({r.discord_id for r in coming if r.discord_id is not None})
+        role_id = await self._night_role(guild_id, info, day, members) if members else None
+        ping = f" <@&{role_id}>" if role_id is not None else ""
+        text = (
+            f"League night at {info.series.location} today, "
+            f"{info.series.start.strftime('%H:%M')}: "
+            f"{len(coming)} coming (/night shows who, /rsvp to join).{ping}"
+        )
+        roles = [discord.Object(role_id)] if role_id is not None else False
+        channel = self.bot.get_partial_messageable(settings.results_channel_id, guild_id=guild_id)
+        await channel.send(
+            text,
+            allowed_mentions=discord.AllowedMentions(everyone=False, users=False, roles=roles),
+        )
+
+    async def _night_role(
+        self, guild_id: int, info: NightInfo, day: dt.date, members: list[int]
+    ) -> int | None:
+        """A mentionable role for the night, given to ``members``; None when Discord refuses."""
+        try:
+            role = await self.bot.http.create_role(
+                guild_id,
+                reason="pokerfloor: league night reminder",
+                name=f"RSVP {info.series.location} {day.isoformat()}"[:100],
+                mentionable=True,
+            )
+        except discord.Forbidden:
+            log.warning("no Manage Roles in guild %s: the reminder pings nobody", guild_id)
+            return None
+        role_id = int(role["id"])
+        await self.bot.db.run(set_reminder_role, series_id=info.id, day=day, role_id=role_id)
+        for member in members:
+            with contextlib.suppress(discord.NotFound):
+                await self.bot.http.add_role(guild_id, member, role_id, reason="RSVP'd")
+        return role_id
 
     def _hint(self, original: Any) -> Any:
         def parse(data: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ from sqlmodel import Session
 import rulings
 from bot.command.model import Context
 from bot.errors import BadOption
-from bot.features.league.reads import league_of
+from bot.features.league.reads import choices, league_of
 from bot.features.night import wording
 from bot.reply import Effect, Reply
 from storage.errors import NotFound
@@ -38,6 +38,7 @@ from storage.nights import (
 )
 from storage.player_links import linked_player
 from storage.seasons import get_season
+from storage.tournaments import get_open_tournament
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ def schedule(
     time: str,
     every: int = 1,
     ends: dt.date | None = None,
+    remind: float = 2,
 ) -> Reply:
     """``/td night schedule``: the league's weekly night at a host location."""
     day = rulings.parse_weekday(weekday)
@@ -65,7 +67,15 @@ def schedule(
     first = rulings.first_night(day, ctx.today())
     if ends is not None and ends < first:
         raise BadOption(f"ends: {ends.isoformat()} is before the first night, {first.isoformat()}")
-    series = rulings.NightSeries(location, day, start, first, every_weeks=every, ends=ends)
+    series = rulings.NightSeries(
+        location,
+        day,
+        start,
+        first,
+        every_weeks=every,
+        ends=ends,
+        remind=dt.timedelta(minutes=round(remind * 60)),
+    )
     with ctx.transaction() as session:
         league = _write_league(session, ctx)
         info = schedule_night(
@@ -252,3 +262,19 @@ def record_night_no_shows(
         season_id=season_id,
     )
     return wording.no_shows_notice(location, day, names) if names else None
+
+
+def rsvp_first_choices(
+    *, session: Session, guild_id: int | None, channel_id: int, typed: str, today: dt.date
+) -> list[str]:
+    """Autocomplete for a sign-in: tonight's RSVP'd players not signed in yet, then the rest."""
+    others = choices(session=session, guild_id=guild_id, what="player", typed=typed)
+    try:
+        record = get_open_tournament(session=session, channel_id=channel_id)
+    except NotFound:
+        return others
+    coming = rsvp_names(session, record.league_id, record.night.setup.location, today)
+    signed = [entrant.name for entrant in record.night.chart.players.values()]
+    key = rulings.name_key(typed)
+    first = [n for n in rulings.ordered_rsvps(coming, signed) if key in rulings.name_key(n)]
+    return (first + [n for n in others if n not in first])[:25]

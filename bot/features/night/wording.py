@@ -21,6 +21,15 @@ def _when(series: rulings.NightSeries) -> str:
     return f"{_weekday(series)}s at {series.start.strftime('%H:%M')}, {every}{ends}"
 
 
+def _reminder(series: rulings.NightSeries) -> str:
+    minutes = int(series.remind.total_seconds() // 60)
+    if not minutes:
+        return "No reminder."
+    hours, rest = divmod(minutes, 60)
+    lead = f"{hours} h {rest} min" if hours and rest else (f"{hours} h" if hours else f"{rest} min")
+    return f"Reminder {lead} before, to the players who RSVP'd."
+
+
 def _day(day: dt.date) -> str:
     return f"{day.strftime('%a')} {day.isoformat()}"
 
@@ -33,7 +42,8 @@ def scheduled_reply(series: rulings.NightSeries, dates: Sequence[dt.date]) -> Re
     """A new weekly night."""
     return Reply(
         title=f"League night: {escape(series.location)}",
-        text=f"{_when(series)} ({series.hours} hours, 2.F.a).\nNext: {_dates(dates)}",
+        text=f"{_when(series)} ({series.hours} hours, 2.F.a).\nNext: {_dates(dates)}\n"
+        f"{_reminder(series)}",
         footer="Players say they are coming with /rsvp (or Interested on the Discord event).",
     )
 

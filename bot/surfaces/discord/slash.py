@@ -12,12 +12,14 @@ with ``pf:`` are routed to the ``Action`` they name. Every error takes ``bot.err
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import inspect
 import io
 import logging
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
+from zoneinfo import ZoneInfo
 
 import discord
 from discord import app_commands
@@ -549,6 +551,17 @@ async def choices_for(
         wanted = current.strip().lower()
         books = [n for n in index.book_names if wanted in n.lower()]
         return choice_list([(index.books[n].title + f" ({n})", n) for n in books])
+    if source == "rsvp":
+        from bot.features.night.handlers import rsvp_first_choices
+
+        firsts: list[str] = await bot.db.run(
+            rsvp_first_choices,
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id or 0,
+            typed=current[:100],
+            today=dt.datetime.now(ZoneInfo(bot.settings.timezone)).date(),
+        )
+        return choice_list([(n, n) for n in firsts])
     from bot.features.league.reads import choices
 
     names: list[str] = await bot.db.run(

@@ -1,4 +1,4 @@
-"""The league's weekly nights: night_series, night_cancel, rsvp, night_no_show.
+"""The league's weekly nights: night_series, night_cancel, rsvp, night_reminder, night_no_show.
 
 Revision ID: 0013
 Revises: 0012
@@ -30,6 +30,7 @@ def upgrade() -> None:
         sa.Column("first", sa.Date(), nullable=False),
         sa.Column("every_weeks", sa.Integer(), nullable=False),
         sa.Column("ends", sa.Date(), nullable=True),
+        sa.Column("remind_minutes", sa.Integer(), nullable=False),
         sa.Column("event_claim", sa.String(length=100), nullable=True),
         sa.Column("discord_event_id", sa.BigInteger(), nullable=True),
         sa.Column("created_by", sa.String(length=100), nullable=False),
@@ -66,6 +67,20 @@ def upgrade() -> None:
     )
     op.create_index("ix_rsvp_series_id", "rsvp", ["series_id"])
     op.create_table(
+        "night_reminder",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("series_id", sa.Integer(), nullable=False),
+        sa.Column("day", sa.Date(), nullable=False),
+        sa.Column("sent_by", sa.String(length=100), nullable=False),
+        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("role_id", sa.BigInteger(), nullable=True),
+        sa.Column("cleaned", sa.Boolean(), nullable=False),
+        sa.ForeignKeyConstraint(["series_id"], ["night_series.id"]),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("series_id", "day", name="uq_night_reminder"),
+    )
+    op.create_index("ix_night_reminder_series_id", "night_reminder", ["series_id"])
+    op.create_table(
         "night_no_show",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("league_id", sa.Integer(), nullable=False),
@@ -86,6 +101,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     """Revert this revision."""
     op.drop_table("night_no_show")
+    op.drop_table("night_reminder")
     op.drop_table("rsvp")
     op.drop_table("night_cancel")
     op.drop_table("night_series")
