@@ -27,7 +27,9 @@ def test_invite_url_has_both_scopes_and_the_permissions_the_bot_uses(
     bits = int(query["permissions"][0])
     for name in ("View Channels", "Send Messages", "Embed Links", "Read Message History"):
         assert bits & PERMISSIONS[name]
-    assert bits == 1024 | 2048 | 16384 | 32768 | 65536  # nothing more: no admin, no moderation
+    # Nothing more: no admin, no moderation. Manage Roles makes the role a night's reminder
+    # pings, Create Events the league's weekly night (issue 20).
+    assert bits == 1024 | 2048 | 16384 | 32768 | 65536 | 1 << 28 | 1 << 44
     assert "Send Messages" in err
 
 

@@ -27,6 +27,7 @@ PERMISSIONS: dict[str, int] = {
     "Embed Links": 1 << 14,  # every answer is an embed
     "Attach Files": 1 << 15,  # exports and reports come as files
     "Read Message History": 1 << 16,  # edit its own status message after a restart
+    "Manage Roles": 1 << 28,  # the role a night's reminder pings (the RSVP'd members only)
     "Create Events": 1 << 44,  # the league's weekly night in the server's Events tab
 }
 # Only to ping a clock role that is not set "mentionable" (the bot pings nothing else).
@@ -65,7 +66,7 @@ def invite_url(application_id: int, *, ping_any_role: bool = False, tts: bool = 
     """The OAuth2 URL that adds application ``application_id`` to a server.
 
     >>> invite_url(123456789012345678)
-    'https://discord.com/oauth2/authorize?client_id=123456789012345678&permissions=17592186162176&scope=bot+applications.commands'
+    'https://discord.com/oauth2/authorize?client_id=123456789012345678&permissions=17592454597632&scope=bot+applications.commands'
     """
     bits = sum(PERMISSIONS.values()) | (MENTION_ANY_ROLE[1] if ping_any_role else 0)
     bits |= SEND_TTS[1] if tts else 0
