@@ -56,6 +56,8 @@ class GuildSettings:
             the bot's default home book.
         live_page: The league shows its live pages (``/live``); on by default.
         clock_tts: Level announcements are text-to-speech messages; off by default.
+        self_checkin: Players may check themselves in (``/checkin``), a director approving
+            each; off by default.
     """
 
     guild_id: int
@@ -67,6 +69,7 @@ class GuildSettings:
     rulebook: str | None = None
     live_page: bool = True
     clock_tts: bool = False
+    self_checkin: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The settings a director can change, for the audit log.
@@ -86,6 +89,8 @@ class GuildSettings:
             values["live_page"] = False
         if self.clock_tts:
             values["clock_tts"] = True
+        if self.self_checkin:
+            values["self_checkin"] = True
         return values
 
 
@@ -103,6 +108,7 @@ def _settings(session: Session, guild_id: int, league: LeagueInfo | None) -> Gui
         rulebook=row.rulebook if row else None,
         live_page=row.live_page if row else True,
         clock_tts=row.clock_tts if row else False,
+        self_checkin=row.self_checkin if row else False,
     )
 
 
@@ -150,6 +156,7 @@ def update_guild_settings(
     rulebook: str | _Keep | None = KEEP,
     live_page: bool | _Keep = KEEP,
     clock_tts: bool | _Keep = KEEP,
+    self_checkin: bool | _Keep = KEEP,
     confirm: bool = False,
     now: dt.datetime | None = None,
 ) -> tuple[GuildSettings, GuildSettings]:
@@ -167,6 +174,7 @@ def update_guild_settings(
             here only its shape is checked).
         live_page: Show (True) or hide the league's live pages.
         clock_tts: Send level announcements as text-to-speech messages.
+        self_checkin: Let players check themselves in, each approved by a director.
         confirm: Confirms a preset change that re-scores the current season's stored events.
         now: The time of the change (UTC).
 
@@ -186,7 +194,13 @@ def update_guild_settings(
     }
     given = {k: v for k, v in changes.items() if not isinstance(v, _Keep)}
     switches = {
-        k: v for k, v in (("live_page", live_page), ("clock_tts", clock_tts)) if isinstance(v, bool)
+        k: v
+        for k, v in (
+            ("live_page", live_page),
+            ("clock_tts", clock_tts),
+            ("self_checkin", self_checkin),
+        )
+        if isinstance(v, bool)
     }
     if not given and not switches and preset is None and isinstance(rulebook, _Keep):
         raise StorageError("give at least one setting to change")

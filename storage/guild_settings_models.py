@@ -34,3 +34,7 @@ class GuildSetting(SQLModel, table=True):
     clock_tts: bool = Field(
         default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
     )
+    # Players may check themselves in to tonight's tournament (/checkin); a director approves.
+    self_checkin: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )

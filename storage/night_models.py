@@ -99,3 +99,17 @@ class NoShowRow(SQLModel, table=True):
     day: dt.date = Field(sa_column=Column(Date, nullable=False))
     name: str = Field(max_length=100)
     name_key: str = Field(max_length=100)
+
+
+class CheckinRequest(SQLModel, table=True):
+    """A player asked to be signed in to tonight's tournament (``/checkin``); not yet approved."""
+
+    __tablename__ = "checkin_request"
+    __table_args__ = (UniqueConstraint("tournament_id", "name_key", name="uq_checkin_request"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournament.id")
+    name: str = Field(max_length=100)
+    name_key: str = Field(max_length=100)
+    discord_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    asked_at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))

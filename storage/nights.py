@@ -30,12 +30,14 @@ from storage.errors import AlreadyExists, NotFound
 from storage.league_models import League, Location
 from storage.leagues import get_location
 from storage.night_models import (
+    CheckinRequest,
     NightCancelRow,
     NightReminderRow,
     NightSeriesRow,
     NoShowRow,
     RsvpRow,
 )
+from storage.tournament_models import Tournament
 
 log = logging.getLogger(__name__)
 
@@ -496,3 +498,67 @@ def mark_role_removed(*, session: Session, series_id: int, day: dt.date) -> None
         .where(col(NightReminderRow.series_id) == series_id, col(NightReminderRow.day) == day)
         .values(cleaned=True)
     )
+
+
+def ask_checkin(
+    *,
+    session: Session,
+    tournament_id: int,
+    name: str,
+    discord_id: int,
+    now: dt.datetime | None = None,
+) -> int:
+    """Store a player's request to be signed in; its id (a second one for him is refused)."""
+    cleaned = check_name(name, "name")
+    row = CheckinRequest(
+        tournament_id=tournament_id,
+        name=cleaned,
+        name_key=name_key(cleaned),
+        discord_id=discord_id,
+        asked_at=utc_now(now),
+    )
+    session.add(row)
+    try:
+        with session.begin_nested():
+            session.flush()
+    except IntegrityError as exc:
+        raise AlreadyExists(f"{cleaned} has asked already; a director will answer") from exc
+    return row.id or 0
+
+
+def take_checkin(*, session: Session, request_id: int) -> CheckinRequest:
+    """Remove a check-in request to answer it (approve or refuse), exactly once.
+
+    Raises:
+        NotFound: it was answered already (by another director, or another button press).
+    """
+    row = session.get(CheckinRequest, request_id, with_for_update=True)
+    if row is None:
+        raise NotFound("that check-in was answered already")
+    answered = CheckinRequest(
+        id=row.id,
+        tournament_id=row.tournament_id,
+        name=row.name,
+        name_key=row.name_key,
+        discord_id=row.discord_id,
+        asked_at=row.asked_at,
+    )
+    session.delete(row)
+    session.flush()
+    return answered
+
+
+def peek_checkin(*, session: Session, request_id: int) -> CheckinRequest:
+    """A check-in request still waiting (NotFound once answered)."""
+    row = session.get(CheckinRequest, request_id)
+    if row is None:
+        raise NotFound("that check-in was answered already")
+    return row
+
+
+def tournament_channel(*, session: Session, tournament_id: int) -> int:
+    """The channel a tournament runs in."""
+    row = session.get(Tournament, tournament_id)
+    if row is None:
+        raise NotFound("that tournament no longer exists")
+    return int(row.channel_id)

@@ -1127,7 +1127,7 @@ async def _read_body(request: web.Request) -> Any:
 # -- starting a bot against the fake --------------------------------------------------------
 
 
-async def start_bot(fake: FakeDiscord, bot: Any, wait_s: float = 10.0) -> asyncio.Task[None]:
+async def start_bot(fake: FakeDiscord, bot: Any, wait_s: float = 60.0) -> asyncio.Task[None]:
     """Log ``bot`` in against ``fake`` and wait until it is READY; returns its task."""
     fake.ready.clear()
     task = asyncio.create_task(bot.start("fake-token"), name="fake-bot")

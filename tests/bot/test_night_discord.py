@@ -27,7 +27,26 @@ ANN, BEA, CY = 900_000_000_000_000_601, 900_000_000_000_000_602, 900_000_000_000
 
 
 async def _td(fake: FakeDiscord, sub: list[str], options: dict[str, Any]) -> dict[str, Any]:
-    it = await fake.interact("td", options, sub=sub, user_id=BOSS_ID, permissions=MANAGE_GUILD)
+    extra: dict[str, Any] = {}
+    if "results_channel" in options:  # a channel option: Discord resolves it
+        channel = options["results_channel"]
+        extra = {
+            "option_types": {"results_channel": 7},
+            "resolved": {
+                "channels": {
+                    channel: {
+                        "id": channel,
+                        "type": 0,
+                        "name": "results",
+                        "permissions": "0",
+                        "guild_id": str(GUILD_ID),
+                    }
+                }
+            },
+        }
+    it = await fake.interact(
+        "td", options, sub=sub, user_id=BOSS_ID, permissions=MANAGE_GUILD, **extra
+    )
     return await it.settled()
 
 
@@ -64,12 +83,7 @@ async def night(fake: FakeDiscord, bot: LeagueBot) -> AsyncIterator[int]:
         fake, ["night", "schedule"], {"location": "Pub 33", "weekday": "friday", "time": "19:00"}
     )
 
-    async def made() -> bool:
-        return bool(fake.scheduled_events)
-
-    await _until(made)
-    (event_id,) = fake.scheduled_events
-    yield event_id
+    yield await _event_of(bot, "Pub 33")
 
 
 async def test_schedule_makes_one_recurring_external_event(fake: FakeDiscord, night: int):
@@ -80,8 +94,8 @@ async def test_schedule_makes_one_recurring_external_event(fake: FakeDiscord, ni
     start = dt.datetime.fromisoformat(event["scheduled_start_time"])
     end = dt.datetime.fromisoformat(event["scheduled_end_time"])
     assert end - start == dt.timedelta(hours=4)  # 2.F.a
-    posts = fake.requests_to("POST", "scheduled-events")
-    assert len(posts) == 1
+    made = [r for r in fake.requests_to("POST", "scheduled-events") if "Pub 33" in str(r.body)]
+    assert len(made) == 1
 
 
 async def test_a_second_schedule_makes_no_second_event(fake: FakeDiscord, night: int):
@@ -89,7 +103,8 @@ async def test_a_second_schedule_makes_no_second_event(fake: FakeDiscord, night:
         fake, ["night", "schedule"], {"location": "Pub 33", "weekday": "fri", "time": "19:00"}
     )
     assert "already has a night on Fridays" in str(body)
-    assert len(fake.scheduled_events) == 1
+    pub = [e for e in fake.scheduled_events.values() if "Pub 33" in e["name"]]
+    assert len(pub) == 1
 
 
 async def test_interested_presses_become_the_rsvp_list(
@@ -200,7 +215,7 @@ async def test_the_reminder_pings_only_the_rsvpd_members_once(fake: FakeDiscord,
     assert f"<@&{role_id}>" in reminders[0]["content"]
     mentions = reminders[0]["allowed_mentions"]
     assert mentions["parse"] == []  # never @everyone, no users
-    assert mentions["roles"] == [str(role_id)]
+    assert [int(r) for r in mentions["roles"]] == [role_id]
     # After the night (four hours, 2.F.a) the role goes.
     await cog.tick(start.astimezone(dt.UTC) + dt.timedelta(hours=4, minutes=1))
     assert role_id not in fake.roles
@@ -225,3 +240,86 @@ async def _stored_event(bot: LeagueBot, location: str) -> int | None:
         return None
 
     return await bot.db.run(read)
+
+
+async def _edited(press: Any) -> str:
+    """What a button press left on its message (edited in the callback, or after a defer)."""
+    body = await press.response(wait_s=30)
+    if body["type"] == 7:
+        return str(body["data"])
+    if body["type"] == 6:
+        await press._until(lambda: bool(press.edits), 30)
+        return str(press.edits[0])
+    return str(body)
+
+
+async def _status(fake: FakeDiscord) -> str:
+    it = await fake.interact(
+        "tournament", {}, sub=["status"], user_id=BOSS_ID, permissions=MANAGE_GUILD
+    )
+    return str(await it.settled())
+
+
+async def _checkin_post(fake: FakeDiscord, before: int) -> dict[str, Any]:
+    async def posted() -> bool:
+        return any(
+            "asks to be signed in" in str(p) for p in fake.messages[RESULTS_CHANNEL][before:]
+        )
+
+    await _until(posted)
+    return next(
+        p for p in fake.messages[RESULTS_CHANNEL][before:] if "asks to be signed in" in str(p)
+    )
+
+
+async def test_self_checkin_counts_only_once_a_director_approves(fake: FakeDiscord, bot: LeagueBot):
+    await _td(fake, ["settings"], {"results_channel": str(RESULTS_CHANNEL), "self_checkin": "off"})
+    it = await fake.interact("checkin", {})
+    assert "ask a director" in str(await it.settled())  # the league has not turned it on
+    await _td(fake, ["settings"], {"self_checkin": "on"})
+    await _td(fake, ["location", "add"], {"name": "Check Bar"})
+    await _td(fake, ["season", "add"], {"name": "2026 Fall"})
+    it = await fake.interact(
+        "tournament",
+        {"location": "Check Bar"},
+        sub=["open"],
+        user_id=BOSS_ID,
+        permissions=MANAGE_GUILD,
+    )
+    assert "Tournament open" in str(await it.settled())
+    try:
+        before = len(fake.messages.get(RESULTS_CHANNEL, []))
+        it = await fake.interact("checkin", {}, username="bea")
+        assert "a director will confirm" in str(await it.settled())
+        post = await _checkin_post(fake, before)
+        buttons = [c for row in post["components"] for c in row["components"]]
+        approve = next(b["custom_id"] for b in buttons if b["label"] == "Approve")
+        assert "signed in 0" in await _status(fake)  # pending: counts for nothing
+        again = await fake.interact("checkin", {}, username="bea")
+        assert "asked already" in str(await again.settled())
+        press = await fake.press(
+            1, approve, components=post["components"], user_id=BOSS_ID, permissions=MANAGE_GUILD
+        )
+        assert "Check-in approved" in await _edited(press)
+        assert "signed in 1" in await _status(fake)
+        twice = await fake.press(
+            1, approve, components=post["components"], user_id=BOSS_ID, permissions=MANAGE_GUILD
+        )
+        assert "signed in 1" in await _status(fake)
+        assert "answered already" in await _edited(twice)
+        # A player may not answer his own request.
+        before = len(fake.messages[RESULTS_CHANNEL])
+        it = await fake.interact("checkin", {}, user_id=CY, username="cy")
+        await it.settled()
+        post = await _checkin_post(fake, before)
+        buttons = [c for row in post["components"] for c in row["components"]]
+        refuse = next(b["custom_id"] for b in buttons if b["label"] == "Refuse")
+        own = await fake.press(1, refuse, components=post["components"], user_id=CY)
+        assert "Check-in refused" not in await _edited(own)
+        press = await fake.press(
+            1, refuse, components=post["components"], user_id=BOSS_ID, permissions=MANAGE_GUILD
+        )
+        assert "Check-in refused" in await _edited(press)
+        assert "signed in 1" in await _status(fake)
+    finally:
+        await _td(fake, ["settings"], {"self_checkin": "off"})

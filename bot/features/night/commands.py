@@ -10,7 +10,7 @@ the directors get the no-shows. The rules are ``rulings.league.nights``; the rec
 
 from __future__ import annotations
 
-from bot.command.model import Command, Group, Opt, Who
+from bot.command.model import Action, Command, Group, Opt, Who
 
 _HANDLERS = "bot.features.night.handlers"
 
@@ -124,4 +124,14 @@ COMMANDS = (
             ),
         ),
     ),
+    Command(
+        path=("checkin",),
+        description="Check yourself in to tonight's tournament (a director approves)",
+        handler=f"{_HANDLERS}:self_checkin",
+        guild_only=True,
+        private=True,
+        surfaces=frozenset({"discord"}),  # about the Discord member who asks
+    ),
 )
+
+ACTIONS = (Action("checkin", f"{_HANDLERS}:checkin_decision", who=Who.DIRECTOR, edit=True),)

@@ -17,24 +17,29 @@ from sqlmodel import Session
 import rulings
 from bot.command.model import Context
 from bot.errors import BadOption
-from bot.features.league.reads import choices, league_of
+from bot.features.clock.handlers import CONSOLE_CHANNEL
+from bot.features.league.reads import league_of
 from bot.features.night import wording
+from bot.features.tournament.handlers import register
 from bot.reply import Effect, Reply
 from storage.errors import NotFound
-from storage.guild_settings import ensure_guild_league
+from storage.guild_settings import ensure_guild_league, get_guild_settings
 from storage.leagues import LeagueInfo, ensure_league
 from storage.nights import (
     NightInfo,
     add_rsvp,
+    ask_checkin,
     cancel_night,
     list_nights,
     night_on,
     nights_at,
     no_show_counts,
-    record_no_shows,
+    peek_checkin,
     remove_rsvp,
     rsvps,
     schedule_night,
+    take_checkin,
+    tournament_channel,
 )
 from storage.player_links import linked_player
 from storage.seasons import get_season
@@ -222,59 +227,60 @@ def night(ctx: Context, date: dt.date | None = None, location: str | None = None
     return wording.night_reply(info.series, day, names, ctx.settings.timezone)
 
 
-# -- the night's tournament (called by bot.features.tournament.handlers) ---------------------
+# -- players checking themselves in ------------------------------------------------------------
+
+CHECKIN = "checkin"
+"""The action of a check-in request's Approve and Refuse buttons."""
 
 
-def _tonight(session: Session, league_id: int, location: str, day: dt.date) -> NightInfo | None:
-    try:
-        return night_on(session=session, league_id=league_id, day=day, location=location)
-    except NotFound:
-        return None
+def self_checkin(ctx: Context) -> Reply:
+    """``/checkin``: ask to be signed in to the channel's tournament; a director approves.
+
+    Nothing counts (no seat, no chips) until a director presses Approve: that is an ordinary
+    sign-in (``/tournament register``), with register's stacks and late rules.
+    """
+    with ctx.transaction() as session:
+        league = league_of(session=session, guild_id=ctx.guild_id)
+        if (
+            ctx.guild_id is None
+            or not get_guild_settings(session=session, guild_id=ctx.guild_id).self_checkin
+        ):
+            raise BadOption("Players do not check themselves in here: ask a director.")
+        record = get_open_tournament(session=session, channel_id=_tournament_channel(ctx))
+        name = _who(session, ctx, league.id, None)
+        signed = {rulings.name_key(e.name) for e in record.night.chart.players.values()}
+        if rulings.name_key(name) in signed:
+            raise BadOption(f"{name} is signed in already.")
+        request_id = ask_checkin(
+            session=session,
+            tournament_id=record.id,
+            name=name,
+            discord_id=ctx.user_id or 0,
+            now=ctx.now(),
+        )
+    ask = wording.checkin_request(name, record.night.setup.location, request_id)
+    return replace(wording.checkin_asked(name), effects=(Effect("announce", ask),), private=True)
 
 
-def rsvp_names(session: Session, league_id: int, location: str, day: dt.date) -> list[str]:
-    """The RSVP list of the league night at ``location`` on ``day`` (empty when none)."""
-    info = _tonight(session, league_id, location, day)
-    return [] if info is None else [r.name for r in rsvps(session=session, info=info, day=day)]
+def _tournament_channel(ctx: Context) -> int:
+    return ctx.channel_id if ctx.channel_id is not None else CONSOLE_CHANNEL
 
 
-def record_night_no_shows(
-    session: Session,
-    league_id: int,
-    location: str,
-    day: dt.date,
-    signed_in: list[str],
-    season: str | None,
-) -> Reply | None:
-    """At a finish: store the night's no-shows; the directors' notice, or None when none."""
-    info = _tonight(session, league_id, location, day)
-    if info is None:
-        return None
-    season_id = None
-    if season is not None:
-        season_id = get_season(session=session, league_id=league_id, name=season).id
-    names = record_no_shows(
-        session=session,
-        league_id=league_id,
-        info=info,
-        day=day,
-        signed_in=signed_in,
-        season_id=season_id,
-    )
-    return wording.no_shows_notice(location, day, names) if names else None
-
-
-def rsvp_first_choices(
-    *, session: Session, guild_id: int | None, channel_id: int, typed: str, today: dt.date
-) -> list[str]:
-    """Autocomplete for a sign-in: tonight's RSVP'd players not signed in yet, then the rest."""
-    others = choices(session=session, guild_id=guild_id, what="player", typed=typed)
-    try:
-        record = get_open_tournament(session=session, channel_id=channel_id)
-    except NotFound:
-        return others
-    coming = rsvp_names(session, record.league_id, record.night.setup.location, today)
-    signed = [entrant.name for entrant in record.night.chart.players.values()]
-    key = rulings.name_key(typed)
-    first = [n for n in rulings.ordered_rsvps(coming, signed) if key in rulings.name_key(n)]
-    return (first + [n for n in others if n not in first])[:25]
+def checkin_decision(ctx: Context, *args: str) -> Reply:
+    """A director's Approve or Refuse: ``pf:checkin:<approve|refuse>:<request>``."""
+    if len(args) != 2 or args[0] not in ("approve", "refuse") or not args[1].isdigit():
+        raise BadOption("That button is out of date; ask again.")
+    decision, request_id = args[0], int(args[1])
+    with ctx.transaction() as session:
+        asked = peek_checkin(session=session, request_id=request_id)
+        channel = tournament_channel(session=session, tournament_id=asked.tournament_id)
+    director = str(ctx.extras.get("display_name") or ctx.actor)
+    if decision == "approve":
+        # An ordinary sign-in in the tournament's channel: a second press finds him signed in.
+        signed = register(replace(ctx, channel_id=channel), asked.name)
+        with ctx.transaction() as session:
+            take_checkin(session=session, request_id=request_id)
+        return wording.checkin_answered(asked.name, director, signed)
+    with ctx.transaction() as session:
+        take_checkin(session=session, request_id=request_id)
+    return wording.checkin_answered(asked.name, director, None)

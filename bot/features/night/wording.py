@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 import rulings
-from bot.reply import Reply, escape, plural
+from bot.reply import Button, Reply, escape, plural
 
 _EVERY = {1: "every week", 2: "every other week"}
 
@@ -129,4 +129,37 @@ def no_shows_notice(location: str, day: dt.date, names: Sequence[str]) -> Reply:
         title=f"No-shows: {escape(location)}, {_day(day)}",
         text=f"RSVP'd and did not sign in ({len(names)}): {listed}",
         footer="For the directors; /td night noshows counts them over the season.",
+    )
+
+
+def checkin_asked(name: str) -> Reply:
+    """To the player: his request is with the directors."""
+    return Reply(
+        title="Check-in asked",
+        text=f"{escape(name)}: a director will confirm your sign-in; nothing counts before.",
+    )
+
+
+def checkin_request(name: str, location: str, request_id: int) -> Reply:
+    """For the directors: a player asks to be signed in, with Approve and Refuse."""
+    return Reply(
+        title=f"Check-in: {escape(location)}",
+        text=f"**{escape(name)}** asks to be signed in to tonight's tournament.",
+        buttons=(
+            Button("Approve", f"pf:checkin:approve:{request_id}", style="success"),
+            Button("Refuse", f"pf:checkin:refuse:{request_id}", style="danger"),
+        ),
+    )
+
+
+def checkin_answered(name: str, director: str, signed: Reply | None) -> Reply:
+    """The request once answered (the buttons go): the sign-in, or the refusal."""
+    if signed is None:
+        return Reply(
+            title="Check-in refused", text=f"{escape(name)}: refused by {escape(director)}."
+        )
+    return Reply(
+        title="Check-in approved",
+        text=f"Approved by {escape(director)}.\n{signed.text}",
+        footer=signed.footer,
     )

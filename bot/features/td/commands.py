@@ -259,6 +259,11 @@ COMMANDS = (
         ),
         Opt("clock_tts", "Read level announcements aloud (text-to-speech)", choices=("on", "off")),
         Opt(
+            "self_checkin",
+            "Players may check themselves in (/checkin), a director approving",
+            choices=("on", "off"),
+        ),
+        Opt(
             "clear",
             "Clear one setting",
             choices=("director_role", "results_channel", "clock_ping_role", "rulebook"),

@@ -337,6 +337,7 @@ _DISCORD_ONLY = (
     "rulebook",
     "live_page",
     "clock_tts",
+    "self_checkin",
 )
 
 
@@ -365,6 +366,7 @@ def settings(
     confirm: bool = False,
     live_page: str | None = None,
     clock_tts: str | None = None,
+    self_checkin: str | None = None,
 ) -> Reply:
     """``/td settings [...]``: show the league's settings, or change them (Manage Server).
 
@@ -379,6 +381,7 @@ def settings(
         "rulebook": rulebook if rulebook is not None else KEEP,
         "live_page": KEEP if live_page is None else live_page == "on",
         "clock_tts": KEEP if clock_tts is None else clock_tts == "on",
+        "self_checkin": KEEP if self_checkin is None else self_checkin == "on",
     }
     if clear is not None:
         key = clear if clear == "rulebook" else f"{clear}_id"

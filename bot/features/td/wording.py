@@ -537,6 +537,7 @@ def settings_reply(
         ("Rulebook", after.rulebook or "not set (the default home book)", "rulebook"),
         ("Live page", "on" if after.live_page else "off (hidden)", "live_page"),
         ("Clock TTS", "on" if after.clock_tts else "off", "clock_tts"),
+        ("Self check-in", "on" if after.self_checkin else "off", "self_checkin"),
     )
     old = before.as_dict() if before is not None else None
     new = after.as_dict()

@@ -20,7 +20,7 @@ from sqlmodel import Session
 import rulings
 from bot.command.model import Context
 from bot.features.clock.handlers import CONSOLE_CHANNEL, ClockDoor
-from bot.features.night.handlers import record_night_no_shows, rsvp_names
+from bot.features.night.tonight import record_night_no_shows, rsvp_names
 from bot.features.td.handlers import announced
 from bot.reply import Button, Effect, Field, Reply, escape, plural
 from rulings import (

@@ -552,7 +552,7 @@ async def choices_for(
         books = [n for n in index.book_names if wanted in n.lower()]
         return choice_list([(index.books[n].title + f" ({n})", n) for n in books])
     if source == "rsvp":
-        from bot.features.night.handlers import rsvp_first_choices
+        from bot.features.night.tonight import rsvp_first_choices
 
         firsts: list[str] = await bot.db.run(
             rsvp_first_choices,

@@ -48,9 +48,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+import jinja2
 from aiohttp import web
+from sqlalchemy.engine import Engine
 
 from rulings import (
     BlindLevel,
@@ -81,8 +83,14 @@ from storage.live import (
 from storage.tournaments import LoggedEntry
 from storage.web import web_league
 
-if TYPE_CHECKING:
-    from bot.surfaces.web.site import Site
+
+class Site(Protocol):
+    """What the live pages read of the league site they belong to (``web.site.Site``)."""
+
+    guild_id: int | None
+    engine: Engine
+    env: jinja2.Environment
+
 
 log = logging.getLogger(__name__)
 

@@ -34,6 +34,7 @@ import rulings
 import rulings.rulebook
 from bot.surfaces.web.chart import race_chart, to_svg
 from bot.surfaces.web.links import anchor
+from bot.surfaces.web.live import LivePages
 from storage.db import session_scope
 from storage.errors import NotFound
 from storage.events import get_event
@@ -168,9 +169,7 @@ class Site:
         app.router.add_get("/rules", self.rulebooks)
         app.router.add_get("/rules/{book}", self.rulebook)
         app.router.add_get("/static/style.css", self.stylesheet)
-        from bot.surfaces.web.live import LivePages  # the bar's TV (issue 21)
-
-        LivePages(self).add_routes(app)
+        LivePages(self).add_routes(app)  # the bar's TV (issue 21)
         return app
 
     @web.middleware
