@@ -38,7 +38,7 @@ from storage.errors import (
     SuspendedPlayerError,
     UnconfirmedRescoreError,
 )
-from storage.event_files import import_event_file
+from storage.event_files import check_import_path, import_event_file
 from storage.event_import import (
     StoreEvents,
     correct_events,
@@ -170,7 +170,7 @@ def _dump(data: Any) -> None:
 
 def _csv_records(args: argparse.Namespace, session: Session, league_id: int) -> list[Any]:
     path = Path(args.file)
-    rulings.check_import_size(path.stat().st_size, path.name)
+    check_import_path(path)
     text = path.read_text(encoding="utf-8")
     rules = get_league_rules(session=session, league_id=league_id)
     missing = [o for o in ("season", "location", "date", "kind") if not getattr(args, o)]
