@@ -83,6 +83,36 @@ def _rss_kb() -> int:
     return 0
 
 
+def write_csv(path: Path, rows: int) -> None:
+    """Write a ``position,player`` finish list of ``rows`` players."""
+    with path.open("w", encoding="utf-8") as out:
+        out.write("position,player\n")
+        for i in range(rows):
+            out.write(f"{i + 1},Player {i:06d}\n")
+
+
+def _csv_import(which: str, path: str, session: Any, league_id: int) -> list[Any]:
+    from rulings import build_event, parse_finish_csv
+    from storage.event_files import read_csv_event
+    from storage.event_import import import_events
+    from storage.seasons import add_season
+
+    add_season(session=session, league_id=league_id, name="2026 Fall", actor="b")
+    day = dt.date(2026, 11, 20)
+    if which == "csv":  # streamed, kind and season defaulted
+        record = read_csv_event(path, session=session, league_id=league_id, location="Bar", day=day)
+    else:  # the path it replaced: the whole text read, then parsed
+        text = Path(path).read_text(encoding="utf-8")
+        record = build_event(
+            season="2026 Fall",
+            location="Bar",
+            date=day,
+            kind="regular",
+            finish=parse_finish_csv(text),
+        )
+    return import_events([record], session=session, league_id=league_id, actor="b", allow_new=True)
+
+
 def _child(which: str, path: str, db: str, queue: Any) -> None:
     from storage.db import create_schema, make_engine, session_scope
     from storage.event_files import import_event_file
@@ -97,7 +127,9 @@ def _child(which: str, path: str, db: str, queue: Any) -> None:
     before = _rss_kb()
     started = time.perf_counter()
     with session_scope(engine) as s:
-        if which == "stream":
+        if which.startswith("csv"):
+            outcomes = _csv_import(which, path, s, league.id)
+        elif which == "stream":
             kept: list[tuple[str, int]] = []  # what the command line keeps to report
             import_event_file(
                 path,
@@ -169,6 +201,7 @@ def main() -> None:
     parser.add_argument("--skip-peer", action="store_true")
     parser.add_argument("--skip-memory", action="store_true", help="PostgreSQL rates only")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--csv-rows", type=int, default=50_000, help="0: no CSV runs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "nights.json"
@@ -185,8 +218,22 @@ def main() -> None:
                 f"({peak * 1e3 / size:.1f}x the file), growth {(peak - before) / 1e3:.0f} MB "
                 f"({(peak - before) * 1e3 / size:.1f}x)"
             )
+        if args.csv_rows:
+            _report_csv(Path(tmp) / "finish.csv", args.csv_rows)
         if not args.no_postgres:
             _report_postgres(path)
+
+
+def _report_csv(path: Path, rows: int) -> None:
+    write_csv(path, rows)
+    size = path.stat().st_size
+    print(f"CSV finish list: {size / 1e6:.1f} MB, {rows:,} rows (one night)")
+    for label, which in (("pokerfloor (streamed)", "csv"), ("peer (whole text)", "csv-peer")):
+        _, before, peak, took = measure(which, path)
+        print(
+            f"{label}: {rows / took:,.0f} rows/s ({took:.1f} s); peak RSS {peak / 1e3:.0f} MB, "
+            f"growth {(peak - before) / 1e3:.0f} MB ({(peak - before) * 1e3 / size:.1f}x the file)"
+        )
 
 
 def _report_postgres(path: Path) -> None:

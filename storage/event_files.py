@@ -27,9 +27,11 @@ from rulings import (
     EventRecord,
     ImportFileError,
     LeagueRules,
+    build_event,
     check_import_size,
     name_key,
     parse_event,
+    parse_finish_csv,
 )
 from storage.errors import EventConflictError, NotFound
 from storage.event_import import StoreEvents, import_events
@@ -289,3 +291,51 @@ def import_event_file(
         flush()
     log.info("streamed import of %s done", os.fspath(path))
     return outcomes
+
+
+def read_csv_event(
+    path: str | os.PathLike[str],
+    *,
+    session: Session,
+    league_id: int,
+    location: str,
+    day: dt.date,
+    season: str | None = None,
+    kind: str = "regular",
+) -> EventRecord:
+    """Read a ``position,player`` CSV finish list into one event, a row at a time.
+
+    The file is checked (a regular file within the size limit) and read as a stream: never
+    held whole in memory beside the names it holds.
+
+    Args:
+        path: The file (``.csv``).
+        session: The unit of work (reads the league's rules and current season).
+        league_id: The league.
+        location: Where the night was played.
+        day: Its date.
+        season: Its season; the league's current season when None.
+        kind: Its kind (``regular`` unless said).
+
+    Raises:
+        ImportFileError: not a regular file.
+        EventFormatError: larger than the limit, not UTF-8, a malformed row, no season yet.
+    """
+    check_import_path(path)
+    rules = get_league_rules(session=session, league_id=league_id)
+    chosen = season or current_season_name(session=session, league_id=league_id)
+    if chosen is None:
+        raise EventFormatError("season: missing, and the league has no season yet")
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            finish = parse_finish_csv(handle)
+    except UnicodeDecodeError:
+        raise EventFormatError("the file is not UTF-8 text") from None
+    return build_event(
+        season=chosen,
+        location=location,
+        date=day,
+        kind=kind,
+        finish=finish,
+        max_receipt_cents=rules.receipt_max_cents,
+    )

@@ -179,3 +179,36 @@ def test_19_2_a_league_s_first_location_needs_no_confirmation(engine, league):
             session=s, guild_id=None, build=_typed("Brewpub"), actor="t", now=NOW
         )
     assert out.status == "imported"
+
+
+def test_19_5_a_csv_finish_list_is_streamed_and_its_kind_defaults_to_regular(
+    engine, league, tmp_path
+):
+    from storage.event_files import read_csv_event
+
+    path = tmp_path / "night.csv"
+    path.write_text("\ufeffposition,player\n1,Ann\n2,Bea\n2,Cal\n\n4,Dee\n", encoding="utf-8")
+    with session_scope(engine) as s:
+        add_season(session=s, league_id=league.id, name="2026 Winter", actor="t")
+        record = read_csv_event(
+            path, session=s, league_id=league.id, location="Brewpub", day=dt.date(2026, 11, 20)
+        )
+        [out] = import_events([record], session=s, league_id=league.id, actor="t", now=NOW)
+    assert (record.kind, record.season) == ("regular", "2026 Winter")
+    assert record.finish == (("Ann",), ("Bea", "Cal"), ("Dee",))
+    assert out.status == "imported"
+
+
+def test_19_5_a_csv_needs_a_season_when_the_league_has_none(engine, league, tmp_path):
+    from storage.event_files import read_csv_event
+
+    path = tmp_path / "night.csv"
+    path.write_text("position,player\n1,Ann\n", encoding="utf-8")
+    with pytest.raises(EventFormatError, match="no season yet"), session_scope(engine) as s:
+        read_csv_event(
+            path, session=s, league_id=league.id, location="Brewpub", day=dt.date(2026, 11, 20)
+        )
+    with pytest.raises(ImportFileError, match="not a regular file"), session_scope(engine) as s:
+        read_csv_event(
+            tmp_path, session=s, league_id=league.id, location="Brewpub", day=dt.date(2026, 11, 20)
+        )
