@@ -9,7 +9,12 @@ redraws every player into the tables needed, through the same storage path. Move
 beside the fewest any balance could make (players of the broken tables plus the excess of the
 kept tables over their even share).
 
-Run: ``.venv/bin/python -m benchmarks.tournament [--players 200] [--seed 1] [--no-postgres]``.
+``--store-only`` times only what ``/tournament finish`` writes (the night's event, its results,
+its new players and their audit rows) for 50 and 200 new players, beside the peer it replaced:
+the same import with the players added the old way, one INSERT and one audit INSERT a player.
+
+Run: ``.venv/bin/python -m benchmarks.tournament [--players 200] [--seed 1] [--no-postgres]
+[--store-only]``.
 """
 
 from __future__ import annotations
@@ -196,15 +201,85 @@ def _report(label: str, players: int, seed: int, database: Callable[[str], Any])
     print(f"moves: pokerfloor {our_moves}, fewest possible {fewest}, naive redraw {peer_moves}")
 
 
+def _old_resolve(session: Any, league_id: int, names: list[str]) -> None:
+    """The peer: each new player added and audited by a statement of its own."""
+    from rulings import name_key
+    from storage.audit import add_audit_entry
+    from storage.league_models import Player
+
+    for name in names:
+        row = Player(league_id=league_id, display_name=name, name_key=name_key(name))
+        session.add(row)
+        session.flush()
+        add_audit_entry(
+            session=session,
+            league_id=league_id,
+            actor="bench",
+            action="player.add",
+            target=f"player:{name}",
+            after={"name": name},
+            now=NOW,
+        )
+
+
+def time_finish_store(engine: Engine, players: int, *, peer: bool, day: int) -> float:
+    """Store one night of ``players`` new players as /tournament finish does; return ms."""
+    from rulings import build_event
+    from storage.event_import import import_events
+
+    names = [f"Night{day} Player {i:03d}" for i in range(players)]
+    record = build_event(
+        season="2026 Fall",
+        location="Brewpub",
+        date=dt.date(2026, 10, day),
+        kind="regular",
+        finish=[[n] for n in names],
+    )
+    began = time.perf_counter()
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="bench", now=NOW)
+        if peer:
+            _old_resolve(s, league.id, names)
+        import_events(
+            [record], session=s, league_id=league.id, actor="bench", now=NOW, allow_new=True
+        )
+    return (time.perf_counter() - began) * 1000
+
+
+def _store_report(label: str, database: Callable[[str], Any]) -> None:
+    with database("store") as engine:
+        with session_scope(engine) as s:
+            league = ensure_league(session=s, actor="bench", now=NOW)
+            add_location(session=s, league_id=league.id, name="Brewpub", actor="bench")
+            add_season(session=s, league_id=league.id, name="2026 Fall", actor="bench")
+        day = 1
+        print(f"\n/tournament finish's writes, {label} (median of 3, ms)")
+        for players in (50, 200):
+            figures = {}
+            for peer in (False, True):
+                runs = []
+                for _ in range(3):
+                    runs.append(time_finish_store(engine, players, peer=peer, day=day))
+                    day += 1
+                figures[peer] = statistics.median(runs)
+            print(
+                f"{players:>4} players: pokerfloor {figures[False]:8.1f}  peer {figures[True]:8.1f}"
+            )
+
+
 def main() -> None:
     """Run both nights and print the figures side by side (SQLite, then PostgreSQL)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--store-only", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        _report("SQLite file", args.players, args.seed, lambda name: _sqlite(Path(tmp), name))
+        if args.store_only:
+            _store_report("SQLite file", lambda name: _sqlite(Path(tmp), name))
+        else:
+            _report("SQLite file", args.players, args.seed, lambda name: _sqlite(Path(tmp), name))
     if args.no_postgres:
         return
     try:
@@ -212,6 +287,9 @@ def main() -> None:
             pass
     except OperationalError:
         print("\nPostgreSQL not reachable: skipped")
+        return
+    if args.store_only:
+        _store_report("PostgreSQL", lambda name: scratch_schema(POSTGRES_URL, prefix="bt"))
         return
     _report(
         "PostgreSQL",

@@ -31,6 +31,7 @@ way)::
         │   ├── DuplicateReceiptError   a receipt already counted at this location
         │   └── EventConflictError      the same event recorded with other content
         ├── DuplicatePlayerError   a new name close to an existing player's
+        ├── UnconfirmedNameError   a result naming a season or location never seen, unconfirmed
         ├── MergeError             two players that cannot be merged
         ├── DatabaseBusyError      the database stayed locked or unreachable: try again soon
         ├── SuspendedPlayerError   a result names a suspended player (3.B), unconfirmed

@@ -41,29 +41,40 @@ def _schema_lock(conn: Any) -> None:
         )
 
 
-def _holds_nul(parameters: Any) -> bool:
+_INT64 = range(-(2**63), 2**63)
+
+
+def _unstorable(parameters: Any) -> str | None:
+    """Say what in a statement's parameters neither database can store, if anything."""
     if isinstance(parameters, str):
-        return "\x00" in parameters
+        return "text can't hold a NUL character (\\0)" if "\x00" in parameters else None
+    if isinstance(parameters, int):
+        return None if parameters in _INT64 else f"{parameters} is beyond 64 bits"
     if isinstance(parameters, dict):
         parameters = parameters.values()
     elif not isinstance(parameters, list | tuple):
-        return False
-    return any(_holds_nul(p) for p in parameters if isinstance(p, str | dict | list | tuple))
+        return None
+    for p in parameters:
+        if isinstance(p, str | int | dict | list | tuple) and (found := _unstorable(p)):
+            return found
+    return None
 
 
-def _refuse_nul(
+def _refuse_unstorable(
     _conn: Any, _cursor: Any, _statement: str, parameters: Any, _context: Any, _many: bool
 ) -> None:
-    """Refuse text holding a NUL character, on both databases (PostgreSQL cannot store one).
+    """Refuse a NUL in text or an integer beyond 64 bits, the same on both databases.
 
-    Names never reach here with one (``rulings.check_name`` refuses control characters);
-    this covers every other text (a reason, a receipt reference) with one rule.
+    PostgreSQL cannot store a NUL and SQLite cannot bind a larger integer; each answered with
+    a traceback. Names never get here with a NUL (``rulings.check_name`` refuses control
+    characters): this covers every other value (a reason, a ``--guild`` id) with one rule.
 
     Raises:
-        StorageError: a parameter holds a NUL; the statement is not run.
+        StorageError: what cannot be stored, before the statement runs.
     """
-    if _holds_nul(parameters):
-        raise StorageError("text can't hold a NUL character (\\0); nothing was changed")
+    problem = _unstorable(parameters)
+    if problem is not None:
+        raise StorageError(f"{problem}; nothing was changed")
 
 
 def make_engine(url: str = DEFAULT_URL, *, echo: bool = False) -> Engine:
@@ -82,7 +93,7 @@ def make_engine(url: str = DEFAULT_URL, *, echo: bool = False) -> Engine:
     else:
         kwargs["pool_pre_ping"] = True
     engine = create_engine(url, **kwargs)
-    event.listen(engine, "before_cursor_execute", _refuse_nul)
+    event.listen(engine, "before_cursor_execute", _refuse_unstorable)
     if is_sqlite:
         is_file = url not in ("sqlite://", "sqlite:///:memory:")
 

@@ -43,6 +43,24 @@ class DuplicatePlayerError(StorageError):
         )
 
 
+class UnconfirmedNameError(StorageError):
+    """A result names a season or location the league has never had; confirm it is new.
+
+    Attributes:
+        what: ``season`` or ``location``.
+        name: the name as typed.
+    """
+
+    def __init__(self, what: str, name: str, known: list[str]) -> None:
+        self.what = what
+        self.name = name
+        listed = ", ".join(known[:5]) + (", ..." if len(known) > 5 else "")
+        super().__init__(
+            f"'{name}' is a new {what} (the league has {listed}); check the spelling, or "
+            f"confirm it is new (confirm:yes)"
+        )
+
+
 class DuplicateReceiptError(AlreadyExists):
     """A receipt reference already counted at this location."""
 

@@ -19,6 +19,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from rulings import (
+    SIMILAR_NAME_SCORE,
     EventRecord,
     LeagueRules,
     Receipt,
@@ -26,13 +27,14 @@ from rulings import (
     name_key,
     parse_event,
     parse_premium_hand,
+    similar_name,
 )
 from storage.audit import add_audit_entry
-from storage.errors import StorageError
+from storage.errors import StorageError, UnconfirmedNameError
 from storage.event_import import correct_events, import_events, revive_event
 from storage.events import ImportOutcome, get_event
 from storage.guild_settings import ensure_guild_league
-from storage.league_models import Event
+from storage.league_models import Event, Location, Season
 from storage.leagues import ensure_league, get_league_rules
 from storage.players import PlayerDirectory
 from storage.seasons import get_season
@@ -344,6 +346,39 @@ def amend_event(
     return outcome
 
 
+def _check_new_places(
+    session: Session,
+    league_id: int,
+    records: Sequence[EventRecord],
+    allow_new: bool | Collection[str],
+) -> None:
+    """Refuse a season or location the league never had unless confirmed (like a new player).
+
+    A typed result naming ``Mars Base`` is far more often a slip than a new bar; the league's
+    first season and first location need no confirmation (there is nothing to mistype).
+
+    Raises:
+        UnconfirmedNameError: an unconfirmed new season or location.
+    """
+    if allow_new is True:
+        return
+    confirmed = set() if allow_new is False else {name_key(n) for n in allow_new}
+    for what, table in (("season", Season), ("location", Location)):
+        known = dict(
+            session.exec(
+                select(table.name_key, table.name).where(table.league_id == league_id)
+            ).all()
+        )
+        if not known:
+            continue
+        for record in records:
+            name = record.season if what == "season" else record.location
+            key = name_key(name)
+            if key in known or key in confirmed or similar_name(key, known, SIMILAR_NAME_SCORE):
+                continue  # a look-alike is refused by the import, naming the existing one
+            raise UnconfirmedNameError(what, name, sorted(known.values()))
+
+
 def record_guild_events(
     *,
     session: Session,
@@ -379,6 +414,7 @@ def record_guild_events(
     except StorageError:
         current = None
     records = build(rules, current)
+    _check_new_places(session, league.id, records, allow_new)
     return import_events(
         records,
         session=session,

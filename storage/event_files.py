@@ -15,6 +15,7 @@ import datetime as dt
 import json
 import logging
 import os
+import stat
 from collections.abc import Callable, Collection, Iterator
 from decimal import Decimal
 from typing import IO, Any
@@ -24,15 +25,19 @@ from sqlmodel import Session
 from rulings import (
     EventFormatError,
     EventRecord,
+    ImportFileError,
     LeagueRules,
+    build_event,
     check_import_size,
     name_key,
     parse_event,
+    parse_finish_csv,
 )
-from storage.errors import EventConflictError
+from storage.errors import EventConflictError, NotFound
 from storage.event_import import StoreEvents, import_events
-from storage.events import ImportOutcome, content_hash
+from storage.events import ImportOutcome, content_hash, with_season
 from storage.leagues import get_league_rules
+from storage.seasons import get_season
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +100,8 @@ class _Stream:
                 if self.more():
                     continue
                 raise self._error(exc.msg, exc.pos) from None
+            except RecursionError:
+                raise _too_deep() from None
             self.pos = end
             return value
 
@@ -108,8 +115,60 @@ class _Stream:
         return self._error(f"expecting {what}", self.pos)
 
 
-def iter_event_file(handle: IO[bytes], *, rules: LeagueRules) -> Iterator[EventRecord]:
+def _too_deep() -> ImportFileError:
+    return ImportFileError("not valid JSON for an import: nested deeper than any event is")
+
+
+def decode_event_json(text: str, name: str = "the file") -> Any:
+    """Decode a whole JSON import file already in memory (an attachment), numbers as decimals.
+
+    Raises:
+        ImportFileError: not valid JSON (with its line and column), or nested too deeply.
+    """
+    try:
+        return json.loads(text, parse_float=Decimal)  # "1e3" is no amount
+    except json.JSONDecodeError as exc:
+        raise ImportFileError(
+            f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise _too_deep() from None
+
+
+def check_import_path(path: str | os.PathLike[str]) -> int:
+    """Check that ``path`` is a regular file no larger than an import may be, before reading.
+
+    A device (``/dev/zero``), a pipe or a folder would be read without end or fail part way.
+
+    Returns:
+        The file's size in bytes.
+
+    Raises:
+        ImportFileError: not a regular file.
+        EventFormatError: larger than ``rulings.MAX_IMPORT_BYTES``.
+        OSError: it does not exist or cannot be read (the caller names the file).
+    """
+    name = os.path.basename(os.fspath(path)) or os.fspath(path)
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ImportFileError(f"{name} is not a regular file; import a .json or .csv file")
+    return check_import_size(info.st_size, name)
+
+
+def current_season_name(*, session: Session, league_id: int) -> str | None:
+    """The league's current season, where results without a season go (None before any)."""
+    try:
+        return get_season(session=session, league_id=league_id).name
+    except NotFound:
+        return None
+
+
+def iter_event_file(
+    handle: IO[bytes], *, rules: LeagueRules, season: str | None = None
+) -> Iterator[EventRecord]:
     """Read the JSON import format (one event object, or a list of them) one event at a time.
+
+    An event without a season goes to ``season`` (the league's current one).
 
     Raises:
         EventFormatError: malformed JSON (with its line and column) or a malformed event
@@ -118,7 +177,9 @@ def iter_event_file(handle: IO[bytes], *, rules: LeagueRules) -> Iterator[EventR
     stream = _Stream(handle)
     first = stream.peek()
     if first == "{":
-        yield parse_event(stream.value(), max_receipt_cents=rules.receipt_max_cents)
+        yield parse_event(
+            with_season(stream.value(), season), max_receipt_cents=rules.receipt_max_cents
+        )
         if stream.peek():
             raise stream.expect("the end of the file after the event")
         return
@@ -140,7 +201,7 @@ def iter_event_file(handle: IO[bytes], *, rules: LeagueRules) -> Iterator[EventR
         number += 1
         item = stream.value()
         try:
-            yield parse_event(item, max_receipt_cents=rules.receipt_max_cents)
+            yield parse_event(with_season(item, season), max_receipt_cents=rules.receipt_max_cents)
         except EventFormatError as exc:
             raise EventFormatError(f"event {number}: {exc}") from None
     if stream.peek():
@@ -179,13 +240,15 @@ def import_event_file(
         One outcome per event, in the file's order (empty when ``sink`` takes them).
 
     Raises:
+        ImportFileError: not a regular file, or nested too deeply.
         EventFormatError: the file is larger than 20 MB (refused before it is read), or
             malformed.
         EventConflictError: the file lists one night twice, differently.
         StorageError: anything ``import_events`` refuses.
     """
-    check_import_size(os.path.getsize(path), os.path.basename(path))
+    check_import_path(path)
     rules = get_league_rules(session=session, league_id=league_id)
+    season = current_season_name(session=session, league_id=league_id)
     outcomes: list[ImportOutcome] = []
     seen: dict[tuple[str, str, dt.date, str], str] = {}
     batch: list[EventRecord] = []
@@ -211,7 +274,7 @@ def import_event_file(
         session.expunge_all()  # the batch's rows are written; keep memory flat
 
     with open(path, "rb") as handle:
-        for record in iter_event_file(handle, rules=rules):
+        for record in iter_event_file(handle, rules=rules, season=season):
             identity = (
                 name_key(record.season),
                 name_key(record.location),
@@ -228,3 +291,51 @@ def import_event_file(
         flush()
     log.info("streamed import of %s done", os.fspath(path))
     return outcomes
+
+
+def read_csv_event(
+    path: str | os.PathLike[str],
+    *,
+    session: Session,
+    league_id: int,
+    location: str,
+    day: dt.date,
+    season: str | None = None,
+    kind: str = "regular",
+) -> EventRecord:
+    """Read a ``position,player`` CSV finish list into one event, a row at a time.
+
+    The file is checked (a regular file within the size limit) and read as a stream: never
+    held whole in memory beside the names it holds.
+
+    Args:
+        path: The file (``.csv``).
+        session: The unit of work (reads the league's rules and current season).
+        league_id: The league.
+        location: Where the night was played.
+        day: Its date.
+        season: Its season; the league's current season when None.
+        kind: Its kind (``regular`` unless said).
+
+    Raises:
+        ImportFileError: not a regular file.
+        EventFormatError: larger than the limit, not UTF-8, a malformed row, no season yet.
+    """
+    check_import_path(path)
+    rules = get_league_rules(session=session, league_id=league_id)
+    chosen = season or current_season_name(session=session, league_id=league_id)
+    if chosen is None:
+        raise EventFormatError("season: missing, and the league has no season yet")
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            finish = parse_finish_csv(handle)
+    except UnicodeDecodeError:
+        raise EventFormatError("the file is not UTF-8 text") from None
+    return build_event(
+        season=chosen,
+        location=location,
+        date=day,
+        kind=kind,
+        finish=finish,
+        max_receipt_cents=rules.receipt_max_cents,
+    )

@@ -323,8 +323,27 @@ def void_event(
     return get_event(session=session, league_id=league_id, event_id=event_id).event
 
 
-def parse_events(data: Any, *, rules: LeagueRules) -> list[EventRecord]:
+def with_season(item: Any, season: str | None) -> Any:
+    """Return an event of the JSON import format with ``season`` filled in where it has none.
+
+    A result without a season goes to the league's current season (as ``season add`` says);
+    with no current season the record is left as it is and ``parse_event`` names the gap.
+    """
+    if season is None or not isinstance(item, dict):
+        return item
+    given = item.get("season")
+    if given is None or (isinstance(given, str) and not given.strip()):
+        return {**item, "season": season}
+    return item
+
+
+def parse_events(data: Any, *, rules: LeagueRules, season: str | None = None) -> list[EventRecord]:
     """Read the JSON import format: one event object, or a list of them.
+
+    Args:
+        data: The decoded JSON.
+        rules: The league's rules (the largest receipt).
+        season: The league's current season, for events that name none.
 
     Raises:
         EventFormatError: naming the event (by its number in a list) and the row.
@@ -335,7 +354,9 @@ def parse_events(data: Any, *, rules: LeagueRules) -> list[EventRecord]:
     out = []
     for i, item in enumerate(items, start=1):
         try:
-            out.append(parse_event(item, max_receipt_cents=rules.receipt_max_cents))
+            out.append(
+                parse_event(with_season(item, season), max_receipt_cents=rules.receipt_max_cents)
+            )
         except EventFormatError as exc:
             if len(items) == 1:
                 raise

@@ -198,7 +198,7 @@ def _checked_records(
     out = []
     for record in records:
         try:
-            check_date(record.date, today=now.date())
+            check_played(record.date, now=now)
             known = directory.known_names(record.participants())
             out.append(check_awards(canonical_record(record, known)))
         except EventFormatError as exc:

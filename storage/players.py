@@ -15,7 +15,7 @@ import logging
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import delete, func, insert, update
 from sqlmodel import Session, col, select
 
 from rulings import (
@@ -27,7 +27,7 @@ from rulings import (
     name_key,
     similar_name,
 )
-from storage.audit import add_audit_entry, utc_now
+from storage.audit import add_audit_entries, add_audit_entry, utc_now
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (
     Bounty,
@@ -156,26 +156,34 @@ class PlayerDirectory:
                     raise DuplicatePlayerError(display, hint)
             fresh[key] = display
         if fresh:
-            rows = [
-                Player(league_id=self.league_id, display_name=display, name_key=key)
-                for key, display in fresh.items()
-            ]
-            self.session.add_all(rows)
+            # One multi-row INSERT and one audit INSERT, whatever the number of new players.
             self.session.flush()
-            at = utc_now(now)
-            for row in rows:
-                assert row.id is not None
-                self.ids[row.name_key] = row.id
-                self.display[row.name_key] = row.display_name
-                add_audit_entry(
-                    session=self.session,
-                    league_id=self.league_id,
-                    actor=actor,
-                    action="player.add",
-                    target=f"player:{row.display_name}",
-                    after={"name": row.display_name},
-                    now=at,
-                )
+            # (no RETURNING: SQLite would then insert row by row to keep the ids in order)
+            self.session.execute(
+                insert(Player),
+                [
+                    {"league_id": self.league_id, "display_name": display, "name_key": key}
+                    for key, display in fresh.items()
+                ],
+            )
+            made = self.session.execute(
+                select(col(Player.name_key), col(Player.id))
+                .where(col(Player.league_id) == self.league_id)
+                .where(col(Player.name_key).in_(list(fresh)))
+            )
+            for key, pid in made:
+                self.ids[key] = int(pid or 0)
+                self.display[key] = fresh[key]
+            add_audit_entries(
+                session=self.session,
+                league_id=self.league_id,
+                actor=actor,
+                entries=[
+                    ("player.add", f"player:{display}", None, {"name": display})
+                    for display in fresh.values()
+                ],
+                now=utc_now(now),
+            )
         return {name_key(n): self.ids[name_key(n)] for n in names}
 
 

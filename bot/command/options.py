@@ -112,8 +112,10 @@ def read_upload(path: str) -> Upload:
         BadOption: the file is larger than ``MAX_FILE_BYTES``.
         OSError: it cannot be read (``describe`` names the file).
     """
+    from storage.event_files import check_import_path  # SQLAlchemy: only when a file is read
+
     file = Path(path).expanduser()
-    size = file.stat().st_size
+    size = check_import_path(file)  # a regular file (not /dev/zero), before reading it
     if size > MAX_FILE_BYTES:
         raise BadOption(f"{file.name} is {size:,} bytes; files are at most {MAX_FILE_BYTES:,}.")
     return Upload(filename=file.name, data=file.read_bytes())

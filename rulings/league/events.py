@@ -589,13 +589,14 @@ def parse_finish_text(text: str) -> tuple[tuple[str, ...], ...]:
     return _group_positions(rows)
 
 
-def parse_finish_csv(text: str) -> tuple[tuple[str, ...], ...]:
+def parse_finish_csv(text: str | Iterable[str]) -> tuple[tuple[str, ...], ...]:
     """Read a finish list as CSV with the header ``position,player``.
 
     A repeated position is a tie. Blank lines are ignored.
 
     Args:
-        text: The CSV text.
+        text: The CSV text, or its lines (an open text file: read a row at a time, never
+            whole).
 
     Returns:
         Tie groups, 1st place first.
@@ -603,9 +604,13 @@ def parse_finish_csv(text: str) -> tuple[tuple[str, ...], ...]:
     Raises:
         EventFormatError: A wrong header, a malformed row, a gap in the places or a name twice.
     """
-    if not isinstance(text, str):
+    if isinstance(text, str):
+        lines: Iterable[str] = io.StringIO(text.lstrip("\ufeff"))
+    elif isinstance(text, Iterable) and not isinstance(text, bytes | bytearray):
+        lines = text
+    else:
         raise EventFormatError("finish CSV: must be text")
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    reader = csv.reader(lines)
     header: list[str] | None = None
     rows: list[tuple[int, str, str]] = []
     for line_no, row in enumerate(reader, start=1):

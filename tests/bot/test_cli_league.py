@@ -72,7 +72,9 @@ def test_csv_import_takes_the_event_from_options(tmp_path, db, capsys):
     code, _, err = run(capsys, "event", "import", path, *db)
     assert code == 2
     assert err.count("\n") == 1
-    assert "--season --location --date --kind" in err
+    assert (
+        "--location --date" in err
+    )  # 19.5: the kind defaults to regular, the season to the current
     options = [
         "--season",
         "S1",
@@ -86,6 +88,12 @@ def test_csv_import_takes_the_event_from_options(tmp_path, db, capsys):
     code, out, _ = run(capsys, "event", "import", path, *options, *db)
     assert code == 0
     assert "T3 Cat: 650 RP, 75 BP" in out
+    code, out, _ = run(
+        capsys, "event", "import", path, "--location", "Brewpub", "--date", "2026-11-13", *db
+    )
+    assert code == 0
+    assert "S1" in out
+    assert "regular" in out
 
 
 @pytest.mark.parametrize(

@@ -327,7 +327,7 @@ async def test_json_results_file_is_downloaded_and_imported(
     night = {
         "season": "2026 Fall",
         "location": "Brewpub",
-        "date": "2026-12-04",
+        "date": "2026-11-27",
         "kind": "regular",
         "finish": [["Bob"], ["Alice"], ["Carol"]],
         "bounties": {"Bob": 1},
@@ -337,7 +337,7 @@ async def test_json_results_file_is_downloaded_and_imported(
     text = _text(await it.settled())
     assert "Bob: 1,250 RP, 250 BP" in text
     csv_file = fake.add_attachment("night.csv", b"position,player\n1,Carol\n2,Dave\n", "text/csv")
-    it = await td_result_file(fake, guild, csv_file, location="Brewpub", date="2026-12-11")
+    it = await td_result_file(fake, guild, csv_file, location="Brewpub", date="2026-11-28")
     assert "Carol: 1,200 RP, 250 BP" in _text(await it.settled())
 
 
@@ -468,7 +468,7 @@ async def test_8_an_uploaded_amount_1e3_is_refused_as_on_the_command_line(
 ):
     before = await _counts(bot)
     text = (
-        '{"season": "2026 Fall", "location": "Brewpub", "date": "2026-12-04", "kind": "regular",'
+        '{"season": "2026 Fall", "location": "Brewpub", "date": "2026-11-27", "kind": "regular",'
         ' "finish": [["Bob"]], "receipts": [{"player": "Bob", "amount": 1e3}]}'
     )
     file = fake.add_attachment("night.json", text.encode())

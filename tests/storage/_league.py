@@ -13,7 +13,7 @@ from storage.events import ImportOutcome
 from storage.league_rules import update_league_rules
 from storage.leagues import LeagueInfo, ensure_league
 
-NOW = dt.datetime(2026, 11, 21, 3, 0, tzinfo=dt.UTC)
+NOW = dt.datetime(2027, 1, 6, 3, 0, tzinfo=dt.UTC)  # after every night the tests record
 
 
 def make_league(session: Session, **overrides: Any) -> LeagueInfo:

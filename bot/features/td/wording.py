@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import json
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
-from decimal import Decimal
 
 from sqlmodel import Session
 
@@ -33,6 +31,7 @@ from rulings import (
     suspension_events,
 )
 from storage.event_changes import EventEdit, RecordBuilder, amend_event, record_guild_events
+from storage.event_files import decode_event_json
 from storage.events import (
     EventSummary,
     ImportOutcome,
@@ -174,16 +173,10 @@ def upload_builder(
     except UnicodeDecodeError:
         raise BadOption(f"{filename} is not UTF-8 text.") from None
     if file_kind == "json":
-        try:
-            parsed = json.loads(text, parse_float=Decimal)  # "1e3" is no amount
-        except json.JSONDecodeError as exc:
-            raise BadOption(
-                f"{filename} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
-            ) from None
+        parsed = decode_event_json(text, filename)
 
         def build_json(rules: rulings.LeagueRules, current: str | None) -> list[EventRecord]:
-            del current
-            return parse_events(parsed, rules=rules)
+            return parse_events(parsed, rules=rules, season=current)
 
         return build_json
     if not location:

@@ -24,7 +24,6 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-import rulings
 from bot.config import Settings
 from bot.errors import BadOption, describe, one_line
 from bot.features.league import wording as views
@@ -38,7 +37,7 @@ from storage.errors import (
     SuspendedPlayerError,
     UnconfirmedRescoreError,
 )
-from storage.event_files import import_event_file
+from storage.event_files import import_event_file, read_csv_event
 from storage.event_import import (
     StoreEvents,
     correct_events,
@@ -169,22 +168,19 @@ def _dump(data: Any) -> None:
 
 
 def _csv_records(args: argparse.Namespace, session: Session, league_id: int) -> list[Any]:
-    path = Path(args.file)
-    rulings.check_import_size(path.stat().st_size, path.name)
-    text = path.read_text(encoding="utf-8")
-    rules = get_league_rules(session=session, league_id=league_id)
-    missing = [o for o in ("season", "location", "date", "kind") if not getattr(args, o)]
-    if missing:
+    if not args.location or not args.date:
+        missing = [o for o in ("location", "date") if not getattr(args, o)]
         raise CliError(f"a CSV import needs --{' --'.join(missing)}")
-    finish = rulings.parse_finish_csv(text)
+    # streamed (storage.event_files); the season defaults to the current one, the kind to regular
     return [
-        rulings.build_event(
-            season=args.season,
+        read_csv_event(
+            Path(args.file),
+            session=session,
+            league_id=league_id,
             location=args.location,
-            date=_day(args.date),
-            kind=args.kind,
-            finish=finish,
-            max_receipt_cents=rules.receipt_max_cents,
+            day=_day(args.date),
+            season=args.season,
+            kind=args.kind or "regular",
         )
     ]
 
