@@ -244,14 +244,16 @@ class RuleIndex:
         semantic: bool = True,
         model: Embedder | None = None,
         answer_model: AnswerModel | None = None,
-        decide: bool = True,
+        decide: bool = False,
     ) -> None:
         """Index ``books``; ``home`` is the league's own book (ranked first), if loaded.
 
         ``semantic=False`` leaves out the semantic tier (the lexical ranker alone); ``model``
         replaces the bundled sentence model (its passage vectors are then all computed here);
-        ``answer_model`` replaces the fitted "does it answer" decision, ``decide=False`` leaves
-        it out (the ranking's own ``found``, as ``ranked`` gives it).
+        ``decide=True`` adds the fitted "does it answer" decision (``answer_model``, else the
+        bundled one). It is off by default: fitted on the labelled queries the semantic tier
+        was trained on, it turns away paraphrases of a book the model never saw (a league's
+        own) and some fresh questions, so the ranking's own ``found`` decides.
         """
         self.index = build_index(
             books, home=home, glossary=glossary, semantic=semantic, model=model

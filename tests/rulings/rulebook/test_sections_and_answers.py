@@ -98,14 +98,16 @@ def test_a_lookup_answers(index):
 
 
 def test_a_question_no_book_rules_on_offers_closest_not_answers(index):
-    result = index.search("what is the wifi password")
+    deciding = RuleIndex(index.books, home=index.home, decide=True)
+    result = deciding.search("what is the wifi password")
     assert not result.found
     assert result.matches == ()
     assert result.closest
     assert not any(m.answers for m in result.closest)
 
 
-def test_without_the_decision_the_ranking_alone_decides(index):
-    ranked = RuleIndex(index.books, home=index.home, decide=False)
-    assert ranked.answer_model is None
-    assert ranked.search("oversized chip").matches[0].section == "2.G.d.6"
+def test_the_decision_is_off_unless_asked_for(index):
+    assert index.answer_model is None
+    deciding = RuleIndex(index.books, home=index.home, decide=True)
+    assert deciding.answer_model == AnswerModel.bundled()
+    assert deciding.search("oversized chip").matches[0].section == "2.G.d.6"
