@@ -13,8 +13,10 @@ indexed once; "[See Section #2-G-d-4]" cross-references become ``see_also`` link
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
+import tomllib
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -106,6 +108,65 @@ class Passage:
 
 
 @dataclass(frozen=True)
+class Edition:
+    """Which text of a book is searched: its edition, date and source.
+
+    Attributes:
+        edition: the edition or version the book names, if any.
+        date: when this text was published or last changed (``YYYY-MM-DD``), if known.
+        source: where the text comes from.
+    """
+
+    edition: str | None = None
+    date: str | None = None
+    source: str | None = None
+
+    def describe(self) -> str:
+        """One line for a citation footer.
+
+        >>> Edition("3rd", "2026-09-01", "the league's site").describe()
+        "3rd edition, 2026-09-01, from the league's site"
+        >>> Edition(date="2026-10-02").describe()
+        'as of 2026-10-02'
+        """
+        parts = []
+        if self.edition:
+            edition = self.edition.strip()
+            parts.append(edition if "edition" in edition.lower() else f"{edition} edition")
+        if self.date:
+            parts.append(self.date if parts else f"as of {self.date}")
+        if self.source:
+            parts.append(f"from {self.source}")
+        return ", ".join(parts)
+
+
+_FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\n((?:.*\n){0,20}?)---[ \t]*\n")
+_FRONT_LINE = re.compile(r"^\s*(edition|version|date|source)\s*:\s*(.+?)\s*$", re.IGNORECASE)
+
+
+def split_front_matter(text: str) -> tuple[Edition | None, str]:
+    r"""A book's front matter (``edition:``, ``date:``, ``source:`` between ``---`` lines).
+
+    Returns:
+        The edition it states (None without front matter) and the text after it.
+
+    >>> split_front_matter("---\nedition: 2\ndate: 2026-09-01\n---\nRules\n1. Cards speak.")
+    (Edition(edition='2', date='2026-09-01', source=None), 'Rules\n1. Cards speak.')
+    """
+    found = _FRONT_MATTER.match(text)
+    if found is None:
+        return None, text
+    values: dict[str, str] = {}
+    for line in found.group(1).splitlines():
+        pair = _FRONT_LINE.match(line)
+        if pair:
+            key = pair.group(1).lower()
+            values["edition" if key == "version" else key] = pair.group(2).strip("\"' ")
+    edition = Edition(values.get("edition"), values.get("date"), values.get("source"))
+    return edition, text[found.end() :]
+
+
+@dataclass(frozen=True)
 class Rulebook:
     """A parsed book.
 
@@ -114,12 +175,15 @@ class Rulebook:
         title: a display title derived from the name.
         passages: every passage in book order.
         sections: the top-level sections as ``(citation, heading)`` pairs.
+        edition: its edition, date and source, when known (front matter, ``books.toml`` for
+            the bundled books, or the file's date).
     """
 
     name: str
     title: str
     passages: tuple[Passage, ...]
     sections: tuple[tuple[str, str], ...]
+    edition: Edition | None = None
 
     @classmethod
     def from_text(cls, name: str, text: str, *, is_markdown: bool = False) -> Rulebook:
@@ -140,10 +204,11 @@ class Rulebook:
         >>> [p.section for p in book.passages]
         ['1', '2']
         """
+        edition, text = split_front_matter(text)
         passages, sections = _Parser(name, text, is_markdown=is_markdown).parse()
         if not passages:
             raise RulebookError(f"The rulebook '{name}' has no rules in it.")
-        return cls(name, display_title(name, text), passages, sections)
+        return cls(name, display_title(name, text), passages, sections, edition)
 
     def get(self, section: str) -> Passage:
         """Return the passage cited as ``section`` (or, for a bare heading, its first rule).
@@ -865,6 +930,48 @@ def bundled_books() -> dict[str, str]:
         if entry.name.endswith(BOOK_SUFFIXES) and entry.name != "SOURCES.md":
             books[entry.name.rsplit(".", 1)[0]] = entry.read_text(encoding="utf-8")
     return dict(sorted(books.items()))
+
+
+def bundled_editions() -> dict[str, Edition]:
+    """The bundled books' edition, date and source, from ``rulebooks/books.toml``."""
+    entry = resources.files("rulings") / "data" / "rulebooks" / "books.toml"
+    table = tomllib.loads(entry.read_text(encoding="utf-8"))
+    return {
+        name: Edition(
+            str(row["edition"]) if "edition" in row else None,
+            str(row["date"]) if "date" in row else None,
+            str(row["source"]) if "source" in row else None,
+        )
+        for name, row in table.items()
+    }
+
+
+def book_dates(folder: Path) -> dict[str, str]:
+    """The date each book in ``folder`` was last changed (``YYYY-MM-DD``, UTC), by book name."""
+    dates = {}
+    for path in sorted(folder.iterdir()):
+        if path.suffix.lower() in BOOK_SUFFIXES and path.is_file():
+            changed = dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.UTC)
+            dates[path.stem] = changed.date().isoformat()
+    return dates
+
+
+def with_editions(
+    books: dict[str, Rulebook], editions: dict[str, Edition], dates: dict[str, str]
+) -> dict[str, Rulebook]:
+    """Each book with its edition: its own front matter's, else ``editions``', else its date.
+
+    A league's own book without front matter is dated by its file (``dates``).
+    """
+    out = {}
+    for name, book in books.items():
+        edition = book.edition
+        if edition is None and name in dates:  # a league's own book (it may replace a bundled one)
+            edition = Edition(date=dates[name], source="the league's own rulebook file")
+        elif edition is None:
+            edition = editions.get(name)
+        out[name] = replace(book, edition=edition) if edition is not book.edition else book
+    return out
 
 
 def read_books(folder: Path) -> dict[str, str]:

@@ -221,7 +221,7 @@ def definition_asked(phrase: Sequence[str]) -> tuple[str, ...] | None:
     return words
 
 
-def _parent_sections(section: str) -> list[str]:
+def parent_sections(section: str) -> list[str]:
     """Citations above ``section``.
 
     ``2.G.d.6`` -> ``2``, ``2.G``, ``2.G.d``; ``No-Limit Betting Rules 9`` -> ``No-Limit
@@ -467,7 +467,7 @@ def build_lexical(passages: Sequence[Passage], home: str | None) -> LexicalIndex
     table_common = _table_common_terms(passages)
     # Sections that have numbered rules under them: their own text is an introduction.
     parents = {
-        (p.book, parent) for p in passages if not p.table for parent in _parent_sections(p.section)
+        (p.book, parent) for p in passages if not p.table for parent in parent_sections(p.section)
     }
     compounds = _compounds(passages)
     seen_titles: set[tuple[str, str, tuple[str, ...]]] = set()

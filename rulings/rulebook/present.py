@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
+from rulings.rulebook.answers import Evidence
 from rulings.rulebook.books import Passage
 from rulings.rulebook.lexical import HOME_BOOST, K1, LexicalIndex
 from rulings.rulebook.tuning import stage_weights
@@ -42,6 +43,9 @@ class Match:
         part: the table row, hand or repeated-number label, if any.
         table: the table's name and introducing sentence, for a table row.
         key: the passage's unique handle (``book section [part]``).
+        answers: the passage answers the question; False for a closest section offered when
+            no rule does ("closest, not an answer"), and for a rule-number look-up's passage
+            it is True.
     """
 
     book: str
@@ -53,6 +57,7 @@ class Match:
     part: str | None = None
     table: str | None = None
     key: str = ""
+    answers: bool = False
 
     @classmethod
     def of(cls, passage: Passage, score: float) -> Match:
@@ -92,6 +97,8 @@ class SearchResult:
         silent_book: the book the query named when that book has no rule on the question;
             ``closest`` is then that book's nearest passages and ``other_leagues`` what the
             other books say.
+        evidence: what the ranking showed, for the answer decision (None for a look-up, an
+            empty query or without the semantic tier).
     """
 
     query: str
@@ -101,6 +108,24 @@ class SearchResult:
     other_leagues: tuple[Match, ...] = ()
     is_lookup: bool = False
     silent_book: str | None = None
+    evidence: Evidence | None = None
+
+
+@dataclass(frozen=True)
+class WholeSection:
+    """A section with every rule under it, in book order.
+
+    Attributes:
+        book: the book's name.
+        section: the section's citation as the book numbers it (``2.D``).
+        title: its heading.
+        passages: the section's own text (when it has some) and every rule under it.
+    """
+
+    book: str
+    section: str
+    title: str
+    passages: tuple[Passage, ...]
 
 
 def autocomplete_label(p: Passage, show_book: bool) -> str:

@@ -36,29 +36,35 @@ import logging
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from rapidfuzz import fuzz
 
 from rulings.errors import UnknownRuleError
+from rulings.rulebook.answers import AnswerModel, Evidence
 from rulings.rulebook.books import (
     Passage,
     Rulebook,
+    book_dates,
     bundled_books,
+    bundled_editions,
     citation_slug,
     parse_books,
     read_books,
+    with_editions,
 )
 from rulings.rulebook.expand import Expander, Glossary, QueryTerms, build_expander, opposite_pairs
 from rulings.rulebook.fuse import fuse
 from rulings.rulebook.lexical import (
+    K1,
     NUMBERED,
     LexicalIndex,
     asks_amount,
     build_lexical,
     definition_asked,
+    parent_sections,
 )
 from rulings.rulebook.normalise import (
     WORD,
@@ -73,6 +79,7 @@ from rulings.rulebook.present import (
     MIN_COVERAGE,
     Match,
     SearchResult,
+    WholeSection,
     autocomplete_label,
     closest_sections,
     present,
@@ -236,17 +243,26 @@ class RuleIndex:
         glossary: Glossary | None = None,
         semantic: bool = True,
         model: Embedder | None = None,
+        answer_model: AnswerModel | None = None,
+        decide: bool = False,
     ) -> None:
         """Index ``books``; ``home`` is the league's own book (ranked first), if loaded.
 
         ``semantic=False`` leaves out the semantic tier (the lexical ranker alone); ``model``
-        replaces the bundled sentence model (its passage vectors are then all computed here).
+        replaces the bundled sentence model (its passage vectors are then all computed here);
+        ``decide=True`` adds the fitted "does it answer" decision (``answer_model``, else the
+        bundled one). It is off by default: fitted on the labelled queries the semantic tier
+        was trained on, it turns away paraphrases of a book the model never saw (a league's
+        own) and some fresh questions, so the ranking's own ``found`` decides.
         """
         self.index = build_index(
             books, home=home, glossary=glossary, semantic=semantic, model=model
         )
         self._labels: dict[tuple[Passage, bool], str] = {}
         self._masks: dict[frozenset[str], np.ndarray] = {}
+        self.answer_model: AnswerModel | None = None
+        if decide:
+            self.answer_model = answer_model if answer_model is not None else AnswerModel.bundled()
 
     @property
     def books(self) -> Mapping[str, Rulebook]:
@@ -311,7 +327,50 @@ class RuleIndex:
     def search(
         self, query: str, books: Sequence[str] | None = None, limit: int = 3
     ) -> SearchResult:
-        """Find the passages that answer ``query``.
+        """Find the passages that answer ``query``, or say that no rule does.
+
+        The ranking's best passage answers only when the answer model (``answers.py``) is
+        confident enough; otherwise the result is "no rule answers this" with the ranked
+        passages as its closest sections. Every match says whether it answers.
+
+        Args:
+            query: what the player typed.
+            books: only search these books (names); all books when None.
+            limit: how many matches to return (1 to 25).
+
+        Returns:
+            The result: best matches, or a "no match" with the closest sections.
+
+        Raises:
+            UnknownRuleError: a book in ``books`` is not loaded, or ``limit`` is out of range.
+        """
+        result = self.ranked(query, books, limit)
+        evidence = result.evidence
+        if result.found and evidence is not None and self.answer_model is not None:
+            confidence = self.answer_model.confidence(evidence)
+            if confidence < self.answer_model.threshold:
+                return SearchResult(
+                    result.query,
+                    (),
+                    False,
+                    closest=tuple(replace(m, answers=False) for m in result.matches),
+                    evidence=evidence,
+                )
+        if not result.found:
+            return result  # closest sections: Match.answers is False
+        return replace(
+            result,
+            matches=tuple(replace(m, answers=True) for m in result.matches),
+            other_leagues=tuple(replace(m, answers=True) for m in result.other_leagues),
+        )
+
+    def ranked(
+        self, query: str, books: Sequence[str] | None = None, limit: int = 3
+    ) -> SearchResult:
+        """The ranking before the answer model's say: ``search`` without the decision.
+
+        ``found`` is the ranking's own (a book named, poker talk, enough of the query matched
+        or a close enough meaning); ``evidence`` is what the answer model decides on.
 
         Args:
             query: what the player typed.
@@ -393,6 +452,7 @@ class RuleIndex:
             )
         )
         fused = None
+        evidence = None
         if self.index.semantic is not None:
             meaning = self.index.semantic.scores(text_for_terms)
             cosines = meaning
@@ -410,8 +470,9 @@ class RuleIndex:
             share = _LEXICAL_SHARE + (1 - _LEXICAL_SHARE) * trust * coverage
             fused = fuse(scored, cosines, allowed, share, _SEMANTIC_DEPTH)
             best = float(np.max(np.where(allowed, meaning, -1.0)))
+            evidence = _evidence(meaning, allowed, fused, scored, weighted, self.index, answer)
             answer = answer or best >= _SEMANTIC_FOUND
-        return present(
+        result = present(
             self.index.lexical,
             self.index.passages,
             text,
@@ -422,6 +483,7 @@ class RuleIndex:
             named=answer,
             fused=fused,
         )
+        return replace(result, evidence=evidence)
 
     def _allowed(self, wanted: frozenset[str]) -> np.ndarray:
         """A boolean mask of the passages in the books searched (kept per set of books)."""
@@ -470,6 +532,55 @@ class RuleIndex:
             other_leagues=tuple(best.values()),
             silent_book=book,
         )
+
+    def section(self, ref: str, book: str | None = None) -> WholeSection:
+        """The heading and every rule of a section (``2.D``), for reading it whole.
+
+        Args:
+            ref: the section's citation; a book's name may lead it (``poker-pub Bar rules``).
+            book: look only in this book; else the league's own book first, then the others.
+
+        Returns:
+            The section.
+
+        Raises:
+            UnknownRuleError: no loaded book has that section, or ``book`` is not loaded.
+        """
+        names = [book] if book is not None else list(self.book_names)
+        self._wanted_books(names)
+        bare = _LOOKUP_PREFIX.sub("", ref).strip()
+        slug = citation_slug(bare)
+        for name in names:
+            book_slug = self.index.book_slugs[name]
+            wanted = slug[len(book_slug) :] if slug.startswith(book_slug) else slug
+            if not wanted:
+                continue
+            inside = tuple(
+                p
+                for s, p in self.index.section_slugs[name]
+                if s == wanted or (s.startswith(wanted) and _is_section_child(p.section, wanted))
+            )
+            if inside:
+                head = inside[0]
+                return WholeSection(name, _cited(head.section, wanted), head.title, inside)
+        where = book if book is not None else "the league's books"
+        raise UnknownRuleError(f"There is no section {bare!r} in {where}.")
+
+    def enclosing(self, book: str, section: str) -> WholeSection:
+        """The section one level up from ``section`` (``2.G.d`` for ``2.G.d.6``), whole.
+
+        A top-level section is its own enclosing section.
+
+        Raises:
+            UnknownRuleError: the book is not loaded or has no such section.
+        """
+        parents = parent_sections(section)
+        for ref in (*reversed(parents), section):
+            try:
+                return self.section(ref, book)
+            except UnknownRuleError:
+                continue
+        raise UnknownRuleError(f"There is no section {section!r} in {book}.")
 
     def autocomplete(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
         """Suggestions for a half-typed query: ``(label, value)`` pairs, both <= 100 characters.
@@ -647,6 +758,35 @@ class RuleIndex:
         return hits[:limit]
 
 
+def _evidence(
+    meaning: np.ndarray,
+    allowed: np.ndarray,
+    fused: Sequence[tuple[float, int, float]],
+    scored: Sequence[tuple[float, int, float]],
+    weighted: Mapping[str, float],
+    index: Index,
+    poker_talk: bool,
+) -> Evidence:
+    """What the ranking shows about a query, for the answer model."""
+    masked = np.where(allowed, meaning, -1.0)
+    if masked.size >= 2:
+        second, first = np.partition(masked, masked.size - 2)[-2:]
+    else:
+        first, second = float(masked.max(initial=-1.0)), -1.0
+    idf = index.lexical.idf
+    ceiling = max(sum(idf.get(t, 0.0) * w for t, w in weighted.items()) * (K1 + 1), 1e-9)
+    top = fused[0][0] if fused else 0.0
+    return Evidence(
+        best_cosine=float(first),
+        cosine_margin=float(first - second),
+        fused_top=float(top),
+        fused_margin=float(top - fused[1][0]) if len(fused) >= 2 else float(top),
+        coverage=float(scored[0][2]) if scored else 0.0,
+        lexical_share=float(scored[0][0] / ceiling) if scored else 0.0,
+        poker_talk=1.0 if poker_talk else 0.0,
+    )
+
+
 _WORDS = stage_words("search")
 _GENERIC_NAME_WORDS = frozenset(_WORDS["generic_name_words"].split())
 
@@ -750,6 +890,18 @@ def _heading_lengths(typed: int) -> tuple[int, int]:
     return -(-ratio * typed // (200 - ratio)), (200 - ratio) * typed // ratio
 
 
+def _cited(section: str, slug: str) -> str:
+    """The citation of ``section`` cut to the part whose slug is ``slug``.
+
+    >>> _cited("2.D.a", "2d")
+    '2.D'
+    """
+    for end in range(len(section), 0, -1):
+        if citation_slug(section[:end]) == slug:
+            return section[:end].rstrip(" .-")
+    return section
+
+
 def _is_section_child(section: str, slug: str) -> bool:
     parts = [p for p in re.split(r"[^0-9A-Za-z]+", section) if p]
     acc = ""
@@ -792,9 +944,11 @@ def load_rulebooks(extra_dir: Path | None = None, *, home: str | None = DEFAULT_
     '2.G.d.6'
     """
     texts: list[tuple[str, str]] = list(bundled_books().items())
+    dates: dict[str, str] = {}
     if extra_dir is not None:
         texts.extend(read_books(Path(extra_dir)).items())
-    return RuleIndex(parse_books(texts), home=home)
+        dates = book_dates(Path(extra_dir))
+    return RuleIndex(with_editions(parse_books(texts), bundled_editions(), dates), home=home)
 
 
 _DEFAULT: dict[tuple[str, str | None], RuleIndex] = {}
@@ -822,7 +976,7 @@ def default_index(extra_dir: Path | None = None, *, home: str | None = DEFAULT_H
         digest.update(f"{name}\0{text}\0".encode())
     key = (digest.hexdigest(), home)
     if key not in _DEFAULT:
-        _DEFAULT[key] = RuleIndex(
-            parse_books([*bundled_books().items(), *texts.items()]), home=home
-        )
+        books = parse_books([*bundled_books().items(), *texts.items()])
+        dates = book_dates(Path(extra_dir)) if extra_dir is not None else {}
+        _DEFAULT[key] = RuleIndex(with_editions(books, bundled_editions(), dates), home=home)
     return _DEFAULT[key]

@@ -9,8 +9,8 @@ import pytest
 
 import rulings
 import rulings.rulebook
-from bot.features.rule.wording import escape_markdown, rule_reply
 from bot.surfaces.cli import main
+from bot.features.rule.wording import escape_markdown, rule_reply, section_pages
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_json_shape_is_exact(capsys):
     assert isinstance(data, list)
     assert len(data) == 2
     for item in data:
-        assert set(item) == {"book", "section", "title", "text", "score"}
+        assert set(item) == {"book", "section", "title", "text", "score", "answers"}
         assert isinstance(item["score"], float)
         assert len(item["text"]) <= 1500
     assert data[0] == {
@@ -63,6 +63,7 @@ def test_json_shape_is_exact(capsys):
         "title": "Regular Points",
         "text": "Finishing Position 7: Regular Points Awarded 300",
         "score": data[0]["score"],
+        "answers": True,
     }
     assert data[0]["score"] >= data[1]["score"]
 
@@ -79,8 +80,18 @@ def test_json_rule_number_and_book_filter(capsys):
 def test_json_no_match_gives_closest_and_says_so(capsys):
     code, out, err = run(capsys, "who won the super bowl", "--json")
     assert code == 0
-    assert "no rule matches" in err
-    assert len(json.loads(out)) >= 1
+    assert "no rule answers this" in err
+    closest = json.loads(out)
+    assert len(closest) >= 1
+    assert all(m["answers"] is False for m in closest)
+
+
+def test_json_every_result_says_whether_it_answers(capsys):
+    code, out, _ = run(capsys, "oversized chip", "--json")
+    assert code == 0
+    found = json.loads(out)
+    assert found[0]["section"] == "2.G.d.6"
+    assert all(m["answers"] is True for m in found)
 
 
 def test_empty_query_prints_the_guide(capsys):
@@ -123,6 +134,7 @@ def test_dir_adds_a_league_book(capsys, tmp_path: Path):
         "title": "Drinks",
         "text": "No glasses on the felt, ever.",
         "score": json.loads(out)[0]["score"],
+        "answers": True,
     }
 
 
@@ -132,7 +144,8 @@ def test_dir_adds_a_league_book(capsys, tmp_path: Path):
 def test_reply_has_citation_see_also_and_echo(index):
     reply = rule_reply(index, "cards speak")
     assert reply.citation == "btown-poker-league 2.G.d.4"
-    assert reply.footer == "You asked: “cards speak”"
+    assert reply.footer is not None
+    assert reply.footer.startswith("You asked: “cards speak” · BTown Poker League: as of ")
     reply = rule_reply(index, "2.G.c.2.E")
     see_also = next(f for f in reply.fields if f.name == "See also")
     assert see_also.value.startswith("**2.G.d.4** Betting Procedure: After the last round")
@@ -167,20 +180,22 @@ def test_reply_other_leagues_say(index):
 
 def test_reply_no_match_offers_closest_privately(index):
     reply = rule_reply(index, "pizza")
-    assert reply.title == "No rule matches that"
+    assert reply.title == "No rule answers this"
     assert reply.private
-    assert reply.fields[0].name == "Closest sections"
+    assert reply.fields[0].name == "Closest, not an answer"
 
 
 def test_reply_echo_is_neutralised_and_cut(index):
     nasty = "smoking\x00\x1b[31m **policy** @everyone <@123> " + "x" * 300
     reply = rule_reply(index, nasty)
     assert reply.footer is not None
-    assert "\x00" not in reply.footer
-    assert "\x1b" not in reply.footer
-    assert "**policy**" not in reply.footer
-    assert "\\*\\*policy\\*\\*" in reply.footer
-    assert "@everyone" not in reply.footer
+    # Echoed in the footer under an answer, in the text under "no rule answers this".
+    shown = reply.footer + reply.text
+    assert "\x00" not in shown
+    assert "\x1b" not in shown
+    assert "**policy**" not in shown
+    assert "\\*\\*policy\\*\\*" in shown
+    assert "@everyone" not in shown
     assert len(reply.footer) <= 300
 
 
@@ -213,3 +228,49 @@ def test_reply_fits_discord_limits(index):
         assert all(len(f.value) <= 1024 for f in reply.fields)
         total = len(reply.title) + len(reply.text) + sum(len(f.value) for f in reply.fields)
         assert total <= 6000
+
+
+# --- whole sections and editions ----------------------------------------------------------------
+
+
+def test_cli_section_2_d_prints_heading_and_every_rule(capsys):
+    code, out, _ = run(capsys, "--section", "2.D")
+    assert code == 0
+    assert out.startswith("BTown Poker League 2.D: Combining Tables and Reseating Players")
+    for rule in ("2.D.a", "2.D.b", "2.D.c", "2.D.d"):
+        assert rule in out
+
+
+def test_cli_unknown_section_is_one_line(capsys):
+    code, _, err = run(capsys, "--section", "9.Z")
+    assert code != 0
+    assert "There is no section '9.Z'" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_reply_footer_states_the_books_edition(index):
+    reply = rule_reply(index, "oversized chip")
+    assert reply.footer is not None
+    assert "· BTown Poker League: as of 2026-11-29, from " in reply.footer
+
+
+def test_reply_offers_the_whole_section(index):
+    reply = rule_reply(index, "oversized chip")
+    assert [(b.label, b.custom_id) for b in reply.buttons] == [
+        ("Whole section", "pf:rsec:btown-poker-league:2.G.d:1")
+    ]
+
+
+def test_a_long_section_is_paged_under_discords_limits(tmp_path):
+    rules = "\n".join(f"{n}. " + f"Rule {n} says a great deal. " * 40 for n in range(1, 10))
+    text = f"# Long book\n\n## 1. Long rules\n\n{rules}\n\n## 2. Short\n\n1. Short one.\n"
+    (tmp_path / "long-book.md").write_text(text, encoding="utf-8")
+    index = rulings.rulebook.load_rulebooks(tmp_path)
+    whole = index.section("1. Long rules", book="long-book")
+    pages = section_pages(index, whole)
+    assert len(pages) > 1
+    assert all(len(p.text) <= 4096 and len(p.title) <= 256 for p in pages)
+    assert pages[0].title.endswith(f"(1/{len(pages)})")
+    shown = "\n".join(p.text for p in pages)
+    assert all(f"**1. Long rules {n}**" in shown for n in range(1, 10))
+    assert "Short one" not in shown

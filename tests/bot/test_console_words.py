@@ -145,3 +145,11 @@ def test_every_console_command_is_reached_by_its_words():
     for command in COMMANDS:
         if "console" in command.surfaces:
             assert match(COMMANDS, [*command.path, "extra"]) == (command, len(command.path))
+
+
+def test_rule_with_a_section_number_reads_the_whole_section(console):
+    code, out, err = _run(console, "/rule 2.D")
+    assert code == 0, err
+    assert "Combining Tables and Reseating Players" in out
+    for rule in ("2.D.a", "2.D.b", "2.D.c", "2.D.d"):
+        assert rule in out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.command.model import CLI_ONLY, Command, Opt
+from bot.command.model import CLI_ONLY, Action, Command, Opt
 
 RULE = Command(
     path=("rule",),
@@ -34,7 +34,15 @@ RULE = Command(
             max_length=4096,
         ),
         Opt("json", "Print the matches as JSON", kind="yes", default=False, surfaces=CLI_ONLY),
+        Opt(
+            "section",
+            "Show a whole section: its heading and every rule (e.g. 2.D)",
+            max_length=100,
+            surfaces=CLI_ONLY,
+        ),
     ),
 )
 
 COMMANDS = (RULE,)
+
+ACTIONS = (Action("rsec", "bot.answers.rule:whole_section_page"),)

@@ -13,12 +13,14 @@ import logging
 
 import rulings
 import rulings.rulebook
-from bot.reply import Field, Reply, escape
+from bot.reply import Button, Field, Reply, escape
 from bot.surfaces.web.links import rule_url
 
 log = logging.getLogger(__name__)
 
 FIELD_LIMIT = 1024
+PAGE_CHARS = 3500  # a whole section's page: under Discord's 4,096 for a message's body
+CUSTOM_ID_CHARS = 100  # Discord's limit on a button's custom_id
 SNIPPET_CHARS = 160
 TABLE_ROWS_CHARS = 900
 MAX_LIMIT = rulings.rulebook.MAX_LIMIT  # the search engine's own bound
@@ -202,9 +204,9 @@ def rule_reply(
     if not result.found:
         lines = [f"**{_book_title(index, m.book)} {_head(m)}** {m.title}" for m in result.closest]
         return Reply(
-            title="No rule matches that",
-            text=f"Nothing in the rulebooks answers “{echo}”.",
-            fields=(Field("Closest sections", _clip("\n".join(lines) or "-", FIELD_LIMIT)),),
+            title="No rule answers this",
+            text=f"No rule in this league's books answers “{echo}”.",
+            fields=(Field("Closest, not an answer", _clip("\n".join(lines) or "-", FIELD_LIMIT)),),
             footer="Try other words, a rule number like 2.G.d.6, or /rule alone for the books.",
             private=True,
         )
@@ -225,10 +227,79 @@ def rule_reply(
         )
         if f is not None
     ]
+    edition = _edition(index, best.book)
+    footer = f"You asked: “{echo}” · {edition}" if edition else f"You asked: “{echo}”"
     return Reply(
         title=_clip(title, 256),
         text=_body(index, best) + _read_online(best, public_url),
         fields=tuple(fields),
         citation=best.key,
-        footer=_clip(f"You asked: “{echo}”", 300),
+        footer=_clip(footer, 300),
+        buttons=_whole_section_button(index, best),
     )
+
+
+def _edition(index: rulings.rulebook.RuleIndex, name: str) -> str:
+    """``Book title: as of 2026-11-29, from ...``: which text of the book is cited."""
+    book = index.books.get(name)
+    if book is None or book.edition is None:
+        return ""
+    described = book.edition.describe()
+    return f"{book.title}: {described}" if described else ""
+
+
+def _whole_section_button(
+    index: rulings.rulebook.RuleIndex, match: rulings.rulebook.Match
+) -> tuple[Button, ...]:
+    """A "Whole section" button for the section around ``match`` (none when it is all there)."""
+    try:
+        whole = index.enclosing(match.book, match.section)
+    except rulings.RulingsError:
+        return ()
+    custom_id = f"pf:rsec:{whole.book}:{whole.section}:1"
+    if len(whole.passages) < 2 or len(custom_id) > CUSTOM_ID_CHARS:
+        return ()
+    return (Button(label="Whole section", custom_id=custom_id),)
+
+
+def section_pages(
+    index: rulings.rulebook.RuleIndex, whole: rulings.rulebook.WholeSection
+) -> list[Reply]:
+    """A whole section: its heading and every rule, in pages under Discord's limits.
+
+    Args:
+        index: the loaded rulebooks.
+        whole: the section (``RuleIndex.section``).
+
+    Returns:
+        One reply per page (at least one); each names its page when there are several.
+    """
+    lines = []
+    for p in whole.passages:
+        head = f"{p.section} [{p.part}]" if p.part else p.section
+        lines.append(_clip(f"**{head}** {' '.join(p.text.split())}", PAGE_CHARS))
+    pages: list[list[str]] = [[]]
+    size = 0
+    for line in lines:
+        if pages[-1] and size + len(line) + 1 > PAGE_CHARS:
+            pages.append([])
+            size = 0
+        pages[-1].append(line)
+        size += len(line) + 1
+    name = _book_title(index, whole.book)
+    title = _clip(f"{name} {whole.section}: {whole.title}", 240)
+    edition = _edition(index, whole.book)
+    replies = []
+    for number, page in enumerate(pages, start=1):
+        paged = f"{title} ({number}/{len(pages)})" if len(pages) > 1 else title
+        rules = f"{len(whole.passages)} rules" if len(whole.passages) != 1 else "1 rule"
+        footer = f"{edition} · {rules}" if edition else rules
+        replies.append(
+            Reply(
+                title=paged,
+                text="\n".join(page),
+                citation=f"{whole.book} {whole.section}",
+                footer=_clip(footer, 300),
+            )
+        )
+    return replies
