@@ -150,7 +150,48 @@ processes while a query waited, a few ms of it whatever the query costs; the on-
 the search costs on a core of its own. The run prints the share of the timed wall time spent on
 CPU and the garbage collector's pauses, to tell the two apart.
 
-Run: ``.venv/bin/python benchmarks/rules.py`` (``--no-sealed`` while changing the search)
+Issue 24, honest measurement. 108 training queries that were exact or near duplicates of a
+sealed one (equal normalised text, or word Jaccard >= 0.8) left ``rule_queries.toml``, and a
+model was rebuilt from its base weights by ``tools/rebuild_rule_model.py`` (2 epochs, batches of
+256; no fine-tuned transformer any more; NOT shipped: six feature tests fail with it, see the
+model's README; the shipped vectors are the earlier model's, as int8). Its sealed figures
+(measured once, top-1 / top-3, overall and paraphrases): A 90.4 / 95.2, paraphrases 87.5 /
+90.0; B 88.6 / 98.5, paraphrases 84.6 / 96.2 (the shipped model, as the issue measured it: B
+93.2 / 99.2 with its duplicates, 90.0 / 98.8 without them; A 86.7 / 93.3 without them).
+
+Leave one book out (``--unseen``): for each book X a model is built by the same command with
+``--without-book X``: step 1's base vectors (the transformer's piece vectors, PCA; they read no
+book and no query) tuned on every labelled query none of whose answers lies in X, against the
+other books' passages only. X's passages are then embedded by that model at start-up (as a
+league's own book is), X is the home book, and X's labelled queries (every slice, 500 of them a
+book, evenly spaced) are searched across all five books. What a fold does NOT exclude: the
+lexical ranker's heuristics, the glossary and the fusion weights were written and tuned with
+all five books in view (the BTown book above all), so "lexical only" is not an unseen-book
+figure. Peers in the same run: the untuned base vectors in the same fusion, the lexical ranker
+alone, plain BM25 over the passages (headings and text). One run (issue 24), top-1 / top-3:
+
+=========================  ===========  ===========  ===========  ===========  ===========
+book X (500 queries each)  fold, int8   fold, fp16   untuned      lexical      BM25
+=========================  ===========  ===========  ===========  ===========  ===========
+bar-league-rules           67.6 / 86.4  67.6 / 86.2  62.6 / 78.8  59.2 / 75.6  37.4 / 57.6
+btown-poker-league         57.6 / 72.0  57.6 / 72.0  64.0 / 77.4  67.0 / 81.2  31.8 / 49.0
+poker-pub                  69.8 / 86.4  69.6 / 86.4  63.6 / 78.8  64.2 / 76.4  37.8 / 54.4
+red-white-blue-league      62.2 / 79.2  62.4 / 79.4  62.6 / 79.4  59.8 / 76.4  37.8 / 54.8
+the-game-texas-holdem      60.0 / 78.4  59.8 / 78.6  52.0 / 73.6  50.4 / 66.8  34.2 / 51.4
+worst book                 57.6 / 72.0  57.6 / 72.0  52.0 / 73.6  50.4 / 66.8  31.8 / 49.0
+=========================  ===========  ===========  ===========  ===========  ===========
+
+The target (top-1 >= 80%, top-3 >= 92% on every book) is far off. int8 rows with a scale cost
+nothing measurable beside float16 (within 0.2 points a book). The fusion leans on the trained
+vectors (lexical share 0.05, chosen on trained books): on a second sample of 150 queries a book
+(top-1, bar / btown / pub / rwb / game), a lexical share of 0.05 gives 66.7 / 56.7 / 70.0 / 62.0
+/ 56.0, 0.2 gives 64.7 / 68.7 / 74.0 / 65.3 / 56.0, 0.35 gives 60.0 / 73.3 / 70.7 / 65.3 / 55.3:
+an unseen book wants about 0.2, a trained one 0.05 (not changed yet: it needs the fusion to
+know which passages the model was trained on, the search's own code).
+
+Run: ``.venv/bin/python benchmarks/rules.py`` (``--no-sealed`` while changing the search;
+``--unseen [--sample N]`` for the leave-one-book-out table, which builds any fold missing from
+``build/rule_model/unseen/`` and so needs the ``train`` extra)
 """
 
 from __future__ import annotations
@@ -161,6 +202,7 @@ import math
 import os
 import re
 import statistics
+import sys
 import time
 import tomllib
 from collections import Counter, defaultdict
@@ -168,19 +210,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rapidfuzz import fuzz, process
 
 from rulings.rulebook import normalise, spell
 from rulings.rulebook import search as search_module
 from rulings.rulebook.books import Passage, bundled_books, citation_slug
 from rulings.rulebook.search import RuleIndex, load_rulebooks
-from rulings.rulebook.semantic import SemanticIndex
+from rulings.rulebook.semantic import SemanticIndex, StaticModel, passage_text
 
 HERE = Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rulebook"
 QUERIES = HERE / "rule_queries.toml"
 SEALED = HERE / "sealed_queries.toml"
 KINDS = ("keyword", "question", "slang", "misspelling", "table", "number", "paraphrase")
 LATENCY_TRAIN_SAMPLE = 1000
+ROOT = Path(__file__).resolve().parents[1]
+FOLDS = ROOT / "build" / "rule_model" / "unseen"
 SLICES = ("dev", "probe", "heldout", "blind", "fresh", "train", "sealed-A", "sealed-B")
 WORD = re.compile(r"[a-z0-9]+")
 
@@ -364,6 +409,104 @@ def load_queries(*, sealed: bool = True) -> list[dict[str, Any]]:
     return queries + [{**q, "slice": f"sealed-{q['batch']}"} for q in batch]
 
 
+# --- leave one book out ---------------------------------------------------------------------
+
+
+class PassageBM25:
+    """Plain BM25 over the books' passages (headings and text), the unseen-book peer."""
+
+    def __init__(self, passages: tuple[Passage, ...]) -> None:
+        self.passages = passages
+        self.docs = [Counter(words(passage_text(p))) for p in passages]
+        self.lengths = [sum(d.values()) for d in self.docs]
+        self.avg = sum(self.lengths) / len(self.lengths)
+        df: Counter[str] = Counter(t for d in self.docs for t in d)
+        n = len(self.docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+
+    def search(self, query: str, limit: int = 3) -> list[Passage | None]:
+        terms = set(words(query))
+        scores = []
+        for i, doc in enumerate(self.docs):
+            score = 0.0
+            for term in terms & doc.keys():
+                tf = doc[term]
+                norm = 1.2 * (1 - 0.75 + 0.75 * self.lengths[i] / self.avg)
+                score += self.idf[term] * tf * 2.2 / (tf + norm)
+            if score > 0:
+                scores.append((-score, i))
+        return [self.passages[i] for _, i in sorted(scores)[:limit]]
+
+
+def fold_folder(book: str) -> Path:
+    """The fold model that never saw ``book``, built by the rebuild tool if not yet there."""
+    folder = FOLDS / book
+    if not (folder / "static.npz").exists():
+        sys.path.insert(0, str(ROOT / "tools"))
+        from rebuild_rule_model import build  # needs the train extra (torch)
+
+        build(folder, without_book=book)
+    return folder
+
+
+def base_folder() -> Path:
+    """Step 1's vectors alone: read neither the books nor a labelled query."""
+    folder = FOLDS / "untuned"
+    if not (folder / "static.npz").exists():
+        sys.path.insert(0, str(ROOT / "tools"))
+        from rebuild_rule_model import build
+
+        build(folder, tuned=False)
+    return folder
+
+
+def unseen(sample: int) -> None:
+    """Leave one book out: each book's queries searched by a model that never saw the book."""
+    pin_one_core()
+    queries = load_queries(sealed=False)
+    index = load_rulebooks()
+    bm25 = PassageBM25(index.passages)
+    base = StaticModel.load(base_folder())
+    print("leave one book out: each fold's model tuned without book X (its passages are no")
+    print("negative) and without every query with an answer in X, from base vectors that read")
+    print("neither books nor queries; the league's home book is X, as a league's own book is.")
+    print("Measured on X's labelled queries (every slice; never the sealed batches).")
+    if sample:
+        print(f"(a fixed sample of at most {sample} queries a book)")
+    names = ("fold int8", "fold float16", "untuned base", "lexical only", "BM25 passages")
+    print(f"\n{'book X':24} {'n':>5}  " + "  ".join(f"{n:>15}" for n in names))
+    worst = {n: [1.0, 1.0] for n in names}
+    for book in sorted(index.books):
+        mine = [q for q in queries if any(e.split(" ", 1)[0] == book for e in q["expect"])]
+        if sample and len(mine) > sample:
+            mine = mine[:: len(mine) // sample][:sample]
+        folder = fold_folder(book)
+        int8 = StaticModel.load(folder)
+        half = np.load(folder / "vectors-float16.npy").astype(np.float32)
+        fp16 = StaticModel(int8.name + "-f16", int8.tokenizer, half)
+        engines: dict[str, Callable[[str], list[Passage | None]]] = {}
+        for label, model in (("fold int8", int8), ("fold float16", fp16), ("untuned base", base)):
+            engines[label] = _engine(RuleIndex(index.books, home=book, model=model))
+        engines["lexical only"] = _engine(RuleIndex(index.books, home=book, semantic=False))
+        engines["BM25 passages"] = bm25.search
+        cells = []
+        for name in names:
+            row = quality(engines[name], mine)[("all", "all")]
+            top1, top3 = row[1] / row[0], row[2] / row[0]
+            worst[name] = [min(worst[name][0], top1), min(worst[name][1], top3)]
+            cells.append(f"{top1:6.1%} / {top3:6.1%}")
+        print(f"{book:24} {len(mine):>5}  " + "  ".join(f"{c:>15}" for c in cells), flush=True)
+    cells = [f"{a:6.1%} / {b:6.1%}" for a, b in worst.values()]
+    print(f"{'worst book':24} {'':>5}  " + "  ".join(f"{c:>15}" for c in cells))
+
+
+def _engine(index: RuleIndex) -> Callable[[str], list[Passage | None]]:
+    def search(q: str) -> list[Passage | None]:
+        return [index.get(m.book, m.key.split(" ", 1)[1]) for m in index.search(q).matches]
+
+    return search
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument(
@@ -371,7 +514,16 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="leave the sealed batch out (it is run once per change set, never while tuning)",
     )
+    parser.add_argument(
+        "--unseen",
+        action="store_true",
+        help="leave one book out: each book's queries, the model rebuilt without the book",
+    )
+    parser.add_argument("--sample", type=int, default=0, help="--unseen: at most N a book")
     args = parser.parse_args(argv)
+    if args.unseen:
+        unseen(args.sample)
+        return
     pin_one_core()
     queries = load_queries(sealed=not args.no_sealed)
 

@@ -1,12 +1,10 @@
 """Semantic score: a sentence embedding of the query against every passage's.
 
-The model is all-MiniLM-L6-v2 (Apache-2.0) adapted to the rulebooks with the labelled queries
-(``tools/build_rule_model.py``), distilled into static embeddings (one vector per word piece of
-its vocabulary, ``tools/distill_rule_model.py``), then those vectors trained end to end with this
-module's own scoring (``tools/tune_static_model.py``), and shipped in
-``rulings/data/rule_model/`` (see its README, and the benchmark for the other candidates). At
-run time a text is tokenised (BERT's WordPiece, written here), its pieces' vectors averaged with
-their weights and normalised: numpy only, no download, a fraction of a millisecond a query.
+The model is static embeddings (one vector per word piece) computed from all-MiniLM-L6-v2
+(Apache-2.0; see NOTICE) and trained end to end with this module's own scoring on the labelled
+queries: ``python tools/rebuild_rule_model.py`` rebuilds it into ``rulings/data/rule_model/``
+(see its README). At run time a text is tokenised (BERT's WordPiece, written here), its pieces'
+vectors summed and normalised: numpy only, no download, a fraction of a millisecond a query.
 
 A passage is embedded with its headings and, for a table row, its table's title and introducing
 sentence; a long passage also by each of its sentences (under its title), and scores the best of
@@ -161,7 +159,10 @@ class StaticModel:
         vocabulary = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
         raw = (folder / "static.npz").read_bytes()
         with np.load(io.BytesIO(raw)) as data:
-            vectors = data["vectors"].astype(np.float32)
+            if "scale" in data:  # int8 rows, each with its own scale (``model_file``)
+                vectors = data["vectors"].astype(np.float32) * data["scale"][:, None]
+            else:
+                vectors = data["vectors"].astype(np.float32)
             name = f"{data['name']}-{hashlib.sha1(raw).hexdigest()[:12]}"
         return cls(name, WordPiece(vocabulary), vectors)
 
@@ -183,6 +184,25 @@ class StaticModel:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         unit: np.ndarray = out / np.maximum(norms, 1e-9)
         return unit
+
+
+def model_file(vectors: np.ndarray, name: str) -> bytes:
+    """The ``static.npz`` that ``StaticModel.load`` reads: int8 rows, a float32 scale each.
+
+    >>> rows = np.array([[0.5, -1.0], [0.0, 0.0]], dtype=np.float32)
+    >>> with np.load(io.BytesIO(model_file(rows, "m"))) as data:
+    ...     (data["vectors"] * data["scale"][:, None]).tolist()
+    [[0.5039370059967041, -1.0], [0.0, 0.0]]
+    """
+    rows = np.asarray(vectors, dtype=np.float32)
+    scale = np.abs(rows).max(axis=1) / 127
+    safe = np.where(scale > 0, scale, 1.0)
+    quantised = np.clip(np.rint(rows / safe[:, None]), -127, 127).astype(np.int8)
+    buffer = io.BytesIO()
+    np.savez_compressed(
+        buffer, vectors=quantised, scale=scale.astype(np.float32), name=np.array(name)
+    )
+    return buffer.getvalue()
 
 
 def _model_folder() -> Traversable:

@@ -30,11 +30,13 @@ KINDS = ("keyword", "question", "slang", "misspelling", "table", "number", "para
 # a player has yet to write.
 FRESH_BAR = {"top1": 0.85, "top3": 0.97}
 TRAIN_BAR = {"top1": 0.85, "top3": 0.98}
-# The sealed batches after their near duplicates left the training data (issue 24): asserted,
-# never printed by the suite.
+# The sealed batches, their near duplicates gone from the training file (issue 24): asserted,
+# never printed by the suite. Both batches clear these with the shipped model and with the model
+# rebuilt after the de-duplication (tools/rebuild_rule_model.py; its figures are in
+# benchmarks/rules.py's docstring, measured once).
 SEALED_BAR = {
-    "overall": {"top1": 0.80, "top3": 0.90},
-    "paraphrase": {"top1": 0.70, "top3": 0.85},
+    "overall": {"top1": 0.88, "top3": 0.95},
+    "paraphrase": {"top1": 0.84, "top3": 0.90},
 }
 
 
