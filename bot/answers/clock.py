@@ -198,4 +198,5 @@ def status(ctx: Context) -> Reply:
             raise
         records = ctx.db.run_sync(clocks.list_running_clocks, guild_id=ctx.guild_id)
         return running_clocks_reply(records, now)
-    return replace(status_reply(record, now), private=True)
+    # Only a Discord message is edited as the clock runs; a terminal shows it once.
+    return replace(status_reply(record, now, live=ctx.surface == "discord"), private=True)

@@ -20,7 +20,9 @@ log = logging.getLogger(__name__)
 MAX_FIELDS = 25  # Discord's limit per embed
 
 
-def status_reply(record: ClockRecord, now: dt.datetime, *, tournament: str | None = None) -> Reply:
+def status_reply(
+    record: ClockRecord, now: dt.datetime, *, tournament: str | None = None, live: bool = True
+) -> Reply:
     """The live status of a clock: level, time left, next level, next break.
 
     Args:
@@ -28,6 +30,7 @@ def status_reply(record: ClockRecord, now: dt.datetime, *, tournament: str | Non
         now: the moment shown.
         tournament: the channel's running tournament in one line (players left, average
             stack), shown while one is open there.
+        live: the message is edited as the clock runs (Discord's): its footer says so.
 
     Returns:
         A public reply.
@@ -78,7 +81,8 @@ def status_reply(record: ClockRecord, now: dt.datetime, *, tournament: str | Non
         title=f"Tournament clock: {structure.title}",
         fields=tuple(fields),
         citation=structure.source or None,
-        footer=f"As of <t:{int(now.timestamp())}:T>; updated every 30 seconds.",
+        footer=f"As of <t:{int(now.timestamp())}:T>"
+        + ("; updated every 30 seconds." if live else "."),
     )
 
 

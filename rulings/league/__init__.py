@@ -59,7 +59,9 @@ if TYPE_CHECKING:
     from rulings.league.stack import (
         Arrival,
         StartingStack,
+        check_late_big_blind,
         in_birthday_window,
+        late_big_blinds,
         late_reduction,
         starting_stack,
     )
@@ -117,6 +119,7 @@ __all__ = [
     "check_date",
     "check_id",
     "check_import_size",
+    "check_late_big_blind",
     "check_level",
     "check_name",
     "describe_suspension",
@@ -125,6 +128,7 @@ __all__ = [
     "forfeits_season",
     "in_birthday_window",
     "is_strike_active",
+    "late_big_blinds",
     "late_reduction",
     "league_presets",
     "load_league_rules",

@@ -134,3 +134,10 @@ def test_2_d_c_balance_takes_the_seat_due_the_big_blind_without_a_draw() -> None
     _, entry = balance_tables(night, random.Random(0))
     assert [m.to_seat for m in entry.moves] == [Seat(1, 3)]
     assert entry.drawn_tables == ()
+
+
+def test_average_stack_is_rounded_not_truncated() -> None:
+    night = seated_night({1: [1, 2]}, {})
+    night = night.apply(SignedIn(Entrant("Odd", 18002), Seat(1, 3)))
+    assert night.chart.chips_in_play == 54002
+    assert night.chart.average_stack == 18001  # 18,000.67
