@@ -160,6 +160,8 @@ def plain(text: str) -> str:
 
     >>> plain("**Alice** wins\n```\n1 Bob\n```\n\\*\\*Bold\\*\\* @\u200beveryone")
     'Alice wins\n1 Bob\n**Bold** @everyone'
+    >>> plain("<@123> is linked; " + escape("<@456>"))
+    'member 123 is linked; <@456>'
     """
     lines = [line for line in text.splitlines() if line.strip() != "```"]
     text = "\n".join(lines)
@@ -170,11 +172,19 @@ def plain(text: str) -> str:
         if len(part) == 2 and part[0] == "\\":
             out.append(part[1])
         else:
-            out.append(part.replace("**", "").replace("||", ""))
+            # A mention the bot wrote (a typed one is escaped) reads as words (no ping here).
+            out.append(_MENTION.sub(_mention_words, part.replace("**", "").replace("||", "")))
     return _TIMESTAMP.sub(_local_time, "".join(out).replace("@\u200b", "@"))
 
 
 _TIMESTAMP = re.compile(r"<t:(-?\d+)(?::[tTdDfFR])?>")
+_MENTION = re.compile(r"<(@!?|@&|#)(\d{1,20})>")
+_MENTIONED = {"@": "member", "@!": "member", "@&": "role", "#": "channel"}
+
+
+def _mention_words(match: re.Match[str]) -> str:
+    """A Discord mention as a terminal shows it: ``<@123>`` is ``member 123``."""
+    return f"{_MENTIONED[match.group(1)]} {match.group(2)}"
 
 
 def _local_time(match: re.Match[str]) -> str:

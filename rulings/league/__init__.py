@@ -78,7 +78,9 @@ from rulings.league.rules import (
 from rulings.league.stack import (
     Arrival,
     StartingStack,
+    check_late_big_blind,
     in_birthday_window,
+    late_big_blinds,
     late_reduction,
     starting_stack,
 )
@@ -143,6 +145,7 @@ __all__ = [
     "check_date",
     "check_id",
     "check_import_size",
+    "check_late_big_blind",
     "check_level",
     "check_name",
     "check_rsvp_night",
@@ -153,6 +156,7 @@ __all__ = [
     "forfeits_season",
     "in_birthday_window",
     "is_strike_active",
+    "late_big_blinds",
     "late_reduction",
     "league_presets",
     "load_league_rules",

@@ -27,6 +27,8 @@ import logging
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
+from rapidfuzz import fuzz, process
+
 from rulings.errors import EventFormatError
 from rulings.league.events import EventRecord, PremiumHand, Receipt
 from rulings.league.names import name_key
@@ -37,6 +39,9 @@ log = logging.getLogger(__name__)
 
 
 _key = name_key
+
+_CLOSE_NAME = 70.0
+"""A name this close (rapidfuzz ratio) to a player of the event is offered as the one meant."""
 
 
 def canonical_record(record: EventRecord, known: Mapping[str, str]) -> EventRecord:
@@ -113,7 +118,8 @@ def check_awards(record: EventRecord) -> EventRecord:
     ...     finish=[["Alice"]], played=["Zed"], second_chance_winners=["Zed"])).played
     ('Zed',)
     """
-    players = {_key(n) for group in record.finish for n in group} | {_key(n) for n in record.played}
+    everyone = [n for group in record.finish for n in group] + list(record.played)
+    players = {_key(n): n for n in everyone}
     awards: list[tuple[str, Iterable[str]]] = [
         ("bounties", record.bounties.keys()),
         ("premium_hands", (h.player for h in record.premium_hands)),
@@ -123,8 +129,12 @@ def check_awards(record: EventRecord) -> EventRecord:
     for what, names in awards:
         for n in names:
             if _key(n) not in players:
+                close = process.extractOne(
+                    _key(n), list(players), scorer=fuzz.ratio, score_cutoff=_CLOSE_NAME
+                )
+                hint = f"did you mean '{players[close[0]]}'? If not, " if close else ""
                 raise EventFormatError(
-                    f"{what}: {n} did not play this event; add him to played first"
+                    f"{what}: {n} did not play this event; {hint}add {n} to played first"
                 )
     return record
 

@@ -18,6 +18,7 @@ import datetime
 import logging
 from dataclasses import dataclass
 
+from rulings.clock import BlindLevel, Break, load_structure
 from rulings.errors import StackError
 from rulings.league.rules import LeagueRules
 
@@ -131,6 +132,42 @@ def late_reduction(big_blind: int, rules: LeagueRules) -> int:
     return rules.late_penalty_big_blinds * big_blind
 
 
+def late_big_blinds(rules: LeagueRules) -> tuple[int, ...]:
+    """The big blinds a late player may sit down at (1.E.d).
+
+    The league structure's levels up to the end of late registration; a sign-in during that
+    break takes the level after it.
+
+    >>> from rulings.league.rules import load_league_rules
+    >>> late_big_blinds(load_league_rules())
+    (200, 400, 600, 800, 1000, 2000)
+    """
+    structure = load_structure(rules.blind_structure)
+    steps = structure.steps
+    last = structure.late_registration_step
+    if last is None:
+        last = len(steps) - 1
+    elif isinstance(steps[last], Break) and last + 1 < len(steps):
+        last += 1
+    levels = (s.big_blind for s in steps[: last + 1] if isinstance(s, BlindLevel))
+    return tuple(dict.fromkeys(levels))
+
+
+def check_late_big_blind(big_blind: int, rules: LeagueRules) -> None:
+    """Refuse a late big blind that is not one of the league structure's (``late_big_blinds``).
+
+    Raises:
+        StackError: naming the valid values.
+    """
+    valid = late_big_blinds(rules)
+    if big_blind not in valid:
+        shown = ", ".join(f"{b:,}" for b in valid)
+        raise StackError(
+            f"big_blind: {big_blind:,} is not a big blind of the {rules.blind_structure} "
+            f"structure open to late players; give one of {shown}"
+        )
+
+
 def starting_stack(arrival: Arrival, rules: LeagueRules) -> StartingStack:
     """Compute a player's starting stack.
 
@@ -142,14 +179,13 @@ def starting_stack(arrival: Arrival, rules: LeagueRules) -> StartingStack:
         The stack with its parts.
 
     Raises:
-        StackError: A late player marked early or on time, a negative count of new players,
-            a big blind past the late-registration cutoff, or a penalty eating the stack.
+        StackError: A negative count of new players, a big blind past the late-registration
+            cutoff, or a penalty eating the stack. A late player's extras (early, on time,
+            birthday, new player) are not given and ``not_awarded`` says why (1.E.d).
     """
     late = arrival.late_big_blind is not None
     if arrival.new_players_brought < 0:
         raise StackError("the number of new players brought cannot be negative")
-    if late and (arrival.early_signin or arrival.on_time):
-        raise StackError("a late player cannot also have signed in early or been seated on time")
     extras: list[tuple[str, int]] = []
     refused: list[str] = []
     late_rule, cap_rule = _section(rules, "late_registration"), _section(rules, "extra_chips")

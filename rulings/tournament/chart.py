@@ -306,8 +306,10 @@ class Chart:
 
     @property
     def average_stack(self) -> int:
-        """Chips in play over the players at the tables (0 with nobody seated)."""
-        return self.chips_in_play // len(self.seated) if self.seated else 0
+        """Chips in play over the players at the tables, rounded (0 with nobody seated)."""
+        if not self.seated:
+            return 0
+        return (2 * self.chips_in_play + len(self.seated)) // (2 * len(self.seated))
 
 
 @dataclass(frozen=True)

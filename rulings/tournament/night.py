@@ -505,7 +505,13 @@ def balance_tables(night: Night, rng: random.Random) -> tuple[Night, TablesBalan
             fewest = min(now.values())
             table = rng.choice([t for t in tables if now[t] == fewest])
             taken = {s: k for k, s in seated.items()}
-            do(key, rng.choice(_free_seats(setup, chart, table, taken)))
+            free = _free_seats(setup, chart, table, taken)
+            # A drawn seat, but not the next small blind's while another is free (2.D.a-b).
+            others = [s for s in free if not _is_next_small_blind(setup, chart, s, taken)]
+            seat = rng.choice(others or free)
+            do(key, seat)
+            if _is_next_small_blind(setup, chart, seat, taken):
+                sits_out.append(chart.name(key))
     view = Chart(
         status=chart.status,
         players=chart.players,

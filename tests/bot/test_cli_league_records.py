@@ -121,7 +121,7 @@ def test_6_1_c_an_award_to_someone_who_did_not_play_is_refused(tmp_path, db, cap
         "import",
         write(tmp_path, "a.json", night(second_chance_winners=["Zed"])),
     )
-    assert "Zed did not play this event; add him to played first" in err
+    assert "Zed did not play this event; add Zed to played first" in err
     _, out, _ = run(capsys, "player", "list", *db)
     assert "Zed" not in out
 

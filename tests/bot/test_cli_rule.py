@@ -9,8 +9,8 @@ import pytest
 
 import rulings
 import rulings.rulebook
-from bot.surfaces.cli import main
 from bot.features.rule.wording import escape_markdown, rule_reply, section_pages
+from bot.surfaces.cli import main
 
 
 @pytest.fixture(scope="module")

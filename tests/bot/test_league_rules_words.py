@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy.engine import Engine
 
+import rulings
 from bot.command.model import Context
 from bot.config import Settings
 from bot.database import Database
@@ -74,3 +75,44 @@ def test_a_player_who_does_not_exist_is_named_as_such_not_as_pointless(engine):
         with pytest.raises(NotFound, match="there is no player 'Bea'") as info:
             ask(ctx, player="Bea")
         assert "has no points" not in str(info.value)
+
+
+def test_a_bad_receipt_amount_names_the_amount_once(engine):
+    from bot.features.td import handlers as td
+
+    with pytest.raises(rulings.EventFormatError) as refused:
+        td.receipt(ctx_for(engine), event=1, player="Alice", amount="abc")
+    assert str(refused.value).startswith("receipt: amount 'abc' is not a dollar amount")
+    assert "amount: amount" not in str(refused.value)
+
+
+def test_an_award_for_a_look_alike_of_a_player_asks_did_you_mean():
+    record = build_event(
+        season="2026 Fall", location="Brewpub", date="2026-11-20", kind="regular",
+        finish=[["Alice"], ["Bob"]], bounties={"Alcie": 1},
+    )  # fmt: skip
+    with pytest.raises(rulings.EventFormatError) as refused:
+        rulings.check_awards(record)
+    assert str(refused.value) == (
+        "bounties: Alcie did not play this event; did you mean 'Alice'? If not, add Alcie to "
+        "played first"
+    )
+
+
+def test_the_console_shows_mentions_as_words_and_no_live_update_promise(engine):
+    from bot.features.clock.wording import status_reply
+    from bot.reply import Reply
+
+    assert Reply("Linked", "<@123> is linked").to_plain() == "Linked\n\nmember 123 is linked"
+    record = _clock_record(engine)
+    assert "updated every 30 seconds" in (status_reply(record, NOW).footer or "")
+    assert "updated every" not in (status_reply(record, NOW, live=False).footer or "")
+
+
+def _clock_record(engine: Engine):
+    from storage.clocks import add_clock
+
+    with session_scope(engine) as s:
+        return add_clock(
+            session=s, guild_id=1, channel_id=9, structure="btown", started_at=NOW, created_by=7
+        )

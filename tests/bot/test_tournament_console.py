@@ -122,7 +122,8 @@ def test_start_offers_the_leagues_blind_structure_and_an_override_counts(db):
     assert main(["league", "set", "--preset", "poker-pub", "--db", db]) == 0
     code, out, err = run(db, *night)
     assert (code, err) == (0, "")
-    assert "the button starts the league's poker-pub structure (or /clock start poker-pub)" in out
+    assert "No clock runs here: /clock start poker-pub starts the league's structure." in out
+    assert "the button" not in out
 
     # A league's own blind_structure (an override of its preset) is the one offered, and the
     # one /clock start runs without a structure.
@@ -135,7 +136,7 @@ def test_start_offers_the_leagues_blind_structure_and_an_override_counts(db):
         "/clock end",
     )
     assert (code, err) == (0, "")
-    assert "the button starts the league's bar-league structure (or /clock start bar-league)" in out
+    assert "No clock runs here: /clock start bar-league starts the league's structure." in out
     assert "Bar League clock started. Level 1: blinds 1/2" in out
 
 

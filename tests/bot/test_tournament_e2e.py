@@ -208,8 +208,8 @@ async def test_awards_during_the_night_go_into_its_event(fake: FakeDiscord, bot:
     assert "Bounty chips: Kim 2\nPremium hands: Lou (quads)" in _text(status)
     await director(fake, "tournament", ["bust"], guild=g, players="Lou")
     done = await director(fake, "tournament", ["finish"], guild=g)
-    assert "1st Kim: 1300 RP / 250 BP" in _text(done)  # 1,200 + 2 bounty chips x 50
-    assert "2nd Lou: 900 RP / 200 BP" in _text(done)  # 800 + quads 100
+    assert "1st Kim: 1,300 RP, 250 BP" in _text(done)  # 1,200 + 2 bounty chips x 50
+    assert "2nd Lou: 900 RP, 200 BP" in _text(done)  # 800 + quads 100
 
     def stored(*, session: Session) -> list[tuple[Any, ...]]:
         league = get_league(session=session, guild_id=g)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -134,3 +135,80 @@ def test_2_c_b_2_stack_gives_no_new_player_chips_to_a_returning_player(engine):
     assert "18,000" in returning.title + returning.text
     new = league_answers.stack(ctx, player="Cal Newman", new_player=True)
     assert "22,000" in new.title + new.text
+
+
+def test_open_warns_when_a_result_is_stored_for_the_same_bar_and_date(engine):
+    store_nights(engine, "Bea Thornton", [NOW.date().isoformat()])
+    reply = t.open(ctx_for(engine), location="Brewpub", tables=1)
+    assert "a result is already stored for Brewpub on 2026-11-20" in reply.text
+    assert "(/td correct)" in reply.text
+    assert "event correct" not in reply.text
+    assert "1 table." in reply.text  # not "1 tables"
+
+
+def test_open_says_nothing_when_no_result_is_stored_that_night(engine):
+    store_nights(engine, "Bea Thornton", ["2026-11-13"])
+    reply = t.open(ctx_for(engine), location="Brewpub")
+    assert "already stored" not in reply.text
+
+
+def test_a_stored_result_refuses_the_finish_naming_the_surfaces_command(engine):
+    store_nights(engine, "Bea Thornton", [NOW.date().isoformat()])
+    ctx = ctx_for(engine)
+    t.open(ctx, location="Brewpub")
+    for name in ("Ann", "Bob"):
+        t.register(ctx, player=name)
+    t.start(ctx)
+    with pytest.raises(RulingsError, match=r"correct that event \(/td correct\)"):
+        t.finish(ctx, chips="Ann 20000, Bob 16000")
+
+
+def test_1_e_d_late_extras_are_reported_not_given_early_as_birthday(engine):
+    ctx = ctx_for(engine)
+    t.open(ctx, location="Brewpub")
+    for name in ("Ann", "Bob"):
+        t.register(ctx, player=name)
+    t.start(ctx)
+    reply = t.register(ctx, player="Cy", early=True, birthday=True, big_blind=600)
+    assert "16,800 chips" in reply.text
+    assert "Not given: signed in early: late players get no extra chips (1.E.d)" in reply.text
+    assert "Not given: birthday event: late players get no extra chips (1.E.d)" in reply.text
+
+
+def test_1_e_d_a_late_big_blind_not_in_the_structure_is_refused_with_the_valid_ones(engine):
+    ctx = ctx_for(engine)
+    t.open(ctx, location="Brewpub")
+    for name in ("Ann", "Bob"):
+        t.register(ctx, player=name)
+    t.start(ctx)
+    stored = log_length(engine)
+    with pytest.raises(RulingsError) as refused:
+        t.register(ctx, player="Cy", big_blind=700)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert "700 is not a big blind of the btown structure" in message
+    assert "200, 400, 600, 800, 1,000, 2,000" in message
+    assert log_length(engine) == stored
+
+
+def test_start_in_the_console_names_the_command_not_a_button(engine):
+    ctx = ctx_for(engine)
+    t.open(ctx, location="Brewpub")
+    for name in ("Ann", "Bob"):
+        t.register(ctx, player=name)
+    reply = t.start(ctx)
+    assert reply.buttons == ()
+    assert "the button" not in reply.text
+    assert "/clock start btown" in reply.text
+
+
+def test_finish_points_group_digits_as_everywhere(engine):
+    ctx = ctx_for(engine)
+    t.open(ctx, location="Brewpub")
+    for i in range(10):
+        t.register(ctx, player=f"P{i}")
+    t.start(ctx)
+    done = t.finish(ctx, chips=", ".join(f"P{i} {1000 * (i + 1)}" for i in range(10)))
+    points = done.fields[0].value
+    assert re.search(r"1st P9: \d{1,3}(,\d{3})* RP, \d{1,3}(,\d{3})* BP", points)
+    assert " / " not in points

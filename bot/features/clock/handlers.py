@@ -205,4 +205,6 @@ def status(ctx: Context) -> Reply:
 
         if ctx.db.run_sync(is_live_page_shown_for_guild, guild_id=record.guild_id):
             link = live_url(ctx.settings.public_url, record.channel_id)
-    return replace(status_reply(record, now, live_url=link), private=True)
+    # Only a Discord message is edited as the clock runs; a terminal shows it once.
+    live = ctx.surface == "discord"
+    return replace(status_reply(record, now, live_url=link, live=live), private=True)

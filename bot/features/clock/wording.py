@@ -27,6 +27,7 @@ def status_reply(
     tournament: str | None = None,
     card: bool = False,
     live_url: str | None = None,
+    live: bool = True,
 ) -> Reply:
     """The live status of a clock: level, time left, next level, next break.
 
@@ -40,6 +41,8 @@ def status_reply(
             counts down by itself, so its fields change only when the level, a pause or the
             players left change (and only then is it edited).
         live_url: the channel's live page (``WEB_BASE_URL/live/<channel>``), linked when given.
+        live: the reply is a Discord message kept up to date: its footer says so (a
+            terminal shows it once).
 
     Returns:
         A public reply.
@@ -92,7 +95,9 @@ def status_reply(
         fields.append(Field("Tournament", tournament))
     if live_url is not None and not pos.is_ended:
         fields.append(Field("Live page", live_url))
-    footer = f"As of <t:{int(now.timestamp())}:T>; updated every 30 seconds."
+    footer = f"As of <t:{int(now.timestamp())}:T>" + (
+        "; updated every 30 seconds." if live else "."
+    )
     if card:
         footer = "Counts down by itself; updated when the level, a pause or the players change."
     return Reply(

@@ -12,6 +12,8 @@ import logging
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 from sqlmodel import Session
 
 import rulings
@@ -82,7 +84,21 @@ def _player_name(session: Session, league_id: int, player: str) -> str:
     Raises:
         NotFound: nobody by that name in the league (with a did-you-mean when one is close).
     """
-    return get_player(session=session, league_id=league_id, name=player).name
+    try:
+        return get_player(session=session, league_id=league_id, name=player).name
+    except NotFound:
+        pass
+    key = name_key(player)
+    known: dict[str, str] = {}
+    for info in list_players(session=session, league_id=league_id):
+        known.update((name_key(n), info.name) for n in (info.name, *info.aliases))
+    close = [k for k in known if fuzz.ratio(key, k) >= SUGGEST_SCORE]
+    # Equal ratios ("4O" is as near "40" as "04"): the fewest edits in place wins.
+    best = max(
+        close, key=lambda k: (fuzz.ratio(key, k), Levenshtein.similarity(key, k)), default=None
+    )
+    extra = f"; did you mean '{known[best]}'?" if best is not None else ""
+    raise NotFound(f"there is no player '{' '.join(player.split())}'{extra}")
 
 
 def standings_player_reply(table: StandingsTable, player: str) -> Reply:

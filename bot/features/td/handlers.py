@@ -297,7 +297,7 @@ def receipt(
         raise BadOption("To remove a receipt, give its ref (or its amount).")
     if amount is None and not remove:
         raise BadOption("amount: give the receipt's amount in dollars, e.g. 12.50.")
-    cents = rulings.parse_amount_cents(amount, "amount") if amount is not None else 0
+    cents = rulings.parse_amount_cents(amount, "receipt") if amount is not None else 0
     edit = EventEdit(receipt=rulings.Receipt(player, cents, ref, photo), remove=remove)
     return _amend(ctx, event, edit, allow=confirm, confirm=confirm)
 

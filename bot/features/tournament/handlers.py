@@ -41,8 +41,9 @@ from rulings import (
     TablesBalanced,
     TournamentError,
 )
+from storage.errors import EventConflictError
 from storage.event_import import import_events
-from storage.events import ImportOutcome
+from storage.events import ImportOutcome, list_events
 from storage.guild_settings import ensure_guild_league
 from storage.leagues import (
     LeagueInfo,
@@ -201,9 +202,21 @@ def open(
     """/tournament open: tonight's tournament in this channel."""
     with ctx.transaction() as session:
         league = _league(session, ctx)
-        where = get_location(session=session, league_id=league.id, name=location).name
-        when = get_season(session=session, league_id=league.id, name=season).name
+        place = get_location(session=session, league_id=league.id, name=location)
+        found = get_season(session=session, league_id=league.id, name=season)
+        where, when = place.name, found.name
         room = Room(where, when, seats, tables)
+        stored = [
+            e
+            for e in list_events(
+                session=session,
+                league_id=league.id,
+                season_id=found.id,
+                location_id=place.id,
+                include_void=False,
+            )
+            if e.date == ctx.today() and e.kind == "regular"
+        ]
         open_tournament(
             session=session,
             league_id=league.id,
@@ -212,12 +225,22 @@ def open(
             actor=ctx.actor,
             now=ctx.now(),
         )
-    size = f"{tables} tables" if tables else "as many tables as the sign-ins need"
-    return Reply(
-        title=f"Tournament open: {where}",
-        text=f"Season {when}; {seats} seats a table, {size}. Sign players in with "
-        "/tournament register.",
-    )
+    size = plural(tables, "table") if tables else "as many tables as the sign-ins need"
+    lines = [
+        f"Season {when}; {seats} seats a table, {size}. Sign players in with /tournament register."
+    ]
+    lines += [
+        f"**Warning**: a result is already stored for {escape(where)} on {e.date.isoformat()} "
+        f"(event #{e.id}); tonight's finish would be refused. Correct that event "
+        f"({_command(ctx, 'td correct')}) or void it ({_command(ctx, 'td void')}) first."
+        for e in stored
+    ]
+    return Reply(title=f"Tournament open: {where}", text="\n".join(lines))
+
+
+def _command(ctx: Context, words: str) -> str:
+    """A command as this surface spells it: ``/td correct``, or ``pokerfloor td correct``."""
+    return f"pokerfloor {words}" if ctx.surface == "cli" else f"/{words}"
 
 
 def register(
@@ -251,6 +274,8 @@ def register(
         )
         played = count_events_played(session=session, league_id=record.league_id, name=name)
         rules = get_league_rules(session=session, league_id=record.league_id)
+        if big_blind is not None:
+            rulings.check_late_big_blind(big_blind, rules)
         late = None
         if record.night.chart.status == "running":
             late = late_entry_for(
@@ -322,13 +347,18 @@ def start(ctx: Context) -> Reply:
     structure = rules.blind_structure
     lines = [_head(night.chart), f"Chips in play: {_n(night.chart.chips_in_play)}"]
     buttons: tuple[Button, ...] = ()
-    if clock is None:
+    if clock is None and ctx.surface == "discord":
         lines.append(
             f"No clock runs in this channel: the button starts the league's {structure} "
             f"structure (or /clock start {structure})."
         )
         label = f"Start the clock ({structure})"
         buttons = (Button(label, f"pf:{START_CLOCK}:{structure}", style="primary"),)
+    elif clock is None:
+        lines.append(
+            f"No clock runs here: {_command(ctx, 'clock start')} {structure} starts the "
+            f"league's structure."
+        )
     else:
         lines.append(f"Clock: {clock}")
     return Reply(
@@ -652,14 +682,21 @@ def _store_finish(
             season = get_season(session=session, league_id=record.league_id).name
         event = rulings.night_event(night, season=season, date=ctx.today())
         names = [n for group in event.finish for n in group]
-        outcome = import_events(
-            [event],
-            session=session,
-            league_id=record.league_id,
-            actor=ctx.actor,
-            now=ctx.now(),
-            allow_new=[*names, event.location, event.season],
-        )[0]
+        try:
+            outcome = import_events(
+                [event],
+                session=session,
+                league_id=record.league_id,
+                actor=ctx.actor,
+                now=ctx.now(),
+                allow_new=[*names, event.location, event.season],
+            )[0]
+        except EventConflictError:  # storage names the command line's command
+            raise TournamentError(
+                f"a result is already stored for {event.location} on {event.date.isoformat()}; "
+                f"correct that event ({_command(ctx, 'td correct')}) or void it "
+                f"({_command(ctx, 'td void')}), then finish again"
+            ) from None
         stored = add_entry(
             session=session,
             record=record,
@@ -695,11 +732,11 @@ def _finish_reply(title: str, outcome: ImportOutcome, how: str) -> Reply:
     lines = []
     for p in outcome.points:
         place = _ordinal(p.position) if p.position is not None else "played"
-        lines.append(f"{place} {escape(p.player)}: {p.rp} RP / {p.bp} BP")
+        lines.append(f"{place} {escape(p.player)}: {_n(p.rp)} RP, {_n(p.bp)} BP")
     return Reply(
         title=title,
         text=f"{how} Stored as event {outcome.event.label}.",
-        fields=(Field("Points (RP/BP)", "\n".join(lines) or "(none)"),),
+        fields=(Field("Points", "\n".join(lines) or "(none)"),),
     )
 
 

@@ -73,9 +73,16 @@ def test_1_e_e_reserve_player_signed_in_before_the_start_keeps_extras():
     assert starting_stack(Arrival(early_signin=True, on_time=True), BTOWN).total == 22000
 
 
-def test_late_player_cannot_be_early_or_on_time():
-    with pytest.raises(StackError, match="late player cannot also"):
-        starting_stack(Arrival(on_time=True, late_big_blind=200), BTOWN)
+def test_1_e_d_late_player_marked_early_or_on_time_gets_no_bonus_chips_like_a_birthday():
+    stack = starting_stack(
+        Arrival(early_signin=True, on_time=True, birthday=True, late_big_blind=200), BTOWN
+    )
+    assert stack.total == 18000 - 400
+    assert stack.not_awarded == (
+        "signed in early: late players get no extra chips (1.E.d)",
+        "seated on time: late players get no extra chips (1.E.d)",
+        "birthday event: late players get no extra chips (1.E.d)",
+    )
 
 
 def test_1_e_d_late_registration_closes_after_the_first_break():

@@ -10,7 +10,6 @@ from rulings import (
     Night,
     Room,
     Seat,
-    StackError,
     TournamentError,
     balance_tables,
     bust_players,
@@ -112,10 +111,11 @@ def test_2_c_b_4_late_player_keeps_the_chips_for_bringing_a_new_player():
     assert stack.total == 18000 + 8000 - 1200
 
 
-def test_1_e_d_late_player_cannot_claim_early_sign_in():
+def test_1_e_d_late_player_claiming_early_sign_in_gets_no_bonus_chips():
     night, rng = night_of(names(4))
-    with pytest.raises(StackError):
-        sign_in(night, "Late", Arrival(early_signin=True), RULES, rng, LateEntry(600))
+    _, _, stack = sign_in(night, "Late", Arrival(early_signin=True), RULES, rng, LateEntry(600))
+    assert stack.total == 16800
+    assert stack.not_awarded == ("signed in early: late players get no extra chips (1.E.d)",)
 
 
 def test_1_e_d_late_registration_closes_after_the_first_break():

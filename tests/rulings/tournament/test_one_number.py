@@ -134,3 +134,21 @@ def test_2_d_c_balance_takes_the_seat_due_the_big_blind_without_a_draw() -> None
     _, entry = balance_tables(night, random.Random(0))
     assert [m.to_seat for m in entry.moves] == [Seat(1, 3)]
     assert entry.drawn_tables == ()
+
+
+def test_average_stack_is_rounded_not_truncated() -> None:
+    night = seated_night({1: [1, 2]}, {})
+    night = night.apply(SignedIn(Entrant("Odd", 18002), Seat(1, 3)))
+    assert night.chart.chips_in_play == 54002
+    assert night.chart.average_stack == 18001  # 18,000.67
+
+
+def test_2_d_a_b_a_broken_tables_players_avoid_the_small_blind_seat_too() -> None:
+    # Table 2 (two players) breaks into table 1: button 8, blinds 1 and 4; seats 2 and 3 would
+    # be the next small blind, seats 5 and 6 are free and are not.
+    night = seated_night({1: [8, 1, 4, 7], 2: [1, 2]}, {1: 8})
+    for seed in range(30):
+        _, entry = balance_tables(night, random.Random(seed))
+        assert entry.broken == (2,)
+        first = entry.moves[0]
+        assert first.to_seat in (Seat(1, 5), Seat(1, 6))
