@@ -14,7 +14,7 @@ from bot.app.backup import BackupCog
 from bot.cli import main
 from bot.config import Settings
 from bot.console import Console, ConsoleContext
-from storage.backup import get_last_backup
+from storage.backup_schedule import get_last_backup
 from storage.db import make_engine, session_scope, upgrade_schema
 
 EVENT = {
