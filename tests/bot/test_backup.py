@@ -14,7 +14,7 @@ from bot.config import Settings
 from bot.surfaces.cli import main
 from bot.surfaces.console import Console, ConsoleContext
 from bot.surfaces.discord.backup import BackupCog
-from storage.backup import get_last_backup
+from storage.backup_schedule import get_last_backup
 from storage.db import make_engine, session_scope, upgrade_schema
 
 EVENT = {

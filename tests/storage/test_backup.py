@@ -15,14 +15,13 @@ from sqlalchemy import MetaData, insert, text
 from sqlalchemy.engine import Engine
 
 from storage.audit import list_audit
-from storage.backup import (
+from storage.backup import restore_backup, write_backup
+from storage.backup_schedule import (
     claim_backup,
     finish_backup,
     get_last_backup,
     prune_backups,
-    restore_backup,
     run_scheduled_backup,
-    write_backup,
 )
 from storage.db import (
     create_schema,

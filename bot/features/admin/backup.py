@@ -71,7 +71,7 @@ def _when(at: dt.datetime, now: dt.datetime) -> str:
 
 def last_backup(ctx: Context) -> Reply:
     """``/admin backup``: when the scheduled backup last ran, where its file is, its size."""
-    from storage.backup import get_last_backup
+    from storage.backup_schedule import get_last_backup
 
     last = ctx.db.run_sync(get_last_backup)
     now = ctx.now()

@@ -56,7 +56,7 @@ class BackupCog(commands.Cog):
 
     async def tick(self) -> None:
         """Take the backup if it is due and no other instance has it."""
-        from storage.backup import run_scheduled_backup
+        from storage.backup_schedule import run_scheduled_backup
 
         settings = self.bot.settings
         await asyncio.to_thread(
