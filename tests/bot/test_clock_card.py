@@ -133,3 +133,24 @@ async def test_the_card_links_the_live_page_unless_the_league_hides_it(engine: E
     assert "Live page" not in {f.name for f in poster.edits[-1].reply.fields}
     assert "Live page" not in {f.name for f in (await service.status(CHANNEL)).fields}
     await service.stop()
+
+
+def test_clock_status_in_the_console_links_the_live_page(tmp_path):
+    import io
+
+    from bot.config import Settings
+    from bot.console import Console, ConsoleContext
+    from storage.db import create_schema, make_engine
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'card.db'}")
+    create_schema(engine)
+    settings = Settings(_env_file=None, public_url=BASE)
+    console = Console(ConsoleContext(settings=settings, engine=engine, out=io.StringIO()))
+    try:
+        console.handle("/clock start level_minutes: 20")
+        reply = console.handle("/clock status")
+        assert reply is not None
+        assert {f.name: f.value for f in reply.fields}["Live page"] == f"{BASE}/live/0"
+    finally:
+        console.ctx.clock.close()
+        engine.dispose()

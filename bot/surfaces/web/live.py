@@ -391,9 +391,12 @@ class LivePages:
     @staticmethod
     def _channel(request: web.Request) -> int:
         raw = request.match_info["channel"]
-        if not raw.isdigit() or len(raw) > _CHANNEL_DIGITS:
+        if not raw.isascii() or not raw.isdigit() or len(raw) > _CHANNEL_DIGITS:
             raise web.HTTPNotFound()
-        return int(raw)
+        channel = int(raw)
+        if channel >= 1 << 63:  # beyond a stored id (a signed 64-bit column)
+            raise web.HTTPNotFound()
+        return channel
 
     def _html(self, template: str, values: dict[str, Any], headers: dict[str, str]) -> web.Response:
         html = self.site.env.get_template(template).render(**values)

@@ -121,7 +121,17 @@ async def test_the_index_links_each_running_clock(url: str, client: Client):
     assert f'<a href="/live/{CHANNEL + 1}">' in html
 
 
-@pytest.mark.parametrize("path", ["/live/12", "/live/abc", "/live/" + "9" * 21, "/live/12/now"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/live/12",
+        "/live/abc",
+        "/live/" + "9" * 20,
+        "/live/" + "9" * 21,
+        "/live/12/now",
+        "/live/１２",
+    ],
+)
 async def test_a_channel_the_league_never_used_is_not_found(url, client, path):
     start_clock(url, seconds_ago=10)
     assert (await client.get(path)).status == 404
