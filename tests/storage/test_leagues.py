@@ -29,6 +29,13 @@ def test_one_league_per_guild_and_a_default_league(session):
         ensure_league(session=session, name="other", preset="nope")
 
 
+@pytest.mark.parametrize("guild_id", [2**63, 2**64 + 5, -1])
+def test_a_guild_id_the_database_cannot_store_names_no_league(session, guild_id):
+    ensure_league(session=session, guild_id=987654321012345678)
+    with pytest.raises(NotFound, match=f"there is no league for guild {guild_id}"):
+        get_league(session=session, guild_id=guild_id)
+
+
 def test_rules_overrides_are_checked_stored_and_audited(session):
     league = make_league(session)
     change = update_league_rules(

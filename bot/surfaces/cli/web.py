@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
     p.add_argument("--host", default=WEB_HOST, help=f"address to listen on ({WEB_HOST})")
     p.add_argument("--port", type=int, help=f"port (default WEB_PORT, else {DEFAULT_PORT})")
-    p.add_argument("--guild", type=int, metavar="ID", help="the league of this Discord server")
+    p.add_argument("--guild", metavar="ID", help="the league of this Discord server")
     p.add_argument(
         "--db",
         "--database-url",
@@ -45,7 +45,26 @@ def _say(line: str) -> None:
 
 
 def run_web(args: argparse.Namespace) -> int:
-    """Serve the pages until interrupted."""
+    """Serve the pages until interrupted: Ctrl+C or SIGTERM ends them with exit 0."""
+    import signal
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt  # SIGTERM while starting up: as Ctrl+C would
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        previous = None
+    try:
+        return _run_web(args)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run_web(args: argparse.Namespace) -> int:
     import asyncio
 
     from pydantic import ValidationError
@@ -61,6 +80,10 @@ def run_web(args: argparse.Namespace) -> int:
     port = args.port or settings.web_port or DEFAULT_PORT
     if not 1 <= port <= 65535:
         _say(f"pokerfloor: --port {port}: use a port from 1 to 65535")
+        return EXIT_USAGE
+    guild_id = _guild_id(args.guild)
+    if isinstance(guild_id, str):
+        _say(guild_id)
         return EXIT_USAGE
     from sqlalchemy import exc as sa_exc
     from sqlalchemy import inspect
@@ -89,19 +112,43 @@ def run_web(args: argparse.Namespace) -> int:
         except rulings.RulingsError as exc:
             _say(f"pokerfloor: {exc}")
             return EXIT_USAGE
-        site = Site(
-            engine, guild_id=args.guild, rules=lambda: index, public_url=settings.public_url
-        )
+        site = Site(engine, guild_id=guild_id, rules=lambda: index, public_url=settings.public_url)
         try:
             asyncio.run(_serve(site, args.host, port))
-        except KeyboardInterrupt:
-            pass
         except OSError as exc:
-            _say(f"pokerfloor: cannot listen on {args.host}:{port}: {exc.strerror or exc}")
-            return 1
+            _say(f"pokerfloor: cannot listen on {args.host}:{port}: {_listen_error(exc)}")
+            return EXIT_USAGE
     finally:
         engine.dispose()
     return 0
+
+
+def _listen_error(exc: OSError) -> str:
+    """Why ``--host``/``--port`` cannot be listened on, in a few words."""
+    import errno
+    import socket
+
+    if isinstance(exc, socket.gaierror):
+        return f"--host is not an address ({exc.strerror})"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return "--host is not an address of this machine"
+    if exc.errno == errno.EADDRINUSE:
+        return "the port is in use (another --port?)"
+    if exc.errno == errno.EACCES:
+        return "not allowed (ports below 1024 need privileges)"
+    return exc.strerror or str(exc)
+
+
+def _guild_id(raw: str | None) -> int | str | None:
+    """``--guild`` as a Discord server id, or the one line that refuses it."""
+    from rulings import MAX_ID
+
+    if raw is None:
+        return None
+    text = raw.strip()
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_ID:
+        return f"pokerfloor: --guild {raw}: not a Discord server id (a number from 1 to {MAX_ID})"
+    return int(text)
 
 
 def _missing_sqlite_file(url: str) -> str | None:
@@ -123,7 +170,9 @@ def _missing_sqlite_file(url: str) -> str | None:
 
 async def _serve(site: Any, host: str, port: int) -> None:
     import asyncio
+    import contextlib
     import os
+    import signal
 
     from bot.surfaces.web.site import start_site
     from bot.thread_pool import DaemonThreadPool
@@ -135,7 +184,11 @@ async def _serve(site: Any, host: str, port: int) -> None:
     loop.set_default_executor(DaemonThreadPool(workers, thread_name_prefix="asyncio"))
     runner = await start_site(site, host, port)
     sys.stderr.write(f"pokerfloor: league pages on http://{host}:{port}/\n")
+    # SIGTERM (systemd, docker stop, kill) ends the pages as Ctrl+C does: stop serving, exit 0.
+    stop = asyncio.Event()
+    with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows' loop
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
     try:
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
         await runner.cleanup()

@@ -129,15 +129,7 @@ def race_chart(race: PointsRace, title: str) -> Chart:
         return round(left + (right - left) * i / max(1, n), 1)
 
     y_ticks = tuple((f"{v:,}", y_of(v)) for v in range(0, y_max + 1, step))
-    x_labels: tuple[tuple[str, float, str], ...] = ()
-    if n:
-        first, last = race.events[0].date.isoformat(), race.events[-1].date.isoformat()
-        count = f"{n} event{'s' if n != 1 else ''}"
-        x_labels = (
-            (first, left, "start"),
-            (count, (left + right) / 2, "middle"),
-            (last, right, "end"),
-        )
+    x_labels = _date_labels(race, [x_of(i) for i in range(n + 1)])
     series = tuple(
         Series(
             name=name,
@@ -171,6 +163,29 @@ def race_chart(race: PointsRace, title: str) -> Chart:
         series=series,
         legend=legend,
     )
+
+
+def _date_labels(race: PointsRace, xs: list[float]) -> tuple[tuple[str, float, str], ...]:
+    """The first and last events' dates under their points, the count between them.
+
+    The origin (``xs[0]``) is the season's start, before any event: the first date goes under
+    the first event's point (centred), the last date ends under the last event's.
+
+    >>> import datetime as dt
+    >>> from storage.web import RaceEvent
+    >>> days = [RaceEvent(i, dt.date(2026, 9, i), "Pub") for i in (3, 10, 17)]
+    >>> _date_labels(PointsRace(tuple(days), ()), [60.0, 208.0, 356.0, 504.0])
+    (('2026-09-03', 208.0, 'middle'), ('3 events', 356.0, 'middle'), ('2026-09-17', 504.0, 'end'))
+    """
+    n = len(race.events)
+    if not n:
+        return ()
+    last = (race.events[-1].date.isoformat(), xs[n], "end")
+    if n == 1:
+        return (last,)
+    first = (race.events[0].date.isoformat(), xs[1], "middle")
+    count = (f"{n} events", round((xs[1] + xs[n]) / 2, 1), "middle")
+    return (first, count, last)
 
 
 def _clip(text: str, limit: int) -> str:

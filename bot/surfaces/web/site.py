@@ -15,7 +15,9 @@ import asyncio
 import datetime as dt
 import hashlib
 import logging
+import sys
 import threading
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ from urllib.parse import quote, urlencode
 
 import jinja2
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 from markupsafe import Markup, escape
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -63,6 +66,17 @@ RulesSource = Callable[[], "rulings.rulebook.RuleIndex | None"]
 
 class BadRequest(rulings.RulingsError):
     """A page asked for with a value it cannot take (``?by=xyz``)."""
+
+
+def _url_text(raw: str) -> str:
+    """A name read from the URL; one with a control character (NUL, BEL...) names nothing.
+
+    No stored name holds one, and PostgreSQL refuses NUL in a query outright: every name the
+    pages take from a path or a query string comes through here, so such a request is a 404.
+    """
+    if any(unicodedata.category(c) == "Cc" for c in raw):
+        raise web.HTTPNotFound()
+    return raw
 
 
 def _place(position: int | None, tie_size: int) -> str:
@@ -268,13 +282,13 @@ class Site:
 
     async def season(self, request: web.Request) -> web.StreamResponse:
         """``/season/<name>?location=&by=rp|bp|total``."""
-        return await self._season(request, request.match_info["name"])
+        return await self._season(request, _url_text(request.match_info["name"]))
 
     async def _season(self, request: web.Request, name: str | None) -> web.StreamResponse:
         by = request.query.get("by", "rp")
         if by not in RANKINGS:
             raise BadRequest("?by= takes rp, bp or total")
-        location = request.query.get("location") or None
+        location = _url_text(request.query.get("location") or "") or None
 
         def build(session: Session, league_id: int) -> tuple[str, dict[str, Any]]:
             view = season_view(
@@ -308,6 +322,8 @@ class Site:
     async def toc(self, request: web.Request) -> web.StreamResponse:
         """``/toc/<season>``: qualified, by conversion, short by what, extra chips."""
         name = request.match_info.get("season")
+        if name is not None:
+            name = _url_text(name)
 
         def build(session: Session, league_id: int) -> tuple[str, dict[str, Any]]:
             view = toc_view(session=session, league_id=league_id, season=name)
@@ -329,7 +345,7 @@ class Site:
 
     async def player(self, request: web.Request) -> web.StreamResponse:
         """``/player/<name>``: every event, season totals, TOC progress, strikes."""
-        name = request.match_info["name"]
+        name = _url_text(request.match_info["name"])
 
         def build(session: Session, league_id: int) -> tuple[str, dict[str, Any]]:
             view = player_view(session=session, league_id=league_id, name=name)
@@ -356,7 +372,7 @@ class Site:
     async def rulebook(self, request: web.Request) -> web.StreamResponse:
         """``/rules/<book>``: the whole book, one anchor per passage (``#2.G.d.6``)."""
         index = self._rule_index()
-        name = request.match_info["book"]
+        name = _url_text(request.match_info["book"])
         book = index.books.get(name)
         if book is None:
             raise NotFound(f"there is no rulebook called '{name}'")
@@ -447,14 +463,46 @@ def _sentence(message: str) -> str:
     return message[:1].upper() + message[1:] + ("" if message.endswith((".", "?", "!")) else ".")
 
 
+class _ServerLog(logging.LoggerAdapter):  # type: ignore[type-arg]  # generic only in typeshed
+    """aiohttp's server log, with a client's malformed request at DEBUG instead of ERROR.
+
+    aiohttp answers a request its parser refuses (an over-long URL or header line, a request
+    line that is not HTTP, a bad ``Content-Length``) with a 400 of its own and logs it with a
+    traceback at ERROR. That is the client's mistake, not a bug here, and anyone on the
+    internet can send one: it is logged at DEBUG in one line. Everything else (a handler's
+    exception past the pages' own error page) stays an ERROR with its traceback.
+    """
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        """Log as asked, except a refused request: one DEBUG line, no traceback."""
+        exc_info = kwargs.get("exc_info")
+        error = exc_info if isinstance(exc_info, BaseException) else None
+        if exc_info is True:
+            error = sys.exc_info()[1]
+        if isinstance(error, HttpProcessingError) and 400 <= (error.code or 0) < 500:
+            message = " ".join(str(error.message).split())
+            self.logger.debug("refused a malformed request (%s): %s", error.code, message)
+            return
+        self.logger.log(level, msg, *args, **kwargs)
+
+
 async def start_site(site: Site, host: str, port: int) -> web.AppRunner:
     """Start serving ``site`` on ``host:port`` inside a running event loop (``pokerfloor run``).
 
     Returns:
         The runner; ``await runner.cleanup()`` stops it.
+
+    Raises:
+        OSError: cannot listen there (an address not of this machine, a port in use); nothing
+            is left running.
     """
-    runner = web.AppRunner(site.app(), access_log=None)
+    server_log = _ServerLog(logging.getLogger("aiohttp.server"), {})
+    runner = web.AppRunner(site.app(), access_log=None, logger=server_log)
     await runner.setup()
-    await web.TCPSite(runner, host, port).start()
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except BaseException:
+        await runner.cleanup()
+        raise
     log.info("league pages on http://%s:%d/", host, port)
     return runner

@@ -10,6 +10,7 @@ handler, and that a rules link scrolls to its passage.
 from __future__ import annotations
 
 import io
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -23,10 +24,35 @@ import rulings.rulebook
 from bot.surfaces.web.site import Site, start_site
 from storage.db import make_engine
 from tests.bot.web._cdp import browser_tab, require_chromium
-from tests.bot.web._data import QUOTE, SCRIPT, build_league, cli_json
+from tests.bot.web._data import QUOTE, SCRIPT, build_league, cli, cli_json
 
 SKIP = os.environ.get("POKERFLOOR_SKIP_BROWSER") == "1"
 PHONE_WIDTH = 390
+LONG_NAMES = (
+    "Bartholomew Thornton-Smythe",
+    "Maximiliana Featherstonehaugh",
+    "Anastasia Konstantinopoulou",
+)
+# The words of the TOC's names (split at spaces and after hyphens) that a line break cuts:
+# a range over each word spans more than one line box when the word is broken.
+_WORDS_SPLIT_ACROSS_LINES = """(() => {
+  const cut = [];
+  for (const a of document.querySelectorAll('table.toc tbody td:first-child a')) {
+    const text = a.firstChild, words = text.textContent.split(/(\\s+|(?<=-))/);
+    let at = 0;
+    for (const word of words) {
+      if (word.trim()) {
+        const range = document.createRange();
+        range.setStart(text, at);
+        range.setEnd(text, at + word.length);
+        const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        if (tops.size > 1) cut.push(word);
+      }
+      at += word.length;
+    }
+  }
+  return cut;
+})()"""
 
 
 async def _serve(url: str) -> tuple[web.AppRunner, str]:
@@ -42,6 +68,11 @@ async def _serve(url: str) -> tuple[web.AppRunner, str]:
 async def test_pages_in_a_phone_browser(tmp_path: Path, capsys: Any) -> None:
     require_chromium()
     url = build_league(tmp_path)
+    # Names of a length a phone's TOC table must show whole (each word on one line).
+    more = [{"season": "2026 Fall", "location": "Brewpub", "date": "2026-10-08",
+             "kind": "regular", "finish": [[name] for name in LONG_NAMES]}]  # fmt: skip
+    (tmp_path / "more.json").write_text(json.dumps(more), encoding="utf-8")
+    assert cli("event", "import", str(tmp_path / "more.json"), "--allow-new", "--db", url) == 0
     expected = cli_json(capsys, "standings", "--json", "--db", url)
     runner, base = await _serve(url)
     try:
@@ -102,6 +133,17 @@ async def test_pages_in_a_phone_browser(tmp_path: Path, capsys: Any) -> None:
                 "document.querySelector('h1').dispatchEvent(new MouseEvent('mouseover'))"
             )
             assert await tab.evaluate("document.querySelectorAll('[onmouseover]').length") == 0
+
+            # The TOC on a phone: no name is broken inside a word, and the page fits.
+            await tab.open(f"{base}/toc")
+            shown = await tab.evaluate(
+                "[...document.querySelectorAll('table.toc tbody td:first-child a')]"
+                ".map(a => a.innerText)"
+            )
+            assert set(LONG_NAMES) <= set(shown)
+            assert await tab.evaluate(_WORDS_SPLIT_ACROSS_LINES) == []
+            assert await tab.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH
+            (tmp_path / "toc.png").write_bytes(await tab.screenshot())
 
             # A rules link scrolls to its passage: it sits at the top of the screen.
             await tab.open(f"{base}/rules/btown-poker-league#2.G.d.6")

@@ -361,3 +361,88 @@ async def test_4_d_player_page_short_text_is_the_toc_status_own(client, league_u
     eve = next(s for s in table.rows if s.player == "Eve")
     _, page = await get(client, "/player/Eve")
     assert f"Short {html.escape(eve.short_text())} (needs" in page
+
+
+# Client mistakes: each one a 4xx answer, none an ERROR line (anyone on the internet can send
+# them; a director reading the log must not take them for bugs).
+MALFORMED = [
+    b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",  # an over-long URL
+    b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 20_000 + b"\r\n\r\n",  # header line
+    b"NONSENSE\r\n\r\n",
+    b"GET / HTTP/9.9\r\nHost: x\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    b"GET / HTTP/1.1\r\nBad Header\r\n\r\n",
+    b"GET /\x00 HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /player/\xff HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 40,  # TLS to a plain port
+    b"GET /player/%00 HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /season/2026%20Fall?location=%00 HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /toc/%07 HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /event/99999999999999999999 HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /?by=%00 HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc",
+]
+
+
+async def _status_of(port: int, request: bytes) -> int:
+    import asyncio
+
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(request)
+        await writer.drain()
+        line = await asyncio.wait_for(reader.readline(), 20)
+    finally:
+        writer.close()
+    return int(line.split()[1])
+
+
+async def test_malformed_requests_are_answered_4xx_without_an_error_log(league_url, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    site = Site(make_engine(league_url), rules=rule_index)
+    runner = await web_site.start_site(site, "127.0.0.1", 0)
+    try:
+        port = runner.addresses[0][1]
+        statuses = [await _status_of(port, request) for request in MALFORMED]
+    finally:
+        await runner.cleanup()
+        site.engine.dispose()
+    assert all(400 <= s < 500 for s in statuses), statuses
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [], [r.getMessage() for r in errors]
+    assert not [r for r in caplog.records if r.exc_info]  # no traceback at any level
+
+
+async def test_a_guild_id_beyond_64_bits_is_a_404_not_a_500(league_url):
+    engine = make_engine(league_url)
+    site = Site(engine, guild_id=2**64 + 5, rules=rule_index)
+    try:
+        async with TestClient(TestServer(site.app())) as c:
+            for path in ("/", "/toc", "/player/Alice", "/event/1"):
+                status, page = await get(c, path)
+                assert status == 404, path
+                assert "There is no league for guild 18446744073709551621" in page
+    finally:
+        engine.dispose()
+
+
+def test_the_first_date_label_sits_under_the_first_event_not_the_origin(league_url):
+    engine = make_engine(league_url)
+    with session_scope(engine) as session:
+        view = season_view(session=session, league_id=web_league(session=session).id)
+    engine.dispose()
+    chart = web_chart.race_chart(view.race, "Race")
+    events = view.race.events
+    (first, first_x, _), (count, _, _), (last, last_x, last_anchor) = chart.x_labels
+    first_event_x = round(chart.left + (chart.right - chart.left) / len(events), 1)
+    assert (first, first_x) == (events[0].date.isoformat(), first_event_x)
+    assert first_x > chart.left  # the origin is the season's start, before any event
+    assert first_x in {x for x, _ in chart.series[0].points}  # the leader's first point
+    assert (last, last_x, last_anchor) == (events[-1].date.isoformat(), chart.right, "end")
+    assert count == f"{len(events)} events"
+    svg = str(web_chart.to_svg(chart))
+    assert f'<text x="{first_x}" y="{chart.bottom + 18}" text-anchor="middle"' in svg
