@@ -21,6 +21,8 @@ MODULES: tuple[str, ...] = (
     "bot.features.admin.commands",
     "bot.features.me.commands",
     "bot.features.tournament.commands",
+    "bot.features.records.commands",
+    "bot.features.serve.commands",
 )
 
 _topics = [importlib.import_module(name) for name in MODULES]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TypedDict
 
 from sqlmodel import Session
 
@@ -34,8 +35,24 @@ from storage.standings import StandingsTable, TocTable, season_standings, season
 
 log = logging.getLogger(__name__)
 
-TERMINAL_PAGE = {"per_page": 1_000_000, "char_limit": 1 << 30}
-"""Paging arguments that make one page of any table (terminal output)."""
+
+class Paging(TypedDict):
+    """How a table is paged: rows and characters a page, the name column's width."""
+
+    per_page: int
+    char_limit: int
+    name_width: int | None
+
+
+DISCORD_PAGE: Paging = {
+    "per_page": views.ROWS_PER_PAGE,
+    "char_limit": views.DESCRIPTION_LIMIT,
+    "name_width": views.NAME_WIDTH,
+}
+"""A Discord embed's page: a code block within the description limit, names cut to fit."""
+
+TERMINAL_PAGE: Paging = {"per_page": 1_000_000, "char_limit": 1 << 30, "name_width": None}
+"""Paging arguments that make one page of any table, names never cut (terminal output)."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +146,7 @@ def standings_for(
     season: str | None = None,
     location: str | None = None,
     player: str | None = None,
-    page_size: dict[str, int] | None = None,
+    page_size: Paging | None = None,
     mark: str | None = None,
 ) -> Paged:
     """A season's standings (the current one by default), at one location or for one player.
@@ -152,7 +169,8 @@ def standings_for(
         name = _player_name(session, league.id, player)
         pages: tuple[Reply, ...] = (standings_player_reply(table, name),)
     else:
-        pages = tuple(views.standings_pages(table, mark=mark, **(page_size or {})))
+        paging = page_size or DISCORD_PAGE
+        pages = tuple(views.standings_pages(table, mark=mark, **paging))
     return Paged(pages=pages, season_id=found.id, location_id=loc.id if loc else 0)
 
 
@@ -162,7 +180,7 @@ def toc_for(
     guild_id: int | None,
     season: str | None = None,
     player: str | None = None,
-    page_size: dict[str, int] | None = None,
+    page_size: Paging | None = None,
     mark: str | None = None,
 ) -> Paged:
     """The Tournament of Champions table of a season, or one player's status in it.
@@ -181,7 +199,8 @@ def toc_for(
         rules = get_league_rules(session=session, league_id=league.id)
         pages: tuple[Reply, ...] = (toc_player_reply(table, name, rules),)
     else:
-        pages = tuple(views.toc_pages(table, mark=mark, **(page_size or {})))
+        paging = page_size or DISCORD_PAGE
+        pages = tuple(views.toc_pages(table, mark=mark, **paging))
     return Paged(pages=pages, season_id=found.id)
 
 
