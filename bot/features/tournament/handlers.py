@@ -19,7 +19,8 @@ from sqlmodel import Session
 import rulings
 from bot.command.model import Context
 from bot.features.clock.handlers import CONSOLE_CHANNEL, ClockDoor
-from bot.features.td.handlers import announced
+from bot.features.clock.handlers import start as clock_start
+from bot.features.td.announce import announced
 from bot.reply import Button, Field, Reply, escape, plural
 from rulings import (
     Arrival,
@@ -298,8 +299,6 @@ START_CLOCK = "tclock"
 
 def start_clock(ctx: Context, structure: str | None = None) -> Reply:
     """The start reply's button: ``/clock start structure`` in this channel."""
-    from bot.features.clock.handlers import start as clock_start
-
     return clock_start(ctx, structure=structure)
 
 
