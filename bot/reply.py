@@ -102,7 +102,7 @@ class Reply:
 
     def to_text(self) -> str:
         """Render for a terminal: title, body, fields, citation and footer, one block each."""
-        parts = [self.title]
+        parts = [self.title] if self.title else []
         if self.text:
             parts.append(self.text)
         parts.extend(f"{f.name}\n{f.value}" for f in self.fields)

@@ -1,13 +1,27 @@
+import argparse
 import subprocess
 import sys
 
-from bot.surfaces.cli import SUBCOMMANDS, build_parser
+from bot.features import COMMANDS
+from bot.surfaces.cli import build_parser
 
 
-def test_every_topic_registers_without_error():
+def _leaves(parser: argparse.ArgumentParser, words: tuple[str, ...] = ()):
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield words
+    for action in subs:
+        for name, child in action.choices.items():
+            yield from _leaves(child, (*words, name))
+
+
+def test_every_sub_command_is_a_definition_or_its_old_spelling():
     parser = build_parser()
     assert parser.prog == "pokerfloor"
-    assert "commands" in SUBCOMMANDS  # every defined command (bot.features) is one
+    spellings = {
+        words for c in COMMANDS if "cli" in c.surfaces for words in (c.cli_path, *c.aliases)
+    }
+    assert set(_leaves(parser)) == spellings
     assert "hand" in parser.format_help()
 
 

@@ -156,6 +156,14 @@ class Command:
         cli: its words on the command line when they differ from ``path``; None keeps
             ``path`` (``/td season add`` is ``pokerfloor td season add``).
         guild_only: on Discord, only inside a server (league commands).
+        aliases: older command-line spellings (``("strike", "add")``): each still runs this
+            command and prints one deprecation line on stderr naming the new words.
+        league: it works on a league (the command line opens the database and resolves
+            ``--guild``); False for ``rule``, ``help``, ``invite``, ``web`` and the like.
+        process: a command-line process (``console``, ``run``, ``web``): its handler runs to
+            the end and returns the exit status instead of a ``Reply`` (it prints its own).
+        whole_database: it works on the whole database, every league at once (``backup``,
+            ``restore``): the command line gives it ``--db`` and no league to pick.
     """
 
     path: tuple[str, ...]
@@ -168,6 +176,10 @@ class Command:
     surfaces: frozenset[Surface] = ALL_SURFACES
     cli: tuple[str, ...] | None = None
     guild_only: bool = False
+    aliases: tuple[tuple[str, ...], ...] = ()
+    league: bool = True
+    process: bool = False
+    whole_database: bool = False
 
     @property
     def name(self) -> str:

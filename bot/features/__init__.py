@@ -22,6 +22,8 @@ MODULES: tuple[str, ...] = (
     "bot.features.me.commands",
     "bot.features.tournament.commands",
     "bot.features.night.commands",
+    "bot.features.records.commands",
+    "bot.features.serve.commands",
 )
 
 _topics = [importlib.import_module(name) for name in MODULES]

@@ -19,6 +19,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from sqlalchemy.engine import Engine
@@ -257,8 +258,8 @@ class Console:
         ``stderr`` and the console goes on.
 
         Returns:
-            0 after ``quit``; at the end of the input, 0 when every line was answered, 2 when
-            a line was a user mistake, 1 after a bug.
+            0 after ``quit`` or at the end of the input (a mistake was already answered on
+            ``stderr``: ``make run`` with piped lines ends well), 1 after a bug.
         """
         self.ctx.out = stdout
         self.ctx.clock.out = stdout
@@ -275,7 +276,7 @@ class Console:
         while True:
             line = _read(stdin, stdout, interactive=interactive)
             if line is None:
-                return code  # end of input: a script learns whether every line was answered
+                return code  # end of input: 0, or 1 when a line hit a bug
             if line.strip().lower() in QUIT:
                 return EXIT_OK  # asked to leave: a session ends well whatever it typed
             try:
@@ -287,13 +288,17 @@ class Console:
                     code = EXIT_BUG
                 else:
                     log.debug("console line %r rejected: %s", line, exc)
-                    code = code if code == EXIT_BUG else EXIT_MISTAKE
                 stderr.write(f"{one_line(message)}\n")
                 stderr.flush()
                 continue
             if reply is None:
                 continue
-            stdout.write(reply.to_plain() + "\n\n")
+            stdout.write(reply.to_plain() + "\n")
+            for file in reply.files:  # a chart: saved beside the console, and said where
+                path = Path(file.filename).resolve()
+                path.write_bytes(file.data)
+                stdout.write(f"(saved {path})\n")
+            stdout.write("\n")
             stdout.flush()
 
 

@@ -113,7 +113,7 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path, db, capsys
     code, out, err = run(capsys, "event", "import", path, *db)
     assert code == 2
     assert out == ""
-    assert err.startswith("pokerfloor: event 2: ")
+    assert err.startswith("pokerfloor event import: event 2: ")
     assert err.count("\n") == 1
     assert message in err
     _, out, _ = run(capsys, "event", "list", "--json", *db)
@@ -187,7 +187,7 @@ def test_event_show_void_and_correct(tmp_path, db, capsys):
     assert code == 0
     assert "Corrected" in out
     code, _, err = run(capsys, "event", "void", "1", "--reason", " ", *db)
-    assert (code, err) == (2, "pokerfloor: voiding an event needs a reason\n")
+    assert (code, err) == (2, "pokerfloor event void: --reason: is empty.\n")
     code, out, _ = run(capsys, "event", "void", "1", "--reason", "played at the wrong bar", *db)
     assert code == 0
     _, out, _ = run(capsys, "event", "list", *db)
@@ -248,7 +248,7 @@ def test_league_rules_overrides_change_the_points(tmp_path, db, capsys):
     )
     assert json.loads(out)[0]["points"]["Alice"] == {"rp": 1300, "bp": 250 + 120}
     code, _, err = run(capsys, "league", "set", "--set", "no_such=1", *db)
-    assert (code, err) == (2, "pokerfloor: unknown league setting 'no_such'\n")
+    assert (code, err) == (2, "pokerfloor league set: unknown league setting 'no_such'\n")
     code, _, err = run(capsys, "league", "set", "--preset", "nowhere", *db)
     assert code == 2
     assert "unknown league preset" in err
@@ -269,7 +269,9 @@ def test_3_b_strike_three_via_cli_forfeits_the_season(tmp_path, db, capsys):
         "2026-11-21",
         *db,
     )
-    assert (code, out) == (0, "Strike 3 for Alice in 2026 Fall (2026-11-21): chip dumping\n")
+    assert code == 0  # the old spelling of td strike: the same reply, the suspension recorded
+    assert out.startswith("Strike 3 for Alice\n")
+    assert "Season: 2026 Fall\nGiven: 2026-11-21\nReason: chip dumping" in out
     code, _, err = run(capsys, "strike", "add", "Alice", "--level", "4", "--reason", "x", *db)
     assert code == 2
     assert "strike level must be 1 to 3" in err

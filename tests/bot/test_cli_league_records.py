@@ -44,7 +44,7 @@ def refused(capsys: pytest.CaptureFixture[str], db: list[str], *argv: str) -> st
     _, before, _ = run(capsys, "event", "list", "--json", *db)
     code, out, err = run(capsys, *argv, *db)
     assert (code, out) == (2, "")
-    assert err.startswith("pokerfloor: ")
+    assert err.startswith(f"pokerfloor {argv[0]} {argv[1]}: ")
     assert err.count("\n") == 1
     _, after, _ = run(capsys, "event", "list", "--json", *db)
     assert after == before
@@ -166,7 +166,7 @@ def test_5_3_b_strike_dates_and_the_suspension_on_import(tmp_path, db, capsys):
         capsys, "strike", "add", "Bob", "--level", "1", "--reason", "x", "--date", "2026-10-02", *db
     )
     assert code == 0
-    assert "(2026-10-02)" in out
+    assert "Given: 2026-10-02" in out
     later = write(tmp_path, "b.json", night(date="2026-10-09"))
     err = refused(capsys, db, "event", "import", later)
     assert "Bob is suspended (strike 1 on 2026-10-02): 3 of 3 events left (3.B)" in err

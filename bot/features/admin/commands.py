@@ -49,6 +49,8 @@ COMMANDS = (
         ),
         who=Who.OWNER,
         surfaces=CLI_ONLY,
+        league=False,
+        whole_database=True,
     ),
     Command(
         path=("restore",),
@@ -60,5 +62,7 @@ COMMANDS = (
         ),
         who=Who.OWNER,
         surfaces=CLI_ONLY,
+        league=False,
+        whole_database=True,
     ),
 )

@@ -6,6 +6,7 @@ from bot.command.model import Command
 
 HELP = Command(
     path=("help",),
+    league=False,
     description="List pokerfloor's commands and what they do",
     handler="bot.features.help.handlers:help_reply",
 )

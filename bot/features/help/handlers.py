@@ -23,8 +23,6 @@ def help_reply(ctx: Context) -> Reply:
             continue
         if command.who is not Who.EVERYONE and not ctx.is_director:
             continue
-        if command.who is Who.OWNER and ctx.surface != "discord":
-            continue
         lines.append(f"**{usage(command, ctx.surface)}**: {command.description}")
     title = "pokerfloor" if ctx.surface == "discord" else "pokerfloor console"
     return Reply(title=title, text="\n".join(lines), footer=FOOTER)

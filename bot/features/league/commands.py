@@ -28,7 +28,7 @@ STANDINGS = Command(
             "Attach the points race of the top ten as a picture",
             kind="yes",
             default=False,
-            surfaces=frozenset({"discord"}),
+            surfaces=frozenset({"discord", "console"}),  # the console saves the picture
         ),
     ),
 )

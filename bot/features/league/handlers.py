@@ -17,6 +17,7 @@ from bot.features.league import wording as views
 from bot.features.league.reads import (
     TERMINAL_PAGE,
     Paged,
+    Paging,
     events_played_by,
     league_of,
     league_rules_for,
@@ -50,7 +51,7 @@ def _page(ctx: Context, kind: str, paged: Paged, page: int) -> Reply:
     return replace(reply, buttons=buttons)
 
 
-def _size(ctx: Context) -> dict[str, int] | None:
+def _size(ctx: Context) -> Paging | None:
     return None if ctx.surface == "discord" else TERMINAL_PAGE
 
 

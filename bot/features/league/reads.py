@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import TypedDict
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
@@ -35,8 +36,24 @@ from storage.standings import StandingsTable, TocTable, season_standings, season
 
 log = logging.getLogger(__name__)
 
-TERMINAL_PAGE = {"per_page": 1_000_000, "char_limit": 1 << 30}
-"""Paging arguments that make one page of any table (terminal output)."""
+
+class Paging(TypedDict):
+    """How a table is paged: rows and characters a page, the name column's width."""
+
+    per_page: int
+    char_limit: int
+    name_width: int | None
+
+
+DISCORD_PAGE: Paging = {
+    "per_page": views.ROWS_PER_PAGE,
+    "char_limit": views.DESCRIPTION_LIMIT,
+    "name_width": views.NAME_WIDTH,
+}
+"""A Discord embed's page: a code block within the description limit, names cut to fit."""
+
+TERMINAL_PAGE: Paging = {"per_page": 1_000_000, "char_limit": 1 << 30, "name_width": None}
+"""Paging arguments that make one page of any table, names never cut (terminal output)."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +162,7 @@ def standings_for(
     season: str | None = None,
     location: str | None = None,
     player: str | None = None,
-    page_size: dict[str, int] | None = None,
+    page_size: Paging | None = None,
     mark: str | None = None,
 ) -> Paged:
     """A season's standings (the current one by default), at one location or for one player.
@@ -168,7 +185,8 @@ def standings_for(
         name = _player_name(session, league.id, player)
         pages: tuple[Reply, ...] = (standings_player_reply(table, name),)
     else:
-        pages = tuple(views.standings_pages(table, mark=mark, **(page_size or {})))
+        paging = page_size or DISCORD_PAGE
+        pages = tuple(views.standings_pages(table, mark=mark, **paging))
     return Paged(pages=pages, season_id=found.id, location_id=loc.id if loc else 0)
 
 
@@ -178,7 +196,7 @@ def toc_for(
     guild_id: int | None,
     season: str | None = None,
     player: str | None = None,
-    page_size: dict[str, int] | None = None,
+    page_size: Paging | None = None,
     mark: str | None = None,
     staff: Collection[str] = (),
 ) -> Paged:
@@ -197,7 +215,8 @@ def toc_for(
     if name is not None:
         pages: tuple[Reply, ...] = (toc_player_reply(table, name, rules),)
     else:
-        pages = tuple(views.toc_pages(table, mark=mark, **(page_size or {})))
+        paging = page_size or DISCORD_PAGE
+        pages = tuple(views.toc_pages(table, mark=mark, **paging))
     return Paged(pages=pages, season_id=season_id)
 
 

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 ROWS_PER_PAGE = 25
 DESCRIPTION_LIMIT = 4096
 FIELD_LIMIT = 1024
-_NAME_WIDTH = 20
+NAME_WIDTH = 20
 
 _STATUS = {
     "qualified": "qualified",
@@ -37,7 +37,14 @@ _COMPONENT_LABELS = {
 }
 
 
-def _short(name: str, width: int = _NAME_WIDTH) -> str:
+def _width(names: Sequence[str], width: int | None) -> int:
+    """The name column's width: ``width``, or (None, a terminal) the longest name's: no cut."""
+    if width is not None:
+        return width
+    return max([NAME_WIDTH, *(len(code_safe(n)) for n in names)])
+
+
+def _short(name: str, width: int = NAME_WIDTH) -> str:
     """A name cut to ``width`` for a table column (inside a code block)."""
     name = code_safe(name)
     return name if len(name) <= width else name[: width - 1] + "…"
@@ -81,6 +88,7 @@ def standings_pages(
     *,
     per_page: int = ROWS_PER_PAGE,
     char_limit: int = DESCRIPTION_LIMIT,
+    name_width: int | None = NAME_WIDTH,
     mark: str | None = None,
 ) -> list[Reply]:
     """Render a season's (or a location's) standings as pages of at most ``per_page`` rows.
@@ -90,9 +98,10 @@ def standings_pages(
     """
     where = f" at {escape(table.location)}" if table.location else ""
     title = f"Standings{where}, {escape(table.season)}"
-    header = f"{'#':>3} {'Player':<{_NAME_WIDTH}} {'RP':>7} {'BP':>7} {'Ev':>3}"
+    width = _width([r.row.player for r in table.rows], name_width)
+    header = f"{'#':>3} {'Player':<{width}} {'RP':>7} {'BP':>7} {'Ev':>3}"
     lines = [
-        f"{r.rank:>3} {_short(r.row.player):<{_NAME_WIDTH}} {r.row.rp:>7,} {r.row.bp:>7,} "
+        f"{r.rank:>3} {_short(r.row.player, width):<{width}} {r.row.rp:>7,} {r.row.bp:>7,} "
         f"{r.row.events:>3}"
         for r in table.rows
     ]
@@ -127,6 +136,7 @@ def toc_pages(
     *,
     per_page: int = ROWS_PER_PAGE,
     char_limit: int = DESCRIPTION_LIMIT,
+    name_width: int | None = NAME_WIDTH,
     mark: str | None = None,
 ) -> list[Reply]:
     """Render the TOC table: status, extra chips and what each player is short.
@@ -134,11 +144,10 @@ def toc_pages(
     ``mark`` (the caller's own player, when linked) gets ``»`` before his row.
     """
     title = f"Tournament of Champions, {escape(table.season)}"
-    header = (
-        f"{'Player':<{_NAME_WIDTH}} {'Status':<13} {'Extra':>7} {'RP short':>8} {'BP short':>8}"
-    )
+    width = _width([s.player for s in table.rows], name_width)
+    header = f"{'Player':<{width}} {'Status':<13} {'Extra':>7} {'RP short':>8} {'BP short':>8}"
     lines = [
-        f"{_short(s.player):<{_NAME_WIDTH}} {_STATUS.get(s.status, s.status):<13} "
+        f"{_short(s.player, width):<{width}} {_STATUS.get(s.status, s.status):<13} "
         f"{s.extra_chips:>7,} {s.rp_short:>8,} {s.bp_short:>8,}"
         for s in table.rows
     ]
@@ -166,7 +175,7 @@ def _points_line(p: PlayerPoints) -> str:
     return f"{place:>4} {escape(_cut(p.player))}: {p.rp:,} RP, {p.bp:,} BP{extra}"
 
 
-def _cut(name: str, width: int = _NAME_WIDTH) -> str:
+def _cut(name: str, width: int = NAME_WIDTH) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
@@ -235,11 +244,13 @@ def event_list_pages(
     *,
     per_page: int = ROWS_PER_PAGE,
     char_limit: int = DESCRIPTION_LIMIT,
+    name_width: int | None = NAME_WIDTH,
 ) -> list[Reply]:
     """Render a list of events as pages."""
-    header = f"{'#':>5} {'Date':<10} {'Location':<{_NAME_WIDTH}} {'Kind':<13} {'Pl':>3} Status"
+    width = _width([e.location for e in events], name_width)
+    header = f"{'#':>5} {'Date':<10} {'Location':<{width}} {'Kind':<13} {'Pl':>3} Status"
     lines = [
-        f"{e.id:>5} {e.date.isoformat():<10} {_short(e.location):<{_NAME_WIDTH}} {e.kind:<13} "
+        f"{e.id:>5} {e.date.isoformat():<10} {_short(e.location, width):<{width}} {e.kind:<13} "
         f"{e.players:>3} {e.status}"
         for e in events
     ]

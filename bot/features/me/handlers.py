@@ -23,7 +23,7 @@ from bot.command.model import Context
 from bot.errors import BadOption
 from bot.features.league.reads import league_of
 from bot.features.me import wording as views
-from bot.features.td.handlers import announced
+from bot.features.td.announce import announced
 from bot.reply import Effect, Reply
 from storage.errors import AlreadyExists, NotFound
 from storage.guild_settings import get_guild_settings

@@ -6,6 +6,7 @@ from bot.command.model import CLI_ONLY, Action, Command, Opt
 
 RULE = Command(
     path=("rule",),
+    league=False,
     description="Look up a rule in the league's rulebook, with its citation",
     handler="bot.features.rule.handlers:rule",
     options=(

@@ -31,7 +31,7 @@ def _td(
     *options: Opt,
     writes: bool = True,
     private: bool = False,
-    cli: tuple[str, ...] | None = None,
+    aliases: tuple[tuple[str, ...], ...] = (),
 ) -> Command:
     return Command(
         path=("td", *path),
@@ -42,7 +42,7 @@ def _td(
         writes=writes,
         private=private,
         guild_only=True,
-        cli=cli,
+        aliases=aliases,
     )
 
 
@@ -61,7 +61,7 @@ def _award_event() -> Opt:
 
 
 def _player(description: str) -> Opt:
-    return Opt("player", description, required=True, complete="player")
+    return Opt("player", description, required=True, complete="player", positional=True)
 
 
 def _confirm(description: str = CONFIRM) -> Opt:
@@ -199,7 +199,7 @@ COMMANDS = (
         ("strike",),
         "Give a player a strike (suspension; strike 3 forfeits the season), today or on a date",
         "strike",
-        Opt("player", "Who gets the strike", required=True, complete="player", positional=True),
+        _player("Who gets the strike"),
         Opt("level", "Strike level (3.B): 1, 2 or 3", kind="int", required=True, min=1, max=9),
         Opt("reason", "Why (shown in the confirmation)", required=True, max_length=REASON_CHARS),
         SEASON,
@@ -208,13 +208,14 @@ COMMANDS = (
             "The day it was given: YYYY-MM-DD, today, yesterday (default: today)",
             kind="date",
         ),
+        aliases=(("strike", "add"),),
     ),
     _td(
         ("season", "add"),
         "Start a new season; it becomes the current season",
         "season_add",
         Opt("name", "The season's name, e.g. '2026 Fall'", required=True, positional=True),
-        cli=("season", "add"),
+        aliases=(("season", "add"),),
     ),
     _td(
         ("season", "list"),
@@ -222,14 +223,14 @@ COMMANDS = (
         "season_list",
         writes=False,
         private=True,
-        cli=("season", "list"),
+        aliases=(("season", "list"),),
     ),
     _td(
         ("season", "current"),
         "Show the current season, or make another season current",
         "season_current",
         Opt("name", "The season to make current", positional=True, complete="season"),
-        cli=("season", "current"),
+        aliases=(("season", "current"),),
     ),
     _td(
         ("location", "add"),

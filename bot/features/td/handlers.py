@@ -9,25 +9,18 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import rulings
 from bot.command.model import Context, Upload
 from bot.errors import BadOption, NotDirectorError
 from bot.features.td import wording as views
+from bot.features.td.announce import announced
+from bot.features.tournament.handlers import NightAward, note_award
 from bot.reply import Effect, Field, Reply, escape
 from storage.event_changes import EventEdit, RecordBuilder
 
-if TYPE_CHECKING:
-    from bot.features.tournament.handlers import NightAward
-
 log = logging.getLogger(__name__)
-
-
-def announced(ctx: Context, reply: Reply, *, private: bool = False) -> Reply:
-    """``reply`` for the director, with its public copy for the results channel."""
-    public = views.announcement(reply, ctx.extras.get("display_name") or ctx.actor)
-    return replace(reply, private=private, effects=(*reply.effects, Effect("announce", public)))
 
 
 def season_add(ctx: Context, name: str) -> Reply:
@@ -273,8 +266,6 @@ def second_chance(
 
 def _tonight(ctx: Context, award: NightAward, player: str, **options: Any) -> Reply:
     """An award without ``event``: noted on this channel's open tournament (no event yet)."""
-    from bot.features.tournament.handlers import note_award
-
     return note_award(ctx, award, player, **options)
 
 

@@ -158,7 +158,7 @@ TOURNAMENT: tuple[Command, ...] = (
         handler=f"{_HANDLERS}:show",
         options=(Opt("json", "Print it as JSON", "yes", default=False, surfaces=CLI_ONLY),),
         who=Who.EVERYONE,
-        surfaces=frozenset({"cli"}),
+        surfaces=frozenset({"console", "cli"}),
     ),
 )
 

@@ -20,8 +20,9 @@ from sqlmodel import Session
 import rulings
 from bot.command.model import Context
 from bot.features.clock.handlers import CONSOLE_CHANNEL, ClockDoor
+from bot.features.clock.handlers import start as clock_start
 from bot.features.night.tonight import record_night_no_shows, rsvp_names
-from bot.features.td.handlers import announced
+from bot.features.td.announce import announced
 from bot.reply import Button, Effect, Field, Reply, escape, plural
 from rulings import (
     Arrival,
@@ -372,8 +373,6 @@ START_CLOCK = "tclock"
 
 def start_clock(ctx: Context, structure: str | None = None) -> Reply:
     """The start reply's button: ``/clock start structure`` in this channel."""
-    from bot.features.clock.handlers import start as clock_start
-
     return clock_start(ctx, structure=structure)
 
 

@@ -1,24 +1,21 @@
-"""The `pokerfloor` command line: one sub-command module per topic.
+"""The `pokerfloor` command line: every sub-command generated from the one command model.
 
-Each module in ``SUBCOMMANDS`` exposes ``register(subparsers)``, which adds its sub-commands
-and sets ``handler`` on them: ``bot.surfaces.cli.commands`` every command of the one command model
-(``bot.features``), the others the command line's own jobs (import, export, players). A
-handler returns the process exit code. User mistakes exit 2
-with one line on stderr; nothing else is printed for them.
+``bot.surfaces.cli.commands`` adds a sub-command for each definition in ``bot.features``
+that exists on the command line (``surfaces`` holds ``cli``), the command line's own jobs
+(``event import``, ``league set``, ``web``, ``console``, ...) included. A handler returns the
+process exit code. User mistakes exit 2 with one line on stderr; nothing else is printed for
+them.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
 log = logging.getLogger(__name__)
-
-SUBCOMMANDS = ("commands", "jobs", "run", "invite", "web")
 
 EXIT_USAGE = 2
 
@@ -38,16 +35,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="The floor person of a bar poker league: rules, hands, clock and standings.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMANDS:
-        module = importlib.import_module(f"bot.surfaces.cli.{name}")
-        module.register(sub)
+    from bot.surfaces.cli.commands import register
+
+    register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; with no command, start the bot (console mode without a token)."""
+    from bot.surfaces.cli.commands import glue_yes_flags
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(glue_yes_flags(list(sys.argv[1:] if argv is None else argv)))
     handler = getattr(args, "handler", None)
     if handler is None:
         from bot.surfaces.cli.run import run_default

@@ -1,18 +1,21 @@
-"""The command line's share of the one command model: a sub-command per definition.
+"""The command line: a sub-command per definition of the one command model.
 
 ``pokerfloor rule "oversized chip"``, ``pokerfloor td season add "2026 Fall"``: each command of
 ``bot.features.COMMANDS`` that exists on the command line gets a sub-command with its words, a
-positional argument for its positional option and a ``--flag`` for every other one
-(``--late-big-blind``; ``--late_big_blind`` works too). Values are checked by
-``bot.command.options.bind``, as in Discord and the console. Every league command also takes
-``--db URL`` (else ``DATABASE_URL``), ``--guild ID`` (a Discord server's league; without it, the
-database's only league) and ``--actor NAME`` (the audit log's name). The database is opened only
-by commands that use it, so ``pokerfloor hand`` starts fast.
+positional argument for its positional option(s) and a ``--flag`` for every other one
+(``--late-big-blind``; ``--late_big_blind`` works too; a yes/no option is ``--early``,
+``--early yes`` or ``--early no``). Values are checked by ``bot.command.options.bind``, as in
+Discord and the console. Every league command also takes ``--db URL`` (else ``DATABASE_URL``),
+``--guild ID`` (a Discord server's league; without it, the database's only league) and
+``--actor NAME`` (the audit log's name). The database is opened only by commands that use it,
+so ``pokerfloor hand`` starts fast. A command's older spellings (``Command.aliases``) still run
+it, with one deprecation line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import getpass
 import json
 import logging
@@ -28,10 +31,7 @@ EXIT_OK = 0
 EXIT_BUG = 1
 EXIT_USAGE = 2
 
-NO_LEAGUE = frozenset({("rule",), ("help",)})
-"""Commands that never open the database (``rule`` reads the bundled books and ``--dir``)."""
-WHOLE_DATABASE = frozenset({("backup",), ("restore",)})
-"""Commands on the whole database, every league at once: ``--db`` only (no league to pick)."""
+_YES_WORDS = frozenset({"yes", "no", "y", "n", "true", "false", "on", "off", "1", "0"})
 
 
 def common_options(parser: argparse.ArgumentParser) -> None:
@@ -44,17 +44,27 @@ def common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--league", default=None, help=argparse.SUPPRESS)
 
 
-def _add_option(parser: argparse.ArgumentParser, opt: Opt) -> None:
+def _add_option(parser: argparse.ArgumentParser, opt: Opt, *, positionals: int) -> None:
     help_text = opt.description.replace("%", "%%")
     if opt.positional:
         # An argument (``pokerfloor rule oversized chip``), or the flag like any other option.
-        parser.add_argument("_" + opt.name, nargs="*", help=help_text, metavar=opt.name.upper())
+        # One positional takes every word; two or more (``player alias NAME ALIAS``) one each.
+        nargs = "*" if positionals == 1 else "?"
+        parser.add_argument("_" + opt.name, nargs=nargs, help=help_text, metavar=opt.name.upper())
     flags = [opt.flag]
     if "_" in opt.name:
         flags.append("--" + opt.name)
     if opt.kind == "yes":
+        # ``--early``, ``--early yes`` or ``--early no``: ``main`` glues a yes/no word that
+        # follows the flag to it (``--early=yes``), so no other word is ever taken as its value.
         parser.add_argument(
-            *flags, dest=opt.name, action="store_true", default=None, help=help_text
+            *flags,
+            dest=opt.name,
+            nargs="?",
+            const="yes",
+            default=None,
+            metavar="yes|no",
+            help=help_text,
         )
     elif opt.repeat:
         parser.add_argument(*flags, dest=opt.name, action="append", metavar="NAME", help=help_text)
@@ -63,42 +73,103 @@ def _add_option(parser: argparse.ArgumentParser, opt: Opt) -> None:
         parser.add_argument(*flags, dest=opt.name, metavar=metavar, help=help_text)
 
 
+def _commands() -> tuple[Command, ...]:
+    from bot.features import COMMANDS
+
+    return tuple(c for c in COMMANDS if "cli" in c.surfaces)
+
+
 def register(
     sub: argparse._SubParsersAction[Any], commands: tuple[Command, ...] | None = None
 ) -> None:
-    """Add a sub-command for every command defined for the command line."""
-    if commands is None:
-        from bot.features import COMMANDS, group_description
+    """Add a sub-command for every command defined for the command line (and its aliases)."""
+    from bot.features import group_description
 
-        commands = COMMANDS
-    else:
-        from bot.features import group_description
     groups: dict[tuple[str, ...], argparse._SubParsersAction[Any]] = {(): sub}
 
-    def group(path: tuple[str, ...]) -> argparse._SubParsersAction[Any]:
+    def group(path: tuple[str, ...], *, listed: bool = True) -> argparse._SubParsersAction[Any]:
         if path not in groups:
-            parent = group(path[:-1])
+            parent = group(path[:-1], listed=listed)
             described = group_description(path)
-            parser = parent.add_parser(path[-1], help=described, description=described)
+            # A group only older spellings use is not listed in --help (no ``help``).
+            if listed:
+                parser = parent.add_parser(path[-1], help=described, description=described)
+            else:
+                parser = parent.add_parser(path[-1], description=described)
             groups[path] = parser.add_subparsers(
                 dest="_".join(path) + "_command", metavar="ACTION", required=True
             )
         return groups[path]
 
-    for command in commands:
-        if "cli" not in command.surfaces:
-            continue
-        words = command.cli_path
-        parser = group(words[:-1]).add_parser(
-            words[-1], help=command.description, description=command.description
-        )
-        for opt in command.options_on("cli"):
-            _add_option(parser, opt)
-        if words in WHOLE_DATABASE:
-            parser.add_argument("--db", metavar="URL", help="database URL (default: DATABASE_URL)")
-        elif words not in NO_LEAGUE:
+    chosen = _commands() if commands is None else commands
+    spellings = [(c, c.cli_path) for c in chosen if "cli" in c.surfaces]
+    spellings += [(c, words) for c, _ in spellings for words in c.aliases]  # after: unlisted
+    for command, words in spellings:
+        is_alias = words != command.cli_path
+        parent = group(words[:-1], listed=not is_alias)
+        if is_alias:
+            parser = parent.add_parser(words[-1], description=command.description)
+        else:
+            parser = parent.add_parser(
+                words[-1], help=command.description, description=command.description
+            )
+        options = command.options_on("cli")
+        positionals = sum(o.positional for o in options)
+        for opt in options:
+            _add_option(parser, opt, positionals=positionals)
+        if command.league or command.process:
             common_options(parser)
-        parser.set_defaults(handler=lambda args, c=command: run(c, args))
+        elif command.whole_database:
+            parser.add_argument("--db", metavar="URL", help="database URL (default: DATABASE_URL)")
+        parser.set_defaults(handler=lambda args, c=command, w=words: run(c, args, words=w))
+
+
+def glue_yes_flags(argv: list[str], commands: tuple[Command, ...] | None = None) -> list[str]:
+    """``--early yes`` -> ``--early=yes`` for the yes/no flags of the command ``argv`` names.
+
+    So a yes/no flag takes a following yes/no word as its value and never a name:
+    ``pokerfloor stack --early yes`` is not a stack for a player called "yes".
+
+    >>> from bot.command.model import Command, Opt
+    >>> c = Command(("stack",), "x", "m:f", options=(Opt("early", "x", kind="yes"),))
+    >>> glue_yes_flags(["stack", "--early", "yes", "Bea"], (c,))
+    ['stack', '--early=yes', 'Bea']
+    >>> glue_yes_flags(["stack", "--early", "Bea"], (c,))
+    ['stack', '--early=yes', 'Bea']
+    """
+    found = None
+    for command in _commands() if commands is None else commands:
+        for words in (command.cli_path, *command.aliases):
+            if tuple(argv[: len(words)]) == words and (found is None or len(words) > len(found[1])):
+                found = (command, words)
+    if found is None:
+        return list(argv)
+    command, words = found
+    flags = {
+        flag
+        for opt in command.options_on("cli")
+        if opt.kind == "yes"
+        for flag in (opt.flag, "--" + opt.name)
+    }
+    out = list(argv[: len(words)])
+    rest = list(argv[len(words) :])
+    i = 0
+    while i < len(rest):
+        token = rest[i]
+        if token == "--":
+            out.extend(rest[i:])
+            break
+        if token in flags:
+            following = rest[i + 1] if i + 1 < len(rest) else None
+            if following is not None and following.lower() in _YES_WORDS:
+                out.append(f"{token}={following}")
+                i += 2
+                continue
+            out.append(f"{token}=yes")
+        else:
+            out.append(token)
+        i += 1
+    return out
 
 
 def _sqlite_path(url: str) -> str | None:
@@ -167,16 +238,16 @@ def _values(command: Command, args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, opt.name, None)
         if opt.positional:
             words = getattr(args, "_" + opt.name, None) or []
+            if isinstance(words, str):
+                words = [words]
             if words and value is not None:
                 from bot.errors import BadOption
 
                 raise BadOption(f"give {opt.name} once: as an argument or as {opt.flag}.")
             if words:
                 value = " ".join(words)
-        if opt.repeat and isinstance(value, list):
-            value = ",".join(value)
         if value is not None:
-            values[opt.name] = value
+            values[opt.name] = value  # a repeated flag stays a list (values may hold commas)
     return values
 
 
@@ -276,20 +347,63 @@ def _flagged(command: Command, message: str) -> str:
     return message
 
 
-def run(command: Command, args: argparse.Namespace) -> int:
+def _hint(command: Command, exc: BaseException) -> str:
+    """The flag that confirms what ``exc`` refused, when the command has one."""
+    from storage.errors import (
+        AlreadyExists,
+        DuplicatePlayerError,
+        SuspendedPlayerError,
+        UnconfirmedRescoreError,
+    )
+
+    names = {o.name for o in command.options_on("cli")}
+    if isinstance(exc, DuplicatePlayerError) and "new_player" in names:
+        return f' (--new-player "{exc.name}" confirms)'
+    if isinstance(exc, AlreadyExists) and "confirm" in str(exc) and "allow_new" in names:
+        return " (--allow-new confirms)"
+    if isinstance(exc, SuspendedPlayerError | UnconfirmedRescoreError) and "confirm" in names:
+        return " (--confirm)"
+    return ""
+
+
+def _process(command: Command, args: argparse.Namespace, today: Any) -> int:
+    """Run a process command (``console``, ``web``): its handler gets the parsed options."""
+    from bot.command.options import bind
+    from bot.errors import BadOption
+
+    raw_guild = getattr(args, "guild", None)
+    if raw_guild is not None and not str(raw_guild).strip().isdigit():
+        raise BadOption(f"--guild: '{raw_guild}' is not a Discord server id.")
+    kwargs = bind(command, _values(command, args), surface="cli", today=today)
+    namespace = argparse.Namespace(
+        db=getattr(args, "db", None),
+        guild=int(raw_guild) if raw_guild is not None else None,
+        actor=getattr(args, "actor", None),
+        **kwargs,
+    )
+    code: int = command.resolve()(namespace)  # type: ignore[assignment]  # exit status
+    return code
+
+
+def run(command: Command, args: argparse.Namespace, *, words: tuple[str, ...] = ()) -> int:
     """Run one command from the command line: plain text (or ``--json``) on stdout.
 
     A user mistake exits 2 with one line on stderr (nothing is written); a bug exits 1.
+    ``words``: how it was typed; an older spelling prints one deprecation line first.
     """
     from bot.command.options import bind
     from bot.errors import describe, one_line
 
-    db: LazyDatabase | None = None
     name = " ".join(command.cli_path)
+    if words and words != command.cli_path:
+        sys.stderr.write(f"pokerfloor {' '.join(words)}: deprecated, use: pokerfloor {name}\n")
+    db: LazyDatabase | None = None
     try:
+        if command.process:
+            return _process(command, args, dt.date.today)
         ctx, db = context(
             args,
-            league=command.cli_path not in NO_LEAGUE | WHOLE_DATABASE,
+            league=command.league,
             writes=command.writes or command.who is not Who.EVERYONE,
         )
         kwargs = bind(command, _values(command, args), surface="cli", today=ctx.today)
@@ -300,7 +414,8 @@ def run(command: Command, args: argparse.Namespace) -> int:
             log.error("pokerfloor %s failed", name, exc_info=exc)
         else:
             log.debug("pokerfloor %s rejected: %s", name, exc)
-        sys.stderr.write(f"pokerfloor {name}: {one_line(_flagged(command, message))}\n")
+            message = _flagged(command, message) + _hint(command, exc)
+        sys.stderr.write(f"pokerfloor {name}: {one_line(message)}\n")
         return EXIT_BUG if is_bug else EXIT_USAGE
     finally:
         if db is not None:
@@ -310,5 +425,7 @@ def run(command: Command, args: argparse.Namespace) -> int:
         if reply.note:
             sys.stderr.write(f"pokerfloor {name}: {reply.note}\n")
     else:
-        sys.stdout.write(reply.to_plain() + "\n")
+        text = reply.to_plain()
+        if text:
+            sys.stdout.write(text + "\n")
     return EXIT_OK

@@ -11,7 +11,6 @@ import argparse
 import logging
 import re
 import sys
-from typing import Any
 from urllib.parse import urlencode
 
 log = logging.getLogger(__name__)
@@ -36,30 +35,6 @@ MENTION_ANY_ROLE = ("Mention @everyone, @here and All Roles", 1 << 17)
 SEND_TTS = ("Send Text-to-Speech Messages", 1 << 12)
 
 _SNOWFLAKE = re.compile(r"^[0-9]{17,20}$")
-
-
-def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Add the ``invite`` sub-command."""
-    parser = sub.add_parser(
-        "invite",
-        help="print the URL that adds the bot to a server",
-        description=(
-            "Print the invite URL (scopes bot and applications.commands, and the permissions "
-            "the bot needs) for the application id shown in the Discord developer portal."
-        ),
-    )
-    parser.add_argument("application_id", help="the application id (General Information page)")
-    parser.add_argument(
-        "--ping-any-role",
-        action="store_true",
-        help="also ask for 'Mention All Roles', to ping a clock role that is not mentionable",
-    )
-    parser.add_argument(
-        "--tts",
-        action="store_true",
-        help="also ask for 'Send Text-to-Speech Messages', for /td settings clock_tts on",
-    )
-    parser.set_defaults(handler=run)
 
 
 def invite_url(application_id: int, *, ping_any_role: bool = False, tts: bool = False) -> str:

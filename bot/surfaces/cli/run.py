@@ -21,38 +21,6 @@ log = logging.getLogger(__name__)
 EXIT_USAGE = 2
 
 
-def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Add ``console`` and ``run``."""
-    console = sub.add_parser(
-        "console",
-        help="type the bot's commands (/rule, /hand, /help) in a terminal or pipe them in",
-        description="Answer /rule, /hand, /help ... lines from a prompt or from stdin.",
-    )
-    for parser in (console,):
-        parser.add_argument(
-            "--db",
-            "--database-url",
-            dest="db",
-            metavar="URL",
-            help="database URL (default: DATABASE_URL)",
-        )
-        parser.add_argument(
-            "--guild",
-            metavar="ID",
-            help="the league of this Discord server (default: the only one)",
-        )
-    console.set_defaults(handler=run_console)
-    run = sub.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN)")
-    run.add_argument(
-        "--db",
-        "--database-url",
-        dest="db",
-        metavar="URL",
-        help="database URL (default: DATABASE_URL)",
-    )
-    run.set_defaults(handler=run_bot)
-
-
 def load_settings(args: argparse.Namespace) -> Settings:
     """Settings from the environment and ``.env``, with command-line overrides.
 

@@ -18,28 +18,6 @@ EXIT_USAGE = 2
 DEFAULT_PORT = 8080
 
 
-def register(sub: argparse._SubParsersAction[Any]) -> None:
-    """Add ``web``."""
-    p = sub.add_parser(
-        "web",
-        help="serve the public league pages (standings, TOC, events, players, rules)",
-        description="Serve the read-only league pages until interrupted.",
-    )
-    from bot.surfaces.web.links import WEB_HOST
-
-    p.add_argument("--host", default=WEB_HOST, help=f"address to listen on ({WEB_HOST})")
-    p.add_argument("--port", type=int, help=f"port (default WEB_PORT, else {DEFAULT_PORT})")
-    p.add_argument("--guild", metavar="ID", help="the league of this Discord server")
-    p.add_argument(
-        "--db",
-        "--database-url",
-        dest="db",
-        metavar="URL",
-        help="database URL (default: DATABASE_URL)",
-    )
-    p.set_defaults(handler=run_web)
-
-
 def _say(line: str) -> None:
     sys.stderr.write(line + "\n")
 
@@ -77,6 +55,9 @@ def _run_web(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         _say(f"pokerfloor: bad configuration: {_first_error(exc)}")
         return EXIT_USAGE
+    from bot.surfaces.web.links import WEB_HOST
+
+    host = args.host or WEB_HOST
     port = args.port or settings.web_port or DEFAULT_PORT
     if not 1 <= port <= 65535:
         _say(f"pokerfloor: --port {port}: use a port from 1 to 65535")
@@ -114,9 +95,9 @@ def _run_web(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         site = Site(engine, guild_id=guild_id, rules=lambda: index, public_url=settings.public_url)
         try:
-            asyncio.run(_serve(site, args.host, port))
+            asyncio.run(_serve(site, host, port))
         except OSError as exc:
-            _say(f"pokerfloor: cannot listen on {args.host}:{port}: {_listen_error(exc)}")
+            _say(f"pokerfloor: cannot listen on {host}:{port}: {_listen_error(exc)}")
             return EXIT_USAGE
     finally:
         engine.dispose()

@@ -45,6 +45,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+SLASH = "bot.surfaces.discord.slash"
+"""The app commands of every definition and the ``pf:`` buttons (loaded after the cogs)."""
+
 EXTENSIONS: tuple[str, ...] = (
     "bot.surfaces.discord.clock",
     "bot.surfaces.discord.backup",
@@ -188,9 +191,9 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         await self.load_rule_homes()
         for name in self.extension_names:
             await self.load_extension(name)
-        from bot.surfaces.discord.slash import install
-
-        install(self)  # every definition in bot.features becomes an app command
+        # Every definition in bot.features becomes an app command, loaded like a cog by its
+        # name (the runner types against this class, which imports none of it).
+        await self.load_extension(SLASH)
         self.last_sync = await self.sync_commands()
         await self.start_web()
         # Everything loaded so far (modules, hand tables, rulebook index) lives for the whole

@@ -655,3 +655,8 @@ def install(bot: LeagueBot, commands: Sequence[Command] = COMMANDS) -> SlashRunn
 
 
 __all__ = ["ActionButton", "SlashRunner", "buttons_view", "choices_for", "install"]
+
+
+async def setup(bot: LeagueBot) -> None:
+    """Install the app commands and the button router (``LeagueBot.setup_hook`` loads this)."""
+    install(bot)
