@@ -226,7 +226,19 @@ KINDS = ("keyword", "question", "slang", "misspelling", "table", "number", "para
 LATENCY_TRAIN_SAMPLE = 1000
 ROOT = Path(__file__).resolve().parents[1]
 FOLDS = ROOT / "build" / "rule_model" / "unseen"
-SLICES = ("dev", "probe", "heldout", "blind", "fresh", "train", "sealed-A", "sealed-B")
+SLICES = (
+    "dev",
+    "probe",
+    "heldout",
+    "blind",
+    "fresh",
+    "train",
+    "sealed-A",
+    "sealed-B",
+    "sealed-C",
+)
+SEALED_NONE = HERE / "sealed_none.toml"
+CALIB_NONE = HERE / "calib_none.toml"
 WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -507,6 +519,31 @@ def _engine(index: RuleIndex) -> Callable[[str], list[Passage | None]]:
     return search
 
 
+def out_of_scope(index: RuleIndex, queries: list[dict[str, Any]], *, sealed: bool) -> None:
+    """How often the search says "no rule answers this", on questions no book answers and on
+    answerable ones: as shipped (the ranking's own "no match"), and with the fitted answer
+    model switched on (``decide=True``, off by default: it refuses a league's own book)."""
+    fitted = RuleIndex(index.books, home=index.home, decide=True)
+    sets: list[tuple[str, list[str], bool]] = [
+        ("calibration, out of scope (fitted on)", _texts(CALIB_NONE), False),
+    ]
+    if sealed:
+        sets.append(("sealed, out of scope", _texts(SEALED_NONE), False))
+        sealed_in = [str(q["q"]) for q in queries if str(q.get("slice", "")).startswith("sealed")]
+        sets.append(("sealed, answerable", sealed_in, True))
+    print('"no rule answers this" (share of the questions)            shipped  fitted decision')
+    for label, texts, answerable in sets:
+        said = sum(not index.search(t).found for t in texts) / max(len(texts), 1)
+        alone = sum(not fitted.search(t).found for t in texts) / max(len(texts), 1)
+        mark = " (wrongly)" if answerable else ""
+        print(f"{label + mark:52} {len(texts):>4} {said:8.1%} {alone:13.1%}")
+    print()
+
+
+def _texts(path: Path) -> list[str]:
+    return [str(q["q"]) for q in tomllib.loads(path.read_text(encoding="utf-8"))["query"]]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument(
@@ -520,6 +557,9 @@ def main(argv: list[str] | None = None) -> None:
         help="leave one book out: each book's queries, the model rebuilt without the book",
     )
     parser.add_argument("--sample", type=int, default=0, help="--unseen: at most N a book")
+    parser.add_argument(
+        "--quality", action="store_true", help="the quality tables only (no latency)"
+    )
     args = parser.parse_args(argv)
     if args.unseen:
         unseen(args.sample)
@@ -581,6 +621,9 @@ def main(argv: list[str] | None = None) -> None:
                 cells.append(f"{a / n:6.1%} / {b / n:6.1%}")
             print(f"{slice_:8} {kind:12} {n:>4}  " + "  ".join(f"{c:>17}" for c in cells))
         print()
+    out_of_scope(index, queries, sealed=not args.no_sealed)
+    if args.quality:
+        return
     _, ours1, ours3 = results["pokerfloor"][("all", "all")]
     for name in ("lexical only", "BM25 lines", "token_set_ratio"):
         _, a, b = results[name][("all", "all")]
