@@ -34,9 +34,13 @@ TRAIN_BAR = {"top1": 0.85, "top3": 0.98}
 # never printed by the suite. Both batches clear these with the shipped model and with the model
 # rebuilt after the de-duplication (tools/rebuild_rule_model.py; its figures are in
 # benchmarks/rules.py's docstring, measured once).
+# Batch C, written for issue 24 and first measured with this model, holds what it reached then
+# (85.0 / 96.2, paraphrases 83.7 / 96.9): below the issue's target (90 / 97), a bar to keep, not
+# a goal met.
 SEALED_BAR = {
-    "overall": {"top1": 0.88, "top3": 0.95},
-    "paraphrase": {"top1": 0.84, "top3": 0.90},
+    "A": {"overall": {"top1": 0.88, "top3": 0.95}, "paraphrase": {"top1": 0.84, "top3": 0.90}},
+    "B": {"overall": {"top1": 0.88, "top3": 0.95}, "paraphrase": {"top1": 0.84, "top3": 0.90}},
+    "C": {"overall": {"top1": 0.85, "top3": 0.96}, "paraphrase": {"top1": 0.83, "top3": 0.96}},
 }
 
 
@@ -160,7 +164,7 @@ def test_sealed_batches_hold_their_bars_unprinted(index):
         assert len(queries) >= 80
         assert sum(q["kind"] == "paraphrase" for q in queries) >= len(queries) / 3
         found = rates(index, queries)
-        for kind, bar in SEALED_BAR.items():
+        for kind, bar in SEALED_BAR[batch].items():
             _, rate1, rate3 = found[kind]
             above = rate1 >= bar["top1"] and rate3 >= bar["top3"]  # a bool: no figure shown
             assert above, f"sealed batch {batch}, {kind}: below its bar"
