@@ -67,7 +67,7 @@ def get_league(
         NotFound: no such league (a guild id beyond what the database stores names none).
     """
     if guild_id is not None and not 0 <= guild_id <= MAX_ID:
-        raise NotFound(f"there is no league for guild {guild_id}")
+        raise NotFound(f"there is no league for guild {guild_id} (an id beyond 64 bits)")
     query = select(League)
     if guild_id is not None:
         query = query.where(League.guild_id == guild_id)

@@ -33,8 +33,6 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from rapidfuzz import fuzz, process
-
 from rulings.errors import NameFormatError
 
 MAX_NAME_LENGTH = 100
@@ -132,5 +130,9 @@ def similar_name(
     """
     if not known:
         return None
+    # rapidfuzz is imported here, not with the module: ``import rulings`` (every command
+    # line's start) loads no heavy package; only a name that must be matched pays for it.
+    from rapidfuzz import fuzz, process
+
     match = process.extractOne(key, list(known), scorer=fuzz.ratio, score_cutoff=cutoff)
     return known[match[0]] if match is not None else None

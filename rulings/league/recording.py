@@ -27,11 +27,9 @@ import logging
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
-from rapidfuzz import fuzz, process
-
 from rulings.errors import EventFormatError
 from rulings.league.events import EventRecord, PremiumHand, Receipt
-from rulings.league.names import name_key
+from rulings.league.names import name_key, similar_name
 from rulings.league.rules import LeagueRules
 from rulings.league.strikes import Strike, Suspension, suspension
 
@@ -129,10 +127,8 @@ def check_awards(record: EventRecord) -> EventRecord:
     for what, names in awards:
         for n in names:
             if _key(n) not in players:
-                close = process.extractOne(
-                    _key(n), list(players), scorer=fuzz.ratio, score_cutoff=_CLOSE_NAME
-                )
-                hint = f"did you mean '{players[close[0]]}'? If not, " if close else ""
+                close = similar_name(_key(n), players, _CLOSE_NAME)
+                hint = f"did you mean '{close}'? If not, " if close else ""
                 raise EventFormatError(
                     f"{what}: {n} did not play this event; {hint}add {n} to played first"
                 )
