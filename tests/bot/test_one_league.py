@@ -72,7 +72,7 @@ def test_guild_picks_the_league_and_an_unknown_one_has_none(capsys, url: str):
     assert "no league yet" in err
     code, _, err = _cli(capsys, "standings", "--db", url, "--guild", "seven")
     assert code == 2
-    assert "--guild: 'seven' is not a Discord server id" in err
+    assert "--guild seven: not a Discord server id" in err
 
 
 def test_the_console_speaks_for_the_same_league(url: str):

@@ -301,22 +301,32 @@ class LazySettings:
         return getattr(self.real(), name)
 
 
+def guild_option(raw: Any) -> int | None:
+    """``--guild`` as a Discord server id (None when not given); one line refuses another.
+
+    >>> guild_option("123"), guild_option(None)
+    (123, None)
+    """
+    from bot.errors import BadOption
+    from rulings import MAX_ID
+
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_ID:
+        raise BadOption(f"--guild {raw}: not a Discord server id (a number from 1 to {MAX_ID})")
+    return int(text)
+
+
 def context(
     args: argparse.Namespace, *, league: bool, writes: bool = True
 ) -> tuple[Context, LazyDatabase]:
     """The handler's context for one command line (``--db``, ``--guild``, ``--actor``)."""
-    from bot.errors import BadOption
-
     url = getattr(args, "db", None)
     settings = LazySettings(str(url) if url else None)
     db = LazyDatabase(settings.database_url, writes=writes)
-    guild_id: int | None = None
-    raw_guild = getattr(args, "guild", None)
-    if raw_guild is not None:
-        if not str(raw_guild).strip().isdigit():
-            raise BadOption(f"--guild: '{raw_guild}' is not a Discord server id.")
-        guild_id = int(raw_guild)
-    elif league and not db.is_empty():
+    guild_id = guild_option(getattr(args, "guild", None))
+    if guild_id is None and league and not db.is_empty():
         from storage.leagues import only_league_guild
 
         guild_id = db.run_sync(only_league_guild)
@@ -369,15 +379,12 @@ def _hint(command: Command, exc: BaseException) -> str:
 def _process(command: Command, args: argparse.Namespace, today: Any) -> int:
     """Run a process command (``console``, ``web``): its handler gets the parsed options."""
     from bot.command.options import bind
-    from bot.errors import BadOption
 
-    raw_guild = getattr(args, "guild", None)
-    if raw_guild is not None and not str(raw_guild).strip().isdigit():
-        raise BadOption(f"--guild: '{raw_guild}' is not a Discord server id.")
+    guild = guild_option(getattr(args, "guild", None))
     kwargs = bind(command, _values(command, args), surface="cli", today=today)
     namespace = argparse.Namespace(
         db=getattr(args, "db", None),
-        guild=int(raw_guild) if raw_guild is not None else None,
+        guild=guild,
         actor=getattr(args, "actor", None),
         **kwargs,
     )

@@ -65,10 +65,7 @@ def run_console(args: argparse.Namespace) -> int:
     from storage.db import make_engine, upgrade_schema
     from storage.leagues import only_league_guild
 
-    raw_guild = getattr(args, "guild", None)
-    if raw_guild is not None and not str(raw_guild).strip().isdigit():
-        _say(f"pokerfloor console: --guild: '{raw_guild}' is not a Discord server id")
-        return EXIT_USAGE
+    raw_guild = getattr(args, "guild", None)  # an id already (commands.guild_option)
     try:
         engine = make_engine(settings.database_url)
     except Exception as exc:

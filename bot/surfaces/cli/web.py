@@ -62,10 +62,7 @@ def _run_web(args: argparse.Namespace) -> int:
     if not 1 <= port <= 65535:
         _say(f"pokerfloor: --port {port}: use a port from 1 to 65535")
         return EXIT_USAGE
-    guild_id = _guild_id(args.guild)
-    if isinstance(guild_id, str):
-        _say(guild_id)
-        return EXIT_USAGE
+    guild_id: int | None = args.guild  # checked by the command line (commands.guild_option)
     from sqlalchemy import exc as sa_exc
     from sqlalchemy import inspect
 
@@ -118,18 +115,6 @@ def _listen_error(exc: OSError) -> str:
     if exc.errno == errno.EACCES:
         return "not allowed (ports below 1024 need privileges)"
     return exc.strerror or str(exc)
-
-
-def _guild_id(raw: str | None) -> int | str | None:
-    """``--guild`` as a Discord server id, or the one line that refuses it."""
-    from rulings import MAX_ID
-
-    if raw is None:
-        return None
-    text = raw.strip()
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_ID:
-        return f"pokerfloor: --guild {raw}: not a Discord server id (a number from 1 to {MAX_ID})"
-    return int(text)
 
 
 def _missing_sqlite_file(url: str) -> str | None:

@@ -89,6 +89,6 @@ def test_a_guild_id_beyond_64_bits_is_refused(tmp_path: Path, capsys, guild):
     engine.dispose()
     assert main(["web", "--db", url, f"--guild={guild}"]) == 2
     assert capsys.readouterr().err == (
-        f"pokerfloor: --guild {guild}: not a Discord server id "
+        f"pokerfloor web: --guild {guild}: not a Discord server id "
         "(a number from 1 to 9223372036854775807)\n"
     )
