@@ -137,12 +137,16 @@ def test_every_example_runs_as_written(page: Path, tmp_path: Path) -> None:
             said = f"{where}: {step.command.strip()}\n--- stdout\n{out}\n--- stderr\n{err}"
             assert code == step.exit_code, said
             assert "Traceback" not in out + err, said
+            shown_up_to = 0  # claims on stdout appear in the order written
             for claim in step.expected:
-                assert claim in out or claim in err, f"{claim!r} not printed\n{said}"
-            if block.kind == "console" and err:
-                shown = [line for line in err.splitlines() if line.strip()]
-                unannounced = [e for e in shown if not any(c in e for c in step.expected)]
-                assert not unannounced, f"unexpected errors {unannounced}\n{said}"
+                at = out.find(claim, shown_up_to)
+                if at >= 0:
+                    shown_up_to = at + len(claim)
+                    continue
+                assert claim in err, f"{claim!r} not printed (in this order)\n{said}"
+            warned = [line for line in err.splitlines() if line.strip()]
+            unannounced = [e for e in warned if not any(c in e for c in step.expected)]
+            assert not unannounced, f"stderr the text does not show: {unannounced}\n{said}"
 
 
 def test_the_convention_reads_claims_and_exit_codes() -> None:
