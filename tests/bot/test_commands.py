@@ -128,14 +128,16 @@ def test_an_option_out_of_range_is_refused_the_same_everywhere():
             )
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+COMMANDS_PAGE = ROOT / "docs" / "commands.md"
 
 
-def test_the_readme_command_table_is_written_from_the_definitions():
-    from bot.command.docs import section
+def test_the_docs_command_table_is_written_from_the_definitions():
+    from bot.command.docs import PAGE, section
 
-    assert section(COMMANDS) in README.read_text(encoding="utf-8"), (
-        "README's command table is out of date: run python -m bot.command.docs"
+    assert ROOT / PAGE == COMMANDS_PAGE
+    assert section(COMMANDS) in COMMANDS_PAGE.read_text(encoding="utf-8"), (
+        "docs/commands.md's command table is out of date: run python -m bot.command.docs"
     )
 
 
@@ -146,15 +148,15 @@ def _leaves(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list
     return [leaf for name, sub in subs.items() for leaf in _leaves(sub, (*path, name))]
 
 
-def test_the_readme_names_every_command_line_command():
-    text = README.read_text(encoding="utf-8")
+def test_the_docs_name_every_command_line_command():
+    text = COMMANDS_PAGE.read_text(encoding="utf-8")
     defined = {c.cli_path for c in COMMANDS if "cli" in c.surfaces}
     for leaf in _leaves(build_parser()):
         if leaf in defined:
             continue  # in the generated table, with the same words
         group, *action = leaf
         rows = [line for line in text.splitlines() if f"`pokerfloor {group}" in line]
-        assert rows, f"README names no pokerfloor {group}"
+        assert rows, f"docs/commands.md names no pokerfloor {group}"
         if action:
             words = {w for row in rows for w in re.split(r"[\s`|\\,]+", row)}
-            assert action[0] in words, f"README names no pokerfloor {' '.join(leaf)}"
+            assert action[0] in words, f"docs/commands.md names no pokerfloor {' '.join(leaf)}"
