@@ -372,14 +372,17 @@ def _ways(counts: NDArray[np.intp], available: NDArray[np.intp]) -> NDArray[np.i
 @functools.cache
 def _rank_rows(size: int) -> NDArray[np.intp]:
     """Every multiset of ``size`` rank indexes (sorted rows; ``size`` 0 gives one empty row)."""
-    rows = list(itertools.combinations_with_replacement(range(13), size))
-    return np.array(rows, dtype=np.intp).reshape(len(rows), size)
+    rows = itertools.combinations_with_replacement(range(13), size)
+    flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.intp)
+    return flat.reshape(math.comb(12 + size, size), size)
 
 
 @functools.cache
 def _rank_sets(size: int) -> NDArray[np.intp]:
     """Every set of ``size`` distinct rank indexes, one sorted row each."""
-    return np.array(list(itertools.combinations(range(13), size)), dtype=np.intp)
+    rows = itertools.combinations(range(13), size)
+    flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.intp)
+    return flat.reshape(math.comb(13, size), size)
 
 
 def _equity_grouped(holes: Sequence[Sequence[Card]]) -> Equity:
@@ -402,54 +405,37 @@ def _equity_grouped(holes: Sequence[Sequence[Card]]) -> Equity:
     for c in itertools.chain.from_iterable(holes):
         live[c.suit.position, c.rank.index] = 0
     per_rank = live.sum(axis=0)
+    shapes = _group_shapes()
     w7 = np.array(_W7, dtype=np.intp)
-    hole_keys = [w7[a.rank.index] + w7[b.rank.index] for a, b in holes]
-    owns = np.zeros((len(holes), 4), dtype=np.intp)  # a player's rank bits in each suit
-    for i, hole in enumerate(holes):
-        for c in hole:
-            owns[i, c.suit.position] |= 1 << c.rank.index
-    # Plain groups: every rank multiset, with all the ways live cards make it.
-    plain = _rank_rows(5)
-    plain = plain[np.argsort(_multiset_id(plain))]  # row n is the multiset of id n
-    plain_weight = _ways(_counts(plain), per_rank)
-    keys = [w7[plain].sum(axis=1)]
-    flush_masks = [np.zeros(len(plain), dtype=np.intp)]
-    flush_suits = [np.zeros(len(plain), dtype=np.intp)]
-    weights = [plain_weight]
     bits = 1 << np.arange(13, dtype=np.intp)
+    plain_weight = _ways(shapes.plain_counts, per_rank)
+    weights, suits = [], []
     for suit in range(4):
-        others = per_rank - live[suit]
-        for k in (3, 4, 5):
-            suited = _rank_sets(k)
-            suited = suited[live[suit][suited].all(axis=1)]
-            rest = _rank_rows(5 - k)
-            rest_weight = _ways(_counts(rest), others)
-            rest, rest_weight = rest[rest_weight > 0], rest_weight[rest_weight > 0]
-            if not len(suited) or not len(rest):
-                continue
-            ranks = np.concatenate(
-                [np.repeat(suited, len(rest), axis=0), np.tile(rest, (len(suited), 1))], axis=1
-            )
-            weight = np.tile(rest_weight, len(suited))
-            # These boards were counted among the plain groups of their rank multiset.
-            ids = _multiset_id(np.sort(ranks, axis=1))
-            plain_weight -= np.bincount(ids, weights=weight, minlength=len(plain)).astype(np.int64)
-            keys.append(w7[ranks].sum(axis=1))
-            flush_masks.append(np.repeat(bits[suited].sum(axis=1), len(rest)))
-            flush_suits.append(np.full(len(ranks), suit, dtype=np.intp))
-            weights.append(weight)
-    key = np.concatenate(keys)
-    flush_mask = np.concatenate(flush_masks)
-    flush_suit = np.concatenate(flush_suits)
-    weight = np.concatenate(weights)
-    is_flush_group = flush_mask != 0
+        dead_ranks = int(bits[live[suit] == 0].sum())
+        rest_weight = _ways(shapes.rest_counts, per_rank - live[suit])
+        weight = np.where(shapes.suited & dead_ranks, 0, rest_weight[shapes.rest])
+        # These boards were counted among the plain groups of their rank multiset.
+        plain_weight -= np.bincount(
+            shapes.multiset, weights=weight, minlength=len(plain_weight)
+        ).astype(np.int64)
+        weights.append(weight)
+        suits.append(np.full(len(weight), suit, dtype=np.intp))
+    weight = np.concatenate([plain_weight, *weights])
+    flush_suit = np.concatenate(suits)
+    flush_mask = np.tile(shapes.suited, 4)
     flushes = flush_table()
     top = len(_FLAT7_NP) - 1
-    values = np.empty((len(holes), len(key)), dtype=np.int32)
-    for i, hole_key in enumerate(hole_keys):
-        best = _FLAT7_NP[np.minimum(key + hole_key, top)].astype(np.int32)
-        flush = flushes[flush_mask | owns[i][flush_suit]]
-        np.maximum(best, np.where(is_flush_group, flush, 0), out=values[i])
+    values = np.empty((len(holes), len(weight)), dtype=np.int32)
+    plain_rows = len(plain_weight)
+    for i, (a, b) in enumerate(holes):
+        hole_key = w7[a.rank.index] + w7[b.rank.index]
+        own = np.zeros(4, dtype=np.intp)  # the player's rank bits in each suit
+        own[a.suit.position] |= 1 << a.rank.index
+        own[b.suit.position] |= 1 << b.rank.index
+        values[i, :plain_rows] = _FLAT7_NP[np.minimum(shapes.plain_key + hole_key, top)]
+        suited = _FLAT7_NP[np.minimum(shapes.key + hole_key, top)].astype(np.int32)
+        flush = flushes[flush_mask | own[flush_suit]]
+        np.maximum(np.tile(suited, 4), flush, out=values[i, plain_rows:])
     is_best = values == values.max(axis=0)
     count = is_best.sum(axis=0)
     alone = count == 1
@@ -461,4 +447,58 @@ def _equity_grouped(holes: Sequence[Sequence[Card]]) -> Equity:
         tuple(int(n) for n in wins),
         tuple(int(n) for n in ties),
         tuple(float(x) for x in shares),
+    )
+
+
+@dataclass(frozen=True)
+class _GroupShapes:
+    """The groups of ``_equity_grouped`` that do not depend on the deal (built once).
+
+    Attributes:
+        plain_counts: per five-rank multiset (row n: the multiset of colex id n), how many
+            cards of each rank: (6,188, 13).
+        plain_key: per multiset, the sum of its rank weights (``_W7``).
+        suited: per flush group, the 13-bit mask of the 3 to 5 ranks of the flush suit.
+        rest: per flush group, its row of ``rest_counts`` (the other board cards' ranks).
+        rest_counts: the multisets of 0 to 2 ranks off the flush suit, as counts: (105, 13).
+        multiset: per flush group, the colex id of the whole board's rank multiset.
+        key: per flush group, the sum of the whole board's rank weights.
+    """
+
+    plain_counts: NDArray[np.intp]
+    plain_key: NDArray[np.intp]
+    suited: NDArray[np.intp]
+    rest: NDArray[np.intp]
+    rest_counts: NDArray[np.intp]
+    multiset: NDArray[np.intp]
+    key: NDArray[np.intp]
+
+
+@functools.cache
+def _group_shapes() -> _GroupShapes:
+    w7 = np.array(_W7, dtype=np.intp)
+    bits = 1 << np.arange(13, dtype=np.intp)
+    plain = _rank_rows(5)
+    plain = plain[np.argsort(_multiset_id(plain))]  # row n is the multiset of id n
+    suited, rest, multiset, key, rest_rows = [], [], [], [], []
+    first_rest = 0
+    for k in (3, 4, 5):
+        sets, others = _rank_sets(k), _rank_rows(5 - k)
+        ranks = np.concatenate(
+            [np.repeat(sets, len(others), axis=0), np.tile(others, (len(sets), 1))], axis=1
+        )
+        suited.append(np.repeat(bits[sets].sum(axis=1), len(others)))
+        rest.append(np.tile(np.arange(len(others)) + first_rest, len(sets)))
+        multiset.append(_multiset_id(np.sort(ranks, axis=1)))
+        key.append(w7[ranks].sum(axis=1))
+        rest_rows.append(_counts(others))
+        first_rest += len(others)
+    return _GroupShapes(
+        plain_counts=_counts(plain),
+        plain_key=w7[plain].sum(axis=1),
+        suited=np.concatenate(suited),
+        rest=np.concatenate(rest),
+        rest_counts=np.concatenate(rest_rows),
+        multiset=np.concatenate(multiset),
+        key=np.concatenate(key),
     )
