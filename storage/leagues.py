@@ -23,10 +23,9 @@ from rulings import (
 from storage.audit import add_audit_entry
 from storage.errors import AlreadyExists, NotFound
 from storage.league_models import League, Location
+from storage.light import DEFAULT_LEAGUE, only_league_guild_of
 
 log = logging.getLogger(__name__)
-
-DEFAULT_LEAGUE = "default"
 
 
 @dataclass(frozen=True)
@@ -204,10 +203,4 @@ def only_league_guild(*, session: Session) -> int | None:
     Raises:
         NotFound: several Discord servers' leagues and no league of the command line's own.
     """
-    leagues = list_leagues(session=session)
-    if len(leagues) == 1:
-        return leagues[0].guild_id
-    if not leagues or any(league.guild_id is None for league in leagues):
-        return None
-    ids = ", ".join(str(league.guild_id) for league in leagues)
-    raise NotFound(f"this database holds several leagues; pick one with --guild ({ids})")
+    return only_league_guild_of([league.guild_id for league in list_leagues(session=session)])

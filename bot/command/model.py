@@ -324,13 +324,21 @@ class Context:
         """The rules of this league: the default preset's before it has one (nothing written).
 
         A database that does not exist yet is not created (``db.is_empty()``, when the surface
-        can tell without opening it).
+        can tell without opening it). A surface that has not opened its database yet may read
+        the league rows without opening it (``db.read_leagues()``: ``storage.light`` on a
+        SQLite file, no SQLAlchemy); where it cannot (None), storage reads them.
         """
         import rulings
 
         is_empty = getattr(self.db, "is_empty", None)
         if is_empty is not None and is_empty():
             return rulings.load_league_rules()
+        read_leagues = getattr(self.db, "read_leagues", None)
+        leagues = read_leagues() if read_leagues is not None else None
+        if leagues is not None:
+            from storage.light import league_rules_in
+
+            return league_rules_in(leagues, self.guild_id)
         from bot.features.league.reads import league_rules_for
 
         rules: rulings.LeagueRules = self.db.run_sync(league_rules_for, guild_id=self.guild_id)

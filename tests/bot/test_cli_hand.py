@@ -180,3 +180,25 @@ def test_cli_hand_answers_with_the_rules_of_the_league_in_use(
     assert "RP" not in out
     assert "btown" not in out.lower()
     assert "poker-pub Additional information" in out
+
+
+def test_cli_hand_reads_a_sqlite_league_without_sqlalchemy(
+    capsys: pytest.CaptureFixture[str], tmp_path
+) -> None:
+    db = f"sqlite:///{tmp_path / 'league.db'}"
+    assert main(["league", "set", "--preset", "poker-pub", "--db", db]) == 0
+    capsys.readouterr()
+    script = (
+        "import sys, bot.surfaces.cli; code = bot.surfaces.cli.main(); "
+        "print(sorted(m for m in ('sqlalchemy', 'sqlmodel', 'alembic') if m in sys.modules)); "
+        "sys.exit(code)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "hand", "As Ks Qs Js Ts", "--db", db],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "poker-pub Additional information" in done.stdout
+    assert done.stdout.strip().endswith("[]")

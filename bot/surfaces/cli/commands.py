@@ -184,6 +184,9 @@ def _sqlite_path(url: str) -> str | None:
     return path.split("?", 1)[0] or None
 
 
+_UNREAD = object()
+
+
 class LazyDatabase:
     """The database, opened (and migrated) on first use.
 
@@ -195,6 +198,7 @@ class LazyDatabase:
         self.url = url
         self.writes = writes
         self._db: Any = None
+        self._leagues: Any = _UNREAD
 
     def is_empty(self) -> bool:
         """Whether the database is a SQLite file that does not exist yet (one ``stat``)."""
@@ -202,6 +206,19 @@ class LazyDatabase:
             return False
         path = _sqlite_path(self.url)
         return path is not None and not Path(path).exists()
+
+    def read_leagues(self) -> Any:
+        """The league rows read without opening the database (``storage.light.read_leagues``).
+
+        None once the database is open, or where only the full path can read them.
+        """
+        if self._db is not None:
+            return None
+        if self._leagues is _UNREAD:
+            from storage.light import read_leagues
+
+            self._leagues = read_leagues(self.url)
+        return self._leagues
 
     def _open(self) -> Any:
         if self._db is None:
@@ -327,9 +344,15 @@ def context(
     db = LazyDatabase(settings.database_url, writes=writes)
     guild_id = guild_option(getattr(args, "guild", None))
     if guild_id is None and league and not db.is_empty():
-        from storage.leagues import only_league_guild
+        leagues = db.read_leagues()
+        if leagues is not None:
+            from storage.light import only_league_guild_of
 
-        guild_id = db.run_sync(only_league_guild)
+            guild_id = only_league_guild_of([row.guild_id for row in leagues])
+        else:
+            from storage.leagues import only_league_guild
+
+            guild_id = db.run_sync(only_league_guild)
     ctx = Context(
         surface="cli",
         settings=settings,  # type: ignore[arg-type]  # the same fields, built on first use

@@ -9,6 +9,7 @@ from rulings.poker import evaluate, evaluate_many, exact_equity, parse_cards
 from rulings.poker.cards import DECK, Card
 from rulings.poker.equity import (
     _equity_batch,
+    _equity_grouped,
     _equity_loop,
     board_table,
     combinations_array,
@@ -98,6 +99,24 @@ def test_batch_enumeration_matches_board_by_board_loop(holes, board):
     batch, loop = _equity_batch(hole_cards, cards(board)), _equity_loop(hole_cards, cards(board))
     assert (batch.boards, batch.wins, batch.ties) == (loop.boards, loop.wins, loop.ties)
     assert batch.shares == pytest.approx(loop.shares)
+
+
+@pytest.mark.parametrize(
+    "holes",
+    [
+        ["As Ks", "Qh Qd"],
+        ["Ac 2c", "Ad 3d"],
+        ["2c 2d", "2h 2s"],
+        ["Ah Kh", "Qs Qc", "7d 6d"],
+        ["As Ks", "Ah Kh", "Ad Kd", "Ac Kc"],
+        ["As Ks", "Qs Js", "Ts 9s", "8s 7s", "6s 5s", "4s 3s", "2s Ah", "Kh Qh", "Jh Th", "9h 8h"],
+    ],
+)
+def test_preflop_groups_count_what_enumerating_every_board_counts(holes):
+    hole_cards = [cards(h) for h in holes]
+    grouped, batch = _equity_grouped(hole_cards), _equity_batch(hole_cards, ())
+    assert (grouped.boards, grouped.wins, grouped.ties) == (batch.boards, batch.wins, batch.ties)
+    assert grouped.shares == pytest.approx(batch.shares)
 
 
 def test_flop_turn_and_river_counts():
