@@ -260,17 +260,6 @@ def set_discord_event(*, session: Session, series_id: int, event_id: int | None)
     )
 
 
-def guilds_with_night_events(*, session: Session) -> list[int]:
-    """The Discord servers whose leagues have a night with a scheduled event."""
-    rows = session.exec(
-        select(League.guild_id)
-        .join(NightSeriesRow, col(NightSeriesRow.league_id) == col(League.id))
-        .where(col(NightSeriesRow.discord_event_id).is_not(None), col(League.guild_id).is_not(None))
-        .distinct()
-    ).all()
-    return sorted(int(g) for g in rows if g is not None)
-
-
 def guilds_with_nights(*, session: Session) -> list[int]:
     """The Discord servers whose leagues have a weekly night."""
     rows = session.exec(
@@ -526,8 +515,8 @@ def ask_checkin(
     return row.id or 0
 
 
-def take_checkin(*, session: Session, request_id: int) -> CheckinRequest:
-    """Remove a check-in request to answer it (approve or refuse), exactly once.
+def take_checkin(*, session: Session, request_id: int) -> None:
+    """Remove a check-in request once answered (approved or refused), exactly once.
 
     Raises:
         NotFound: it was answered already (by another director, or another button press).
@@ -535,17 +524,8 @@ def take_checkin(*, session: Session, request_id: int) -> CheckinRequest:
     row = session.get(CheckinRequest, request_id, with_for_update=True)
     if row is None:
         raise NotFound("that check-in was answered already")
-    answered = CheckinRequest(
-        id=row.id,
-        tournament_id=row.tournament_id,
-        name=row.name,
-        name_key=row.name_key,
-        discord_id=row.discord_id,
-        asked_at=row.asked_at,
-    )
     session.delete(row)
     session.flush()
-    return answered
 
 
 def peek_checkin(*, session: Session, request_id: int) -> CheckinRequest:

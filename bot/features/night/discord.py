@@ -36,7 +36,6 @@ from storage.nights import (
     NightInfo,
     claim_discord_event,
     claim_reminder,
-    guilds_with_night_events,
     guilds_with_nights,
     list_nights,
     mark_role_removed,
@@ -343,7 +342,7 @@ class NightCog(commands.Cog):
     @commands.Cog.listener()
     async def on_ready(self) -> None:
         """Catch up the presses and withdrawals missed while no process was running."""
-        for guild_id in await self.bot.db.run(guilds_with_night_events):
+        for guild_id in await self.bot.db.run(guilds_with_nights):
             if not self._serves(guild_id):
                 continue
             try:
