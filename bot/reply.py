@@ -57,6 +57,8 @@ class Effect:
       channel, without pings;
     * ``rule_home``: the league's home rulebook changed (``value``: the book, or None): build
       its index now so that no ``/rule`` waits.
+    * ``night_thread``: post a public reply in the night's thread (``value``: the tournament's
+      id, the thread's name and the public ``Reply``), making the thread on its first post.
 
     A surface ignores (and logs) a kind it does not know; add the kind here and in
     ``bot.surfaces.discord.slash.SlashRunner`` when a command needs a new one.

@@ -58,6 +58,8 @@ class GuildSettings:
         clock_tts: Level announcements are text-to-speech messages; off by default.
         self_checkin: Players may check themselves in (``/checkin``), a director approving
             each; off by default.
+        night_thread: A night's bust-outs and results summary are posted in a thread of the
+            tournament's channel (made on the first post), not in the channel; off by default.
     """
 
     guild_id: int
@@ -70,6 +72,7 @@ class GuildSettings:
     live_page: bool = True
     clock_tts: bool = False
     self_checkin: bool = False
+    night_thread: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The settings a director can change, for the audit log.
@@ -91,6 +94,8 @@ class GuildSettings:
             values["clock_tts"] = True
         if self.self_checkin:
             values["self_checkin"] = True
+        if self.night_thread:
+            values["night_thread"] = True
         return values
 
 
@@ -109,6 +114,7 @@ def _settings(session: Session, guild_id: int, league: LeagueInfo | None) -> Gui
         live_page=row.live_page if row else True,
         clock_tts=row.clock_tts if row else False,
         self_checkin=row.self_checkin if row else False,
+        night_thread=row.night_thread if row else False,
     )
 
 
@@ -157,6 +163,7 @@ def update_guild_settings(
     live_page: bool | _Keep = KEEP,
     clock_tts: bool | _Keep = KEEP,
     self_checkin: bool | _Keep = KEEP,
+    night_thread: bool | _Keep = KEEP,
     confirm: bool = False,
     now: dt.datetime | None = None,
 ) -> tuple[GuildSettings, GuildSettings]:
@@ -175,6 +182,7 @@ def update_guild_settings(
         live_page: Show (True) or hide the league's live pages.
         clock_tts: Send level announcements as text-to-speech messages.
         self_checkin: Let players check themselves in, each approved by a director.
+        night_thread: Post a night's bust-outs and results in a thread of its own.
         confirm: Confirms a preset change that re-scores the current season's stored events.
         now: The time of the change (UTC).
 
@@ -199,6 +207,7 @@ def update_guild_settings(
             ("live_page", live_page),
             ("clock_tts", clock_tts),
             ("self_checkin", self_checkin),
+            ("night_thread", night_thread),
         )
         if isinstance(v, bool)
     }

@@ -38,3 +38,7 @@ class GuildSetting(SQLModel, table=True):
     self_checkin: bool = Field(
         default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
     )
+    # The night's bust-outs and results summary go to a thread of the tournament's channel.
+    night_thread: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )

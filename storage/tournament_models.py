@@ -45,6 +45,8 @@ class Tournament(SQLModel, table=True):
     finished_at: dt.datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
+    # The night's Discord thread (``/td settings night_thread on``), made on its first post.
+    thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
 
 
 class TournamentEntryRow(SQLModel, table=True):

@@ -44,6 +44,7 @@ from rulings import (
 from storage.audit import add_audit_entry, utc_now
 from storage.clocks import add_clock_event, find_running_clock, utc
 from storage.errors import AlreadyExists, DuplicatePlayerError, NotFound
+from storage.league_models import League
 from storage.players import PlayerDirectory
 from storage.tournament_models import Tournament, TournamentEntryRow
 
@@ -454,3 +455,44 @@ def tournament_status_line(*, session: Session, channel_id: int) -> str | None:
     chart = record.night.chart
     left = f"{chart.remaining} player{'' if chart.remaining == 1 else 's'} left"
     return f"Tournament: {left}, average stack {chart.average_stack:,}"
+
+
+def night_thread(*, session: Session, tournament_id: int, guild_id: int) -> int | None:
+    """The Discord thread of a night (``/td settings night_thread on``), or None before its first.
+
+    Raises:
+        NotFound: the server has no such tournament (a night is only ever its own server's).
+    """
+    row = _guild_tournament(session, tournament_id, guild_id)
+    return row.thread_id
+
+
+def claim_night_thread(
+    *, session: Session, tournament_id: int, guild_id: int, thread_id: int
+) -> int:
+    """Keep ``thread_id`` as the night's thread unless another instance kept one first.
+
+    Returns:
+        The night's thread: ``thread_id``, or the one stored before it (the caller then deletes
+        its own, so a night has one thread however many instances raced to make it).
+    """
+    _guild_tournament(session, tournament_id, guild_id)
+    session.execute(
+        update(Tournament)
+        .where(col(Tournament.id) == tournament_id, col(Tournament.thread_id).is_(None))
+        .values(thread_id=thread_id)
+    )
+    kept = session.exec(select(Tournament.thread_id).where(Tournament.id == tournament_id)).one()
+    assert kept is not None
+    return kept
+
+
+def _guild_tournament(session: Session, tournament_id: int, guild_id: int) -> Tournament:
+    row = session.exec(
+        select(Tournament)
+        .join(League, col(League.id) == Tournament.league_id)
+        .where(Tournament.id == tournament_id, League.guild_id == guild_id)
+    ).first()
+    if row is None:
+        raise NotFound(f"tournament {tournament_id} is not this server's")
+    return row

@@ -414,6 +414,9 @@ class FakeDiscord:
         self.roles: dict[int, dict[str, Any]] = {}
         self.role_members: dict[int, set[int]] = {}
         self.refuse_roles = False
+        # Threads made without a message (thread id -> the thread); refuse_threads: 403.
+        self.threads: dict[int, dict[str, Any]] = {}
+        self.refuse_threads = False
         self._nonces: dict[str, tuple[float, dict[str, Any]]] = {}  # nonce -> (when, message)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -496,6 +499,14 @@ class FakeDiscord:
                 self._message_event.clear()
                 await self._message_event.wait()
         return self.messages[channel_id][count - 1]
+
+    async def wait_thread(self, wait_s: float = 10.0) -> tuple[int, dict[str, Any]]:
+        """The first thread made without a message (waits for it)."""
+        async with asyncio.timeout(wait_s):
+            while not self.threads:
+                self._message_event.clear()
+                await self._message_event.wait()
+        return next(iter(self.threads.items()))
 
     def add_attachment(
         self, filename: str, content: bytes, content_type: str = "application/json"
@@ -864,6 +875,8 @@ class FakeDiscord:
             return self._role(method, parts, body)
         if parts[0] == "guilds" and len(parts) >= 3 and parts[2] == "scheduled-events":
             return self._scheduled_event(method, parts, body)
+        if parts[0] == "channels" and (len(parts) == 2 or parts[2] == "threads"):
+            return self._thread(method, parts, body)
         if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
             return self._channel_message(method, int(parts[1]), parts, body, rec)
         raise DiscordError(404, 0, "404: Not Found")
@@ -905,6 +918,40 @@ class FakeDiscord:
                     for uid, name in users
                 ]
             )
+        raise DiscordError(405, 0, "405: Method Not Allowed")
+
+    def _thread(self, method: str, parts: list[str], body: Any) -> web.Response:
+        """A thread started without a message (``POST /channels/{id}/threads``), or deleted."""
+        channel_id = int(parts[1])
+        if method == "POST" and len(parts) == 3:
+            if self.refuse_threads:
+                raise DiscordError(403, 50013, "Missing Permissions")
+            name = body.get("name", "")
+            if not 1 <= len(name) <= 100:
+                raise _invalid("name", "must be between 1 and 100 characters")
+            if body.get("type") not in (10, 11, 12):
+                raise _invalid("type", "must be a thread type")
+            thread = {
+                "id": str(snowflake()),
+                "type": body["type"],
+                "name": name,
+                "parent_id": str(channel_id),
+                "guild_id": str(GUILD_ID),
+                "owner_id": str(BOT_ID),
+                "thread_metadata": {
+                    "archived": False,
+                    "auto_archive_duration": body.get("auto_archive_duration", 1440),
+                    "archive_timestamp": _now_iso(),
+                    "locked": False,
+                },
+            }
+            self.threads[int(thread["id"])] = thread
+            self._message_event.set()
+            return _json(thread)
+        if method == "DELETE" and len(parts) == 2:
+            if self.threads.pop(channel_id, None) is None:
+                raise DiscordError(404, 10003, "Unknown Channel")
+            return _json({"id": str(channel_id)})
         raise DiscordError(405, 0, "405: Method Not Allowed")
 
     def _role(self, method: str, parts: list[str], body: Any) -> web.Response:

@@ -20,9 +20,11 @@ from storage.errors import AlreadyExists, NotFound
 from storage.leagues import ensure_league
 from storage.tournaments import (
     add_entry,
+    claim_night_thread,
     get_open_tournament,
     latest_tournament,
     list_entries,
+    night_thread,
     open_tournament,
     tournament_status_line,
     undo_entry,
@@ -151,3 +153,25 @@ def test_the_status_line_for_the_clock_message(engine):
     with session_scope(engine) as s:
         line = tournament_status_line(session=s, channel_id=CHANNEL)
     assert line == "Tournament: 3 players left, average stack 18,000"
+
+
+def test_a_night_keeps_the_first_thread_made_for_it(engine):
+    guild, other_guild = 2**62 + 11, 2**62 + 12
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, guild_id=guild, actor="test", now=NOW)
+        ensure_league(session=s, guild_id=other_guild, actor="test", now=NOW)
+        rec = open_tournament(
+            session=s, league_id=league.id, channel_id=CHANNEL, room=Room("Pub"), actor="td"
+        )
+    with session_scope(engine) as s:
+        assert night_thread(session=s, tournament_id=rec.id, guild_id=guild) is None
+        kept = claim_night_thread(session=s, tournament_id=rec.id, guild_id=guild, thread_id=501)
+        assert kept == 501
+    with session_scope(engine) as s:  # a second instance's thread, made at the same time
+        kept = claim_night_thread(session=s, tournament_id=rec.id, guild_id=guild, thread_id=502)
+        assert kept == 501
+        assert night_thread(session=s, tournament_id=rec.id, guild_id=guild) == 501
+    before = dump(engine)
+    with pytest.raises(NotFound), session_scope(engine) as s:  # another server's night
+        claim_night_thread(session=s, tournament_id=rec.id, guild_id=other_guild, thread_id=9)
+    assert dump(engine) == before

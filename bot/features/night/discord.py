@@ -23,7 +23,7 @@ import contextlib
 import datetime as dt
 import logging
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 from zoneinfo import ZoneInfo
 
 import discord
@@ -47,6 +47,7 @@ from storage.nights import (
     sync_discord_rsvps,
 )
 from storage.player_links import linked_player
+from storage.tournaments import claim_night_thread, night_thread
 
 if TYPE_CHECKING:
     from bot.surfaces.discord import LeagueBot
@@ -57,6 +58,8 @@ EXTERNAL = 3
 """Discord's entity type of an event held somewhere else than a voice channel."""
 GUILD_ONLY = 2
 """Discord's only privacy level for scheduled events."""
+PUBLIC_THREAD: Final = 11
+"""Discord's channel type of a public thread."""
 WEEKLY = 2
 """Discord's recurrence frequency for weekly events."""
 USERS_PAGE = 100
@@ -198,6 +201,46 @@ class NightCog(commands.Cog):
         event_id = await create_event(self.bot.http, guild_id, payload)
         await self.bot.db.run(set_discord_event, series_id=series_id, event_id=event_id)
         return event_id
+
+    async def post_in_thread(
+        self, guild_id: int, channel_id: int, tournament_id: int, name: str, public: Any
+    ) -> None:
+        """Carry out a ``night_thread`` effect: post ``public`` in the night's thread.
+
+        The thread is made on the night's first post, in the tournament's channel, and kept on
+        the tournament's row; when two instances make one at once, the one stored first is kept
+        and the other deleted. If Discord refuses the thread (no Create Public Threads), the post
+        goes to the channel itself, so nothing the room should see is lost.
+        """
+        from bot.surfaces.discord import render
+
+        thread_id = await self.bot.db.run(
+            night_thread, tournament_id=tournament_id, guild_id=guild_id
+        )
+        if thread_id is None:
+            try:
+                made = await self.bot.http.start_thread_without_message(
+                    channel_id,
+                    name=name[:100],
+                    auto_archive_duration=1440,
+                    type=PUBLIC_THREAD,
+                    reason="pokerfloor: the night's thread",
+                )
+            except discord.Forbidden:
+                log.warning("no thread allowed in channel %s: posting in it", channel_id)
+                made = None
+            if made is not None:
+                thread_id = await self.bot.db.run(
+                    claim_night_thread,
+                    tournament_id=tournament_id,
+                    guild_id=guild_id,
+                    thread_id=int(made["id"]),
+                )
+                if thread_id != int(made["id"]):  # another instance's thread came first
+                    with contextlib.suppress(discord.HTTPException):
+                        await self.bot.http.delete_channel(int(made["id"]))
+        target = self.bot.get_partial_messageable(thread_id or channel_id, guild_id=guild_id)
+        await target.send(embed=render.render(public).embed, allowed_mentions=render.NO_MENTIONS)
 
     async def cog_load(self) -> None:
         """Listen to Discord's raw Interested events (discord.py drops most of them)."""

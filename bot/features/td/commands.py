@@ -265,6 +265,11 @@ COMMANDS = (
             choices=("on", "off"),
         ),
         Opt(
+            "night_thread",
+            "Post the night's bust-outs and results in a thread of its own",
+            choices=("on", "off"),
+        ),
+        Opt(
             "clear",
             "Clear one setting",
             choices=("director_role", "results_channel", "clock_ping_role", "rulebook"),

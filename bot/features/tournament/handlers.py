@@ -45,7 +45,7 @@ from rulings import (
 from storage.errors import EventConflictError
 from storage.event_import import import_events
 from storage.events import ImportOutcome, list_events
-from storage.guild_settings import ensure_guild_league
+from storage.guild_settings import ensure_guild_league, get_guild_settings
 from storage.leagues import (
     LeagueInfo,
     ensure_league,
@@ -392,7 +392,7 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
         rules = get_league_rules(session=session, league_id=record.league_id)
         return rulings.bust_players(record.night, names, counts, _rng(ctx), late, rules)
 
-    _, night, entry = _write(ctx, decide)
+    record, night, entry = _write(ctx, decide)
     assert isinstance(entry, BustedOut)
     chart = night.chart
     lines = [f"**{escape(chart.name(k))}**: {_ordinal(p)}" for k, p in entry.players]
@@ -408,7 +408,28 @@ def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
         f"{escape(chart.name(k))} starts with {_n(stack)} ({_n(off)} removed at this level, 1.E.d)"
         for k, stack, off in entry.restacked
     ]
-    return Reply(title="Bust", text="\n".join(lines), footer=_imbalance(night) or _head(chart))
+    reply = Reply(title="Bust", text="\n".join(lines), footer=_imbalance(night) or _head(chart))
+    return _in_night_thread(ctx, record, reply, quiet=True)
+
+
+def _in_night_thread(
+    ctx: Context, record: TournamentRecord, reply: Reply, *, quiet: bool = False
+) -> Reply:
+    """With ``/td settings night_thread on``, ``reply`` is also posted in the night's thread.
+
+    A ``quiet`` reply (a bust) is then shown in the channel only to the director who ran it, so
+    the main channel stays quiet; elsewhere than on Discord nothing changes.
+    """
+    if ctx.surface != "discord" or ctx.guild_id is None:
+        return reply
+    settings = ctx.db.run_sync(get_guild_settings, guild_id=ctx.guild_id)
+    if not settings.night_thread:
+        return reply
+    setup = record.night.setup
+    name = f"{setup.location} {record.created_at.date().isoformat()}"
+    public = replace(reply, private=False, effects=(), buttons=())
+    post = Effect("night_thread", (record.id, name, public))
+    return replace(reply, private=reply.private or quiet, effects=(*reply.effects, post))
 
 
 def balance(ctx: Context) -> Reply:
@@ -741,21 +762,24 @@ def _finish_reply(title: str, outcome: ImportOutcome, how: str) -> Reply:
 
 def chop(ctx: Context, leader: str) -> Reply:
     """/tournament chop: heads-up chop offered by the chip leader (2.F.b)."""
-    _, outcome, _, no_shows = _store_finish(ctx, lambda night: rulings.chop_heads_up(night, leader))
+    record, outcome, _, no_shows = _store_finish(
+        ctx, lambda night: rulings.chop_heads_up(night, leader)
+    )
     reply = _finish_reply(
         "Chop", outcome, "Heads-up chop: the chip leader takes 1st, the other 2nd (2.F.b)."
     )
-    return _with_no_shows(announced(ctx, reply), no_shows)
+    return _with_no_shows(_in_night_thread(ctx, record, announced(ctx, reply)), no_shows)
 
 
 def finish(ctx: Context, chips: str | None = None) -> Reply:
     """/tournament finish: the night becomes one stored event."""
     counts = _final_chips(chips) if chips is not None and chips.strip() else None
-    _, outcome, _, no_shows = _store_finish(ctx, lambda night: rulings.finish_night(night, counts))
-    how = "Most chips at the time limit first (2.F.a)." if counts else "One player left."
-    return _with_no_shows(
-        announced(ctx, _finish_reply("Tournament finished", outcome, how)), no_shows
+    record, outcome, _, no_shows = _store_finish(
+        ctx, lambda night: rulings.finish_night(night, counts)
     )
+    how = "Most chips at the time limit first (2.F.a)." if counts else "One player left."
+    reply = announced(ctx, _finish_reply("Tournament finished", outcome, how))
+    return _with_no_shows(_in_night_thread(ctx, record, reply), no_shows)
 
 
 def show_data(record: TournamentRecord) -> dict[str, Any]:

@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 DEFER_AFTER_S = 0.8
 DOWNLOAD_TIMEOUT_S = 15.0
+POSTS = frozenset({"announce", "night_thread"})
+"""Effects that post for others to see: carried out after the reply is sent."""
 CHANNEL_TYPES = [discord.ChannelType.text, discord.ChannelType.news, discord.ChannelType.voice]
 
 
@@ -282,7 +284,7 @@ class SlashRunner:
         ``announce`` picks the posts (True), the others (False) or all (None).
         """
         for effect in reply.effects:
-            if announce is not None and (effect.kind == "announce") != announce:
+            if announce is not None and (effect.kind in POSTS) != announce:
                 continue
             try:
                 await self._effect(interaction, effect)
@@ -306,6 +308,12 @@ class SlashRunner:
                     "permission, then schedule the night again.",
                     ephemeral=True,
                     allowed_mentions=render.NO_MENTIONS,
+                )
+        elif effect.kind == "night_thread" and interaction.guild_id is not None:
+            nights = self.bot.get_cog("NightCog")
+            if nights is not None and interaction.channel_id is not None:
+                await nights.post_in_thread(  # type: ignore[attr-defined]
+                    interaction.guild_id, interaction.channel_id, *effect.value
                 )
         else:
             log.warning("a reply asked for an effect Discord does not know: %s", effect.kind)
