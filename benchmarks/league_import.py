@@ -126,6 +126,7 @@ def _child(which: str, path: str, db: str, queue: Any) -> None:
         league = ensure_league(session=s, actor="bench")
     before = _rss_kb()
     started = time.perf_counter()
+    cpu_started = time.process_time()
     with session_scope(engine) as s:
         if which.startswith("csv"):
             outcomes = _csv_import(which, path, s, league.id)
@@ -148,12 +149,17 @@ def _child(which: str, path: str, db: str, queue: Any) -> None:
                 records, session=s, league_id=league.id, actor="b", allow_new=True
             )
     took = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    queue.put((len(outcomes), before, peak, took))  # outcomes: a list either way
+    queue.put((len(outcomes), before, peak, took, cpu))  # outcomes: a list either way
 
 
-def measure(which: str, path: Path) -> tuple[int, int, int, float]:
-    """Run one import in a child process; return (events, rss before KB, peak KB, seconds)."""
+def measure(which: str, path: Path) -> tuple[int, int, int, float, float]:
+    """Run one import in a child process.
+
+    Returns:
+        (events, rss before KB, peak KB, wall seconds, CPU seconds of the child).
+    """
     with tempfile.TemporaryDirectory() as tmp:
         queue: Any = multiprocessing.get_context("fork").Queue()
         proc = multiprocessing.get_context("fork").Process(
@@ -163,7 +169,7 @@ def measure(which: str, path: Path) -> tuple[int, int, int, float]:
         proc.join()
         if proc.exitcode != 0:
             raise SystemExit(f"the {which} import failed (exit {proc.exitcode})")
-        result: tuple[int, int, int, float] = queue.get(timeout=5)
+        result: tuple[int, int, int, float, float] = queue.get(timeout=5)
     return result
 
 
@@ -212,7 +218,7 @@ def main() -> None:
         if not args.skip_peer and not args.skip_memory:
             runs.append(("peer (json.load + one import_events)", "whole"))
         for label, which in runs:
-            events, before, peak, took = measure(which, path)
+            events, before, peak, took, _ = measure(which, path)
             print(
                 f"{label}: {events:,} events in {took:.1f} s; peak RSS {peak / 1e3:.0f} MB "
                 f"({peak * 1e3 / size:.1f}x the file), growth {(peak - before) / 1e3:.0f} MB "
@@ -229,9 +235,10 @@ def _report_csv(path: Path, rows: int) -> None:
     size = path.stat().st_size
     print(f"CSV finish list: {size / 1e6:.1f} MB, {rows:,} rows (one night)")
     for label, which in (("pokerfloor (streamed)", "csv"), ("peer (whole text)", "csv-peer")):
-        _, before, peak, took = measure(which, path)
+        _, before, peak, took, cpu = measure(which, path)
         print(
-            f"{label}: {rows / took:,.0f} rows/s ({took:.1f} s); peak RSS {peak / 1e3:.0f} MB, "
+            f"{label}: {rows / took:,.0f} rows/s ({took:.1f} s; on CPU {rows / cpu:,.0f} rows/s); "
+            f"peak RSS {peak / 1e3:.0f} MB, "
             f"growth {(peak - before) / 1e3:.0f} MB ({(peak - before) * 1e3 / size:.1f}x the file)"
         )
 

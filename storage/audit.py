@@ -83,7 +83,7 @@ def add_audit_entries(
         }
         for action, target, before, after in entries
     ]
-    session.execute(insert(AuditEntry), rows)
+    session.execute(insert(AuditEntry.__table__), rows)  # type: ignore[attr-defined]
 
 
 def list_audit(

@@ -45,18 +45,24 @@ _INT64 = range(-(2**63), 2**63)
 
 
 def _unstorable(parameters: Any) -> str | None:
-    """Say what in a statement's parameters neither database can store, if anything."""
-    if isinstance(parameters, str):
-        return "text can't hold a NUL character (\\0)" if "\x00" in parameters else None
-    if isinstance(parameters, int):
-        return None if parameters in _INT64 else f"{parameters} is beyond 64 bits"
-    if isinstance(parameters, dict):
-        parameters = parameters.values()
-    elif not isinstance(parameters, list | tuple):
-        return None
-    for p in parameters:
-        if isinstance(p, str | int | dict | list | tuple) and (found := _unstorable(p)):
-            return found
+    """Say what in a statement's parameters neither database can store, if anything.
+
+    Walks nested rows (an executemany's list of dicts or tuples) without recursion: a large
+    import binds hundreds of thousands of values, so each costs one type test.
+    """
+    pending = [parameters]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                return "text can't hold a NUL character (\\0)"
+        elif isinstance(value, int):
+            if value not in _INT64:
+                return f"{value} is beyond 64 bits"
+        elif isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, list | tuple):
+            pending.extend(value)
     return None
 
 

@@ -160,7 +160,7 @@ class PlayerDirectory:
             self.session.flush()
             # (no RETURNING: SQLite would then insert row by row to keep the ids in order)
             self.session.execute(
-                insert(Player),
+                insert(Player.__table__),  # type: ignore[attr-defined]
                 [
                     {"league_id": self.league_id, "display_name": display, "name_key": key}
                     for key, display in fresh.items()

@@ -112,6 +112,8 @@ def name_key(name: str) -> str:
         The name cleaned as ``check_name`` cleans it (without refusing anything), then
         case-folded; equal keys are the same name.
     """
+    if name.isascii():  # NFKC and casefold change no ASCII letter but its case
+        return " ".join(name.split()).lower()
     return unicodedata.normalize("NFKC", _visible(name).casefold())
 
 

@@ -97,6 +97,8 @@ def share_points(total: int, players: int, rules: LeagueRules) -> int:
     """
     if players < 1:
         raise ValueError("players must be >= 1")
+    if total % players == 0:  # every place alone, or an even split: no rounding to do
+        return total // players
     return _round(Fraction(total, players), rules.tie_rounding)
 
 

@@ -44,3 +44,19 @@ def test_similar_name_finds_a_close_name_and_only_a_close_one():
     assert similar_name(name_key("Jon Smith"), known) == "John Smith"
     assert similar_name(name_key("Mars Base"), known) is None
     assert similar_name("anything", {}) is None
+
+
+def test_name_key_of_ascii_text_is_the_full_normalisation():
+    """The ASCII shortcut keys every ASCII name exactly as NFKC + casefold + blanks would."""
+    import random
+    import string
+    import unicodedata
+
+    from rulings.league.names import _visible
+
+    rng = random.Random(19)
+    alphabet = string.printable + "\x1c\x1d\x1e\x1f\x85"[:4]
+    for _ in range(3000):
+        name = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        slow = unicodedata.normalize("NFKC", _visible(name).casefold())
+        assert name_key(name) == slow, repr(name)

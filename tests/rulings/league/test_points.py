@@ -254,3 +254,15 @@ def test_2_g_e_2_tie_sharing_conserves_the_covered_points_up_to_rounding(sizes, 
 def test_share_points_is_within_one_point_of_the_exact_share(total, players):
     share = share_points(total, players, BTOWN)
     assert abs(share * players - total) * 2 <= players
+
+
+def test_even_shares_and_single_places_need_no_rounding():
+    from rulings import load_league_rules
+    from rulings.league.points import share_points
+
+    for rounding in ("down", "up", "half_up"):
+        rules = load_league_rules(overrides={"tie_rounding": rounding})
+        assert share_points(1000, 1, rules) == 1000
+        assert share_points(1000, 4, rules) == 250
+    assert share_points(125, 2, load_league_rules(overrides={"tie_rounding": "down"})) == 62
+    assert share_points(125, 2, load_league_rules(overrides={"tie_rounding": "up"})) == 63
