@@ -1,6 +1,6 @@
 """A thread per night: guild_setting.night_thread and tournament.thread_id.
 
-Revision ID: 0020
+Revision ID: 0016
 Revises: 0015
 Create Date: 2026-12-01 19:30:00
 """
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0020"
+revision: str = "0016"
 down_revision: str | None = "0015"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
