@@ -58,6 +58,8 @@ class GuildSettings:
         clock_tts: Level announcements are text-to-speech messages; off by default.
         self_checkin: Players may check themselves in (``/checkin``), a director approving
             each; off by default.
+        self_report: Players may report their own bust (``/out``), a director confirming
+            each; off by default.
     """
 
     guild_id: int
@@ -70,6 +72,7 @@ class GuildSettings:
     live_page: bool = True
     clock_tts: bool = False
     self_checkin: bool = False
+    self_report: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The settings a director can change, for the audit log.
@@ -91,6 +94,8 @@ class GuildSettings:
             values["clock_tts"] = True
         if self.self_checkin:
             values["self_checkin"] = True
+        if self.self_report:
+            values["self_report"] = True
         return values
 
 
@@ -109,6 +114,7 @@ def _settings(session: Session, guild_id: int, league: LeagueInfo | None) -> Gui
         live_page=row.live_page if row else True,
         clock_tts=row.clock_tts if row else False,
         self_checkin=row.self_checkin if row else False,
+        self_report=row.self_report if row else False,
     )
 
 
@@ -157,6 +163,7 @@ def update_guild_settings(
     live_page: bool | _Keep = KEEP,
     clock_tts: bool | _Keep = KEEP,
     self_checkin: bool | _Keep = KEEP,
+    self_report: bool | _Keep = KEEP,
     confirm: bool = False,
     now: dt.datetime | None = None,
 ) -> tuple[GuildSettings, GuildSettings]:
@@ -175,6 +182,7 @@ def update_guild_settings(
         live_page: Show (True) or hide the league's live pages.
         clock_tts: Send level announcements as text-to-speech messages.
         self_checkin: Let players check themselves in, each approved by a director.
+        self_report: Let players report their own bust, each confirmed by a director.
         confirm: Confirms a preset change that re-scores the current season's stored events.
         now: The time of the change (UTC).
 
@@ -199,6 +207,7 @@ def update_guild_settings(
             ("live_page", live_page),
             ("clock_tts", clock_tts),
             ("self_checkin", self_checkin),
+            ("self_report", self_report),
         )
         if isinstance(v, bool)
     }

@@ -329,6 +329,7 @@ _DISCORD_ONLY = (
     "live_page",
     "clock_tts",
     "self_checkin",
+    "self_report",
 )
 
 
@@ -358,6 +359,7 @@ def settings(
     live_page: str | None = None,
     clock_tts: str | None = None,
     self_checkin: str | None = None,
+    self_report: str | None = None,
 ) -> Reply:
     """``/td settings [...]``: show the league's settings, or change them (Manage Server).
 
@@ -373,6 +375,7 @@ def settings(
         "live_page": KEEP if live_page is None else live_page == "on",
         "clock_tts": KEEP if clock_tts is None else clock_tts == "on",
         "self_checkin": KEEP if self_checkin is None else self_checkin == "on",
+        "self_report": KEEP if self_report is None else self_report == "on",
     }
     if clear is not None:
         key = clear if clear == "rulebook" else f"{clear}_id"

@@ -531,6 +531,7 @@ def settings_reply(
         ("Live page", "on" if after.live_page else "off (hidden)", "live_page"),
         ("Clock TTS", "on" if after.clock_tts else "off", "clock_tts"),
         ("Self check-in", "on" if after.self_checkin else "off", "self_checkin"),
+        ("Self-reported busts", "on" if after.self_report else "off", "self_report"),
     )
     old = before.as_dict() if before is not None else None
     new = after.as_dict()
