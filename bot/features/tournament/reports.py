@@ -97,8 +97,8 @@ def out(ctx: Context) -> Reply:
     """``/out``: report your own bust in the tournament you sit in; a director confirms it."""
     user_id = _member(ctx)
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
         require_setting(session, ctx, lambda s: s.self_report, OFF)
+        league = league_of(session=session, guild_id=ctx.guild_id)
         name = _own_player(session, ctx, league.id, user_id)
         record = _signed_in(session, ctx, league.id, name)
         return _report(session, ctx, record, name, user_id)
@@ -111,8 +111,8 @@ def out_button(ctx: Context, *args: str) -> Reply:
     tournament_id, seq = int(args[0]), int(args[1])
     user_id = _member(ctx)
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
         require_setting(session, ctx, lambda s: s.self_report, OFF)
+        league = league_of(session=session, guild_id=ctx.guild_id)
         record = get_tournament(session=session, tournament_id=tournament_id)
         if record.league_id != league.id:
             raise BadOption(OUT_OF_DATE)
