@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
+from storage.db import core_table
 from storage.league_models import AuditEntry
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,7 @@ def add_audit_entries(
         }
         for action, target, before, after in entries
     ]
-    session.execute(insert(AuditEntry.__table__), rows)  # type: ignore[attr-defined]
+    session.execute(insert(core_table(AuditEntry)), rows)
 
 
 def list_audit(

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from sqlalchemy import event, text
+from sqlalchemy import Table, event, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel, create_engine
@@ -39,6 +39,16 @@ def _schema_lock(conn: Any) -> None:
         conn.execute(
             text("SELECT pg_advisory_xact_lock(hashtext('pokerfloor:' || current_schema()))")
         )
+
+
+def core_table(model: type[SQLModel]) -> Table:
+    """A table class's Core table: ``insert(core_table(Result))`` is one plain executemany.
+
+    The ORM's bulk insert (``insert(Result)`` with a list of rows) costs more than the
+    statement itself on a large import; rows that need no ORM behaviour go through Core.
+    """
+    table: Table = model.__table__  # type: ignore[attr-defined]
+    return table
 
 
 _INT64 = range(-(2**63), 2**63)

@@ -20,6 +20,7 @@ from sqlmodel import Session, col
 
 from rulings import EventRecord, name_key
 from storage.audit import add_audit_entries
+from storage.db import core_table
 from storage.event_points import result_rows
 from storage.events import (
     ImportOutcome,
@@ -286,7 +287,7 @@ def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> li
         (ReceiptAward, receipts),
     ):
         if rows_:  # Core's executemany: the ORM's bulk path costs more than the insert
-            session.execute(insert(table.__table__), rows_)  # type: ignore[attr-defined]
+            session.execute(insert(core_table(table)), rows_)
 
     outcomes: list[ImportOutcome] = []
     summaries = event_summaries(session, league_id, set(event_ids.values()))

@@ -60,6 +60,8 @@ class GuildSettings:
             each; off by default.
         night_thread: A night's bust-outs and results summary are posted in a thread of the
             tournament's channel (made on the first post), not in the channel; off by default.
+        self_report: Players may report their own bust (``/out``), a director confirming
+            each; off by default.
     """
 
     guild_id: int
@@ -73,6 +75,7 @@ class GuildSettings:
     clock_tts: bool = False
     self_checkin: bool = False
     night_thread: bool = False
+    self_report: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The settings a director can change, for the audit log.
@@ -96,6 +99,8 @@ class GuildSettings:
             values["self_checkin"] = True
         if self.night_thread:
             values["night_thread"] = True
+        if self.self_report:
+            values["self_report"] = True
         return values
 
 
@@ -115,6 +120,7 @@ def _settings(session: Session, guild_id: int, league: LeagueInfo | None) -> Gui
         clock_tts=row.clock_tts if row else False,
         self_checkin=row.self_checkin if row else False,
         night_thread=row.night_thread if row else False,
+        self_report=row.self_report if row else False,
     )
 
 
@@ -164,6 +170,7 @@ def update_guild_settings(
     clock_tts: bool | _Keep = KEEP,
     self_checkin: bool | _Keep = KEEP,
     night_thread: bool | _Keep = KEEP,
+    self_report: bool | _Keep = KEEP,
     confirm: bool = False,
     now: dt.datetime | None = None,
 ) -> tuple[GuildSettings, GuildSettings]:
@@ -183,6 +190,7 @@ def update_guild_settings(
         clock_tts: Send level announcements as text-to-speech messages.
         self_checkin: Let players check themselves in, each approved by a director.
         night_thread: Post a night's bust-outs and results in a thread of its own.
+        self_report: Let players report their own bust, each confirmed by a director.
         confirm: Confirms a preset change that re-scores the current season's stored events.
         now: The time of the change (UTC).
 
@@ -208,6 +216,7 @@ def update_guild_settings(
             ("clock_tts", clock_tts),
             ("self_checkin", self_checkin),
             ("night_thread", night_thread),
+            ("self_report", self_report),
         )
         if isinstance(v, bool)
     }

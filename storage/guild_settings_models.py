@@ -42,3 +42,7 @@ class GuildSetting(SQLModel, table=True):
     night_thread: bool = Field(
         default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
     )
+    # Players may report their own bust (/out, "I'm out"); a director confirms or rejects.
+    self_report: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )

@@ -37,6 +37,7 @@ from storage.night_models import (
     NoShowRow,
     RsvpRow,
 )
+from storage.pending import add_once, peek, take_once
 from storage.tournament_models import Tournament
 
 log = logging.getLogger(__name__)
@@ -489,6 +490,9 @@ def mark_role_removed(*, session: Session, series_id: int, day: dt.date) -> None
     )
 
 
+_CHECKIN_ANSWERED = "that check-in was answered already"
+
+
 def ask_checkin(
     *,
     session: Session,
@@ -506,13 +510,8 @@ def ask_checkin(
         discord_id=discord_id,
         asked_at=utc_now(now),
     )
-    session.add(row)
-    try:
-        with session.begin_nested():
-            session.flush()
-    except IntegrityError as exc:
-        raise AlreadyExists(f"{cleaned} has asked already; a director will answer") from exc
-    return row.id or 0
+    refusal = f"{cleaned} has asked already; a director will answer"
+    return add_once(session=session, row=row, refusal=refusal).id or 0
 
 
 def take_checkin(*, session: Session, request_id: int) -> None:
@@ -521,19 +520,12 @@ def take_checkin(*, session: Session, request_id: int) -> None:
     Raises:
         NotFound: it was answered already (by another director, or another button press).
     """
-    row = session.get(CheckinRequest, request_id, with_for_update=True)
-    if row is None:
-        raise NotFound("that check-in was answered already")
-    session.delete(row)
-    session.flush()
+    take_once(session=session, model=CheckinRequest, row_id=request_id, gone=_CHECKIN_ANSWERED)
 
 
 def peek_checkin(*, session: Session, request_id: int) -> CheckinRequest:
     """A check-in request still waiting (NotFound once answered)."""
-    row = session.get(CheckinRequest, request_id)
-    if row is None:
-        raise NotFound("that check-in was answered already")
-    return row
+    return peek(session=session, model=CheckinRequest, row_id=request_id, gone=_CHECKIN_ANSWERED)
 
 
 def tournament_channel(*, session: Session, tournament_id: int) -> int:

@@ -28,6 +28,7 @@ from rulings import (
     similar_name,
 )
 from storage.audit import add_audit_entries, add_audit_entry, utc_now
+from storage.db import core_table
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (
     Bounty,
@@ -160,7 +161,7 @@ class PlayerDirectory:
             self.session.flush()
             # (no RETURNING: SQLite would then insert row by row to keep the ids in order)
             self.session.execute(
-                insert(Player.__table__),  # type: ignore[attr-defined]
+                insert(core_table(Player)),
                 [
                     {"league_id": self.league_id, "display_name": display, "name_key": key}
                     for key, display in fresh.items()

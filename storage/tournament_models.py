@@ -3,7 +3,9 @@
 The log is the truth (``tournament_entry``, numbered from 1, an undone entry is kept and
 marked); ``tournament.chart`` is a snapshot of the chart the live entries produce, so a
 command reads one row. ``tournament.seq`` is the number of the last entry: a write checks it is
-unchanged, so two instances acting at once cannot both apply to the same state.
+unchanged, so two instances acting at once cannot both apply to the same state. A player's own
+report that he is out (``bust_report``) waits beside the night and is no part of it until a
+director confirms it with an ordinary bust.
 """
 
 from __future__ import annotations
@@ -12,7 +14,17 @@ import datetime as dt
 import logging
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, ForeignKey, Index, Integer, text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    UniqueConstraint,
+    text,
+)
 from sqlmodel import Field, SQLModel
 
 log = logging.getLogger(__name__)
@@ -65,3 +77,23 @@ class TournamentEntryRow(SQLModel, table=True):
     undone_at: dt.datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
+
+
+class BustReport(SQLModel, table=True):
+    """A player reported his own bust (``/out``, "I'm out"); pending until a director answers.
+
+    One per player and tournament (a second report is refused); it counts for nothing: the
+    chart, the finish order and the points change only when a director confirms it, which is an
+    ordinary bust, and the row goes when it is confirmed or rejected.
+    """
+
+    __tablename__ = "bust_report"
+    __table_args__ = (UniqueConstraint("tournament_id", "name_key", name="uq_bust_report"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournament.id")
+    name: str = Field(max_length=100)
+    name_key: str = Field(max_length=100)
+    discord_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    reported_by: str = Field(max_length=100)
+    reported_at: dt.datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))

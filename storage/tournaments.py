@@ -26,6 +26,7 @@ from rulings import (
     LateEntry,
     Night,
     Room,
+    SignedIn,
     TournamentError,
     chart_from_data,
     chart_to_data,
@@ -204,6 +205,42 @@ def get_open_tournament(
     if row is None:
         raise NotFound("no tournament is open in this channel; /tournament open starts one")
     return _record(session, row, with_log=with_log)
+
+
+def get_tournament(*, session: Session, tournament_id: int) -> TournamentRecord:
+    """A tournament by its id, open or finished.
+
+    Raises:
+        NotFound: there is no such tournament.
+    """
+    row = session.get(Tournament, tournament_id)
+    if row is None:
+        raise NotFound("that tournament no longer exists")
+    return _record(session, row, with_log=False)
+
+
+def list_open_tournaments(*, session: Session, league_id: int) -> list[TournamentRecord]:
+    """The league's tournaments open now (one per channel), oldest first."""
+    rows = session.exec(
+        select(Tournament)
+        .where(Tournament.league_id == league_id)
+        .where(col(Tournament.finished_at).is_(None))
+        .order_by(col(Tournament.id))
+    )
+    return [_record(session, row, with_log=False) for row in rows]
+
+
+def signed_in_name(*, session: Session, tournament_id: int, seq: int) -> str:
+    """The player a sign-in entry of a night signed in (taken back or not).
+
+    Raises:
+        NotFound: the night has no sign-in with that number.
+    """
+    row = session.get(TournamentEntryRow, (tournament_id, seq))
+    entry = entry_from_data(row.data) if row is not None else None
+    if not isinstance(entry, SignedIn):
+        raise NotFound("that sign-in no longer exists")
+    return entry.player.name
 
 
 def latest_tournament(

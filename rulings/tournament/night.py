@@ -262,6 +262,43 @@ def _distinct(chart: Chart, names: Sequence[str]) -> list[str]:
     return keys
 
 
+NOBODY_LEFT = "somebody must be left; /tournament finish names the winner"
+
+
+def check_bust(night: Night, name: str) -> str:
+    """Whether one player may be busted now: a player's own report is checked by this.
+
+    The checks ``bust_players`` makes for one player: play is running, he sits at a table,
+    and somebody would be left. A self-reported bust that passes stays pending (it counts for
+    nothing) until a director confirms it with an ordinary bust.
+
+    Args:
+        night: tonight.
+        name: who says he is out.
+
+    Returns:
+        His key.
+
+    Raises:
+        TournamentError: play is not running, he did not sign in, is not at a table (busted,
+            or on the reserve list), or is the last player in.
+
+    >>> import random
+    >>> from rulings import Arrival, load_league_rules, open_night, sign_in, start_play
+    >>> night = open_night(Room("Brewpub", "2026 Fall", 8, None))
+    >>> for name in ("Ann", "Bob"):
+    ...     night, _, _ = sign_in(night, name, Arrival(), load_league_rules(), random.Random(1))
+    >>> check_bust(start_play(night)[0], "ann")
+    'ann'
+    """
+    chart = night.chart
+    _running(chart)
+    key = _playing(chart, name)
+    if chart.remaining <= 1:
+        raise TournamentError(NOBODY_LEFT)
+    return key
+
+
 def bust_players(
     night: Night,
     names: Sequence[str],
@@ -299,7 +336,7 @@ def bust_players(
     keys = _distinct(chart, names)
     _check_chips(names, chips, "2.G.e.2")
     if len(keys) >= chart.remaining:
-        raise TournamentError("somebody must be left; /tournament finish names the winner")
+        raise TournamentError(NOBODY_LEFT)
     # Seat the reserve players first (their seats do not depend on the positions), then
     # count: the bust's positions are below everyone seated after it (Chart.positions).
     after = night.apply(BustedOut(_shared_positions(keys, chips, 1)))

@@ -20,10 +20,11 @@ from bot.errors import BadOption
 from bot.features.clock.handlers import CONSOLE_CHANNEL
 from bot.features.league.reads import league_of
 from bot.features.night import wording
+from bot.features.td.approval import answer_of, director_name, require_setting
 from bot.features.tournament.handlers import register
 from bot.reply import Effect, Reply
 from storage.errors import NotFound
-from storage.guild_settings import ensure_guild_league, get_guild_settings
+from storage.guild_settings import ensure_guild_league
 from storage.leagues import LeagueInfo, ensure_league
 from storage.nights import (
     NightInfo,
@@ -241,11 +242,12 @@ def self_checkin(ctx: Context) -> Reply:
     """
     with ctx.transaction() as session:
         league = league_of(session=session, guild_id=ctx.guild_id)
-        if (
-            ctx.guild_id is None
-            or not get_guild_settings(session=session, guild_id=ctx.guild_id).self_checkin
-        ):
-            raise BadOption("Players do not check themselves in here: ask a director.")
+        require_setting(
+            session,
+            ctx,
+            lambda s: s.self_checkin,
+            "Players do not check themselves in here: ask a director.",
+        )
         record = get_open_tournament(session=session, channel_id=_tournament_channel(ctx))
         name = _who(session, ctx, league.id, None)
         signed = {rulings.name_key(e.name) for e in record.night.chart.players.values()}
@@ -268,13 +270,11 @@ def _tournament_channel(ctx: Context) -> int:
 
 def checkin_decision(ctx: Context, *args: str) -> Reply:
     """A director's Approve or Refuse: ``pf:checkin:<approve|refuse>:<request>``."""
-    if len(args) != 2 or args[0] not in ("approve", "refuse") or not args[1].isdigit():
-        raise BadOption("That button is out of date; ask again.")
-    decision, request_id = args[0], int(args[1])
+    decision, request_id = answer_of(args, ("approve", "refuse"))
     with ctx.transaction() as session:
         asked = peek_checkin(session=session, request_id=request_id)
         channel = tournament_channel(session=session, tournament_id=asked.tournament_id)
-    director = str(ctx.extras.get("display_name") or ctx.actor)
+    director = director_name(ctx)
     if decision == "approve":
         # An ordinary sign-in in the tournament's channel: a second press finds him signed in.
         signed = register(replace(ctx, channel_id=channel), asked.name)

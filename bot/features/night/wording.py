@@ -6,7 +6,8 @@ import datetime as dt
 from collections.abc import Sequence
 
 import rulings
-from bot.reply import Button, Reply, escape, plural
+from bot.features.td.approval import answer_buttons
+from bot.reply import Reply, escape, plural
 
 _EVERY = {1: "every week", 2: "every other week"}
 
@@ -145,10 +146,7 @@ def checkin_request(name: str, location: str, request_id: int) -> Reply:
     return Reply(
         title=f"Check-in: {escape(location)}",
         text=f"**{escape(name)}** asks to be signed in to tonight's tournament.",
-        buttons=(
-            Button("Approve", f"pf:checkin:approve:{request_id}", style="success"),
-            Button("Refuse", f"pf:checkin:refuse:{request_id}", style="danger"),
-        ),
+        buttons=answer_buttons("checkin", request_id, ("Approve", "approve"), ("Refuse", "refuse")),
     )
 
 

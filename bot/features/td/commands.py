@@ -270,6 +270,11 @@ COMMANDS = (
             choices=("on", "off"),
         ),
         Opt(
+            "self_report",
+            "Players may report their own bust (/out), a director confirming",
+            choices=("on", "off"),
+        ),
+        Opt(
             "clear",
             "Clear one setting",
             choices=("director_role", "results_channel", "clock_ping_role", "rulebook"),

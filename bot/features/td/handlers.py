@@ -330,6 +330,7 @@ _DISCORD_ONLY = (
     "clock_tts",
     "self_checkin",
     "night_thread",
+    "self_report",
 )
 
 
@@ -360,6 +361,7 @@ def settings(
     clock_tts: str | None = None,
     self_checkin: str | None = None,
     night_thread: str | None = None,
+    self_report: str | None = None,
 ) -> Reply:
     """``/td settings [...]``: show the league's settings, or change them (Manage Server).
 
@@ -376,6 +378,7 @@ def settings(
         "clock_tts": KEEP if clock_tts is None else clock_tts == "on",
         "self_checkin": KEEP if self_checkin is None else self_checkin == "on",
         "night_thread": KEEP if night_thread is None else night_thread == "on",
+        "self_report": KEEP if self_report is None else self_report == "on",
     }
     if clear is not None:
         key = clear if clear == "rulebook" else f"{clear}_id"

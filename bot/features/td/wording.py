@@ -532,6 +532,7 @@ def settings_reply(
         ("Clock TTS", "on" if after.clock_tts else "off", "clock_tts"),
         ("Self check-in", "on" if after.self_checkin else "off", "self_checkin"),
         ("Night thread", "on" if after.night_thread else "off", "night_thread"),
+        ("Self-reported busts", "on" if after.self_report else "off", "self_report"),
     )
     old = before.as_dict() if before is not None else None
     new = after.as_dict()

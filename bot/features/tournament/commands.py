@@ -162,7 +162,23 @@ TOURNAMENT: tuple[Command, ...] = (
     ),
 )
 
-COMMANDS = TOURNAMENT
+_REPORTS = "bot.features.tournament.reports"
 
-ACTIONS = (Action("tclock", f"{_HANDLERS}:start_clock", who=Who.DIRECTOR),)
-"""The button under ``/tournament start``'s reply that starts the channel's clock."""
+OUT = Command(
+    path=("out",),
+    description="Report your own bust in tonight's tournament (a director confirms it)",
+    handler=f"{_REPORTS}:out",
+    guild_only=True,
+    private=True,
+    surfaces=frozenset({"discord"}),  # about the Discord member who reports
+)
+
+COMMANDS = (*TOURNAMENT, OUT)
+
+ACTIONS = (
+    Action("tclock", f"{_HANDLERS}:start_clock", who=Who.DIRECTOR),
+    Action("out", f"{_REPORTS}:out_button"),
+    Action("bust_report", f"{_REPORTS}:report_decision", who=Who.DIRECTOR, edit=True),
+)
+"""The button under ``/tournament start``'s reply that starts the channel's clock; a player's
+"I'm out" under his sign-in; a director's Confirm and Reject under a reported bust."""

@@ -42,6 +42,7 @@ from rulings import (
     TablesBalanced,
     TournamentError,
 )
+from storage.bust_reports import list_bust_reports
 from storage.errors import EventConflictError
 from storage.event_import import import_events
 from storage.events import ImportOutcome, list_events
@@ -288,7 +289,7 @@ def register(
         found["stack"] = stack
         return night, entry
 
-    _, night, entry = _write(ctx, decide)
+    stored, night, entry = _write(ctx, decide)
     assert isinstance(entry, SignedIn)
     stack = found["stack"]
     parts = [_n(stack.base), *(f"{label} {_n(c)}" for label, c in stack.extras)]
@@ -302,7 +303,30 @@ def register(
     who = escape(entry.player.name)
     lines = [f"**{who}**: {where}, {_n(stack.total)} chips ({' + '.join(parts)})"]
     lines += [f"Not given: {r}" for r in stack.not_awarded]
-    return Reply(title="Signed in", text="\n".join(lines), footer=_head(night.chart))
+    return Reply(
+        title="Signed in",
+        text="\n".join(lines),
+        footer=_head(night.chart),
+        buttons=_out_button(ctx, stored),
+    )
+
+
+OUT = "out"
+"""The action of the "I'm out" button on a player's sign-in: his own bust, for a director to
+confirm (``bot.features.tournament.reports``)."""
+
+
+def _out_button(ctx: Context, stored: TournamentRecord) -> tuple[Button, ...]:
+    """The sign-in's "I'm out" button, where the league lets players report their bust.
+
+    It names the sign-in (the night and its entry number), which names the player.
+    """
+    if ctx.guild_id is None:
+        return ()
+    with ctx.transaction() as session:
+        if not get_guild_settings(session=session, guild_id=ctx.guild_id).self_report:
+            return ()
+    return (Button("I'm out", f"pf:{OUT}:{stored.id}:{stored.seq}", style="secondary"),)
 
 
 def checkin(
@@ -378,11 +402,33 @@ def start_clock(ctx: Context, structure: str | None = None) -> Reply:
 
 def bust(ctx: Context, players: str, chips: str | None = None) -> Reply:
     """/tournament bust: one elimination, or several on the same hand."""
+    return _bust(ctx, players, chips)
+
+
+def confirm_bust(
+    ctx: Context, player: str, first: Callable[[Session, TournamentRecord], None]
+) -> Reply:
+    """A player's own reported bust, confirmed by a director: ``/tournament bust player``.
+
+    The same path, rules and undo as the director's own bust; ``first`` (taking the report,
+    audited) runs in the same transaction, on the night as read, before the bust is decided.
+    """
+    return _bust(ctx, player, None, first)
+
+
+def _bust(
+    ctx: Context,
+    players: str,
+    chips: str | None,
+    first: Callable[[Session, TournamentRecord], None] | None = None,
+) -> Reply:
     names = _names(players)
     counts = _chip_counts(chips)
     before: dict[str, int] = {}
 
     def decide(session: Session, record: TournamentRecord) -> tuple[Night, Entry]:
+        if first is not None:
+            first(session, record)
         chart = record.night.chart
         before.update(chart.positions())
         if not any(chart.players[k].late for k in chart.reserve):
@@ -671,6 +717,7 @@ def status(ctx: Context) -> Reply:
         clock = clock_summary(session=session, channel_id=_channel(ctx), now=ctx.now())
         late = late_entry_for(session=session, channel_id=_channel(ctx), now=ctx.now())
         coming = rsvp_names(session, record.league_id, record.night.setup.location, ctx.today())
+        reports = list_bust_reports(session=session, tournament_id=record.id)
     chart = record.night.chart
     if chart.status == "registering":
         registration = "open (play has not begun)"
@@ -685,7 +732,20 @@ def status(ctx: Context) -> Reply:
         f"Clock: {clock or 'none in this channel'}",
     ]
     awards = "\n".join(awards_lines(chart))
-    fields = (Field("Tonight's awards (stored at the finish)", awards),) if awards else ()
+    fields: tuple[Field, ...] = (
+        (Field("Tonight's awards (stored at the finish)", awards),) if awards else ()
+    )
+    # A report whose player is out already (a director's own bust) is left to its Reject.
+    waiting = [r.name for r in reports if rulings.name_key(r.name) in chart.seated]
+    if waiting:
+        shown = ", ".join(escape(n) for n in waiting)
+        fields += (
+            Field(
+                "Reported out, waiting for a director (not counted)",
+                f"{shown}\nConfirm or Reject on the report in the results channel, "
+                "or /tournament bust.",
+            ),
+        )
     return Reply(
         title=f"Tournament: {record.night.setup.location}", text="\n".join(lines), fields=fields
     )

@@ -15,6 +15,7 @@ from rulings import (
     bust_players,
     chart_from_data,
     chart_to_data,
+    check_bust,
     chop_heads_up,
     entry_from_data,
     entry_to_data,
@@ -170,6 +171,35 @@ def test_a_bust_before_the_start_is_refused():
     night, rng = night_of(["Ann", "Bob"], started=False)
     with pytest.raises(TournamentError, match="start"):
         bust_players(night, ["Ann"], None, rng)
+
+
+def test_a_seated_player_may_report_his_own_bust_and_nothing_changes():
+    night, _ = night_of(["Ann", "Bob", "Dan"])
+    assert check_bust(night, " dan ") == "dan"
+    assert night.chart.remaining == 3  # a check, not a bust
+
+
+@pytest.mark.parametrize(
+    ("setup", "who", "message"),
+    [
+        ("registering", "Ann", "play has not begun"),
+        ("busted", "Dan", "busted in position 3"),
+        ("unknown", "Zed", "did not sign in"),
+        ("reserve", "P002", "on the reserve list"),
+        ("last", "Ann", "somebody must be left"),
+    ],
+)
+def test_a_self_report_is_refused_as_the_bust_would_be(setup, who, message):
+    if setup == "reserve":
+        night, rng = night_of(names(3), seats=2, tables=1)
+    else:
+        night, rng = night_of(["Ann", "Bob", "Dan"], started=setup != "registering")
+    if setup == "busted":
+        night, _ = bust_players(night, ["Dan"], None, rng)
+    if setup == "last":
+        night, _ = bust_players(night, ["Dan", "Bob"], [1, 2], rng)
+    with pytest.raises(TournamentError, match=message):
+        check_bust(night, who)
 
 
 def test_2_d_a_balance_keeps_tables_within_one_and_breaks_a_table_when_it_can():
