@@ -186,7 +186,7 @@ COMMANDS = (
         _player("Who turned the receipt in"),
         Opt("amount", "The amount in dollars, e.g. 12.50 (to remove: or the ref)", max_length=20),
         Opt("ref", "The receipt's number (counted once per location, any case)", max_length=100),
-        Opt("photo", "A photo of the receipt", kind="link"),
+        Opt("photo", "A photo of the receipt (an image)", kind="link", accept="image"),
         Opt(
             "remove",
             "Take this receipt back (by its ref, or by player and amount)",
