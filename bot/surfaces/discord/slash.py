@@ -739,7 +739,7 @@ def install(bot: LeagueBot, commands: Sequence[Command] = COMMANDS) -> SlashRunn
         if isinstance(existing, app_commands.Group):
             groups[path] = existing
             return existing
-        under = [c for c in commands if c.path[: len(path)] == path]
+        under = [c for c in commands if c.path[: len(path)] == path and "discord" in c.surfaces]
         top = parent is None
         installs, contexts = _reach(under)
         made = app_commands.Group(
