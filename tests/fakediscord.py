@@ -795,7 +795,8 @@ class FakeDiscord:
             modal: the modal as the bot sent it (``(await it.response())["data"]``).
             answers: field custom id -> what the user entered: text (text input), a list of
                 values (selects, checkbox group, file upload: attachment ids), a bool
-                (checkbox). A field not answered is sent empty.
+                (checkbox). A field not answered is sent as the bot filled it in (its
+                ``value``, its options marked ``default``), else empty.
             resolved: Discord's ``data.resolved`` (uploaded attachments, picked users).
             member: ``permissions``, ``roles``, ``guild_id``, ``username`` of the member.
 
@@ -819,16 +820,21 @@ class FakeDiscord:
         components = []
         for kind, child in order:
             cid, ctype = child["custom_id"], child["type"]
+            # A field left alone is sent as the bot filled it in (value, defaults).
             answer = answers.get(cid)
             item: dict[str, Any] = {"type": ctype, "custom_id": cid, "id": snowflake() % 1000}
             if ctype == 4:
-                item["value"] = "" if answer is None else str(answer)
+                if answer is None:
+                    answer = child.get("value") or ""
+                item["value"] = str(answer)
                 empty = not item["value"]
             elif ctype == 23:
-                item["value"] = bool(answer)
+                item["value"] = bool(child.get("default")) if answer is None else bool(answer)
                 empty = False
             else:
-                values = [str(v) for v in (answer or [])]
+                if answer is None:
+                    answer = [o["value"] for o in child.get("options") or [] if o.get("default")]
+                values = [str(v) for v in answer]
                 offered = [o["value"] for o in child.get("options") or []]
                 if offered and not set(values) <= set(offered):
                     raise ValueError(f"{cid}: {values} not among {offered}")

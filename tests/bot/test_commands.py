@@ -136,9 +136,15 @@ def test_a_form_option_stays_required_in_the_console_and_on_the_command_line(com
     assert command.form is not None
     opt = command.option(command.form.when_missing)
     assert opt.required
+    others = {
+        o.name: "1" if o.kind == "int" else "x"
+        for o in command.options
+        if o.required and o is not opt
+    }
     for surface in ("console", "cli"):
         with pytest.raises(BadOption, match=f"{opt.name}: is required"):
-            bind(command, {}, surface=surface, today=TODAY)
+            bind(command, others, surface=surface, today=TODAY)
+    assert bind(command, others, surface="discord", today=TODAY)[opt.name] is None
 
 
 def test_context_menus_fill_an_option_of_their_command(tree: dict[str, Any]):
@@ -223,3 +229,30 @@ def test_the_docs_name_every_command_line_command():
         if action:
             words = {w for row in rows for w in re.split(r"[\s`|\\,]+", row)}
             assert action[0] in words, f"docs/commands.md names no pokerfloor {' '.join(leaf)}"
+
+
+def test_a_receipt_photo_must_be_an_image_on_every_surface():
+    from bot.command.model import Upload
+    from bot.features import find
+
+    receipt = find(("td", "receipt"))
+    given = {"event": "1", "player": "Ann", "amount": "5"}
+    for surface in ("console", "cli"):
+        kept = bind(
+            receipt, {**given, "photo": "https://x.test/r/1.JPG?s=2"}, surface=surface, today=TODAY
+        )
+        assert kept["photo"] == "https://x.test/r/1.JPG?s=2"
+        with pytest.raises(BadOption, match=r"photo: notes.txt is not an image"):
+            bind(
+                receipt,
+                {**given, "photo": "https://x.test/notes.txt"},
+                surface=surface,
+                today=TODAY,
+            )
+    upload = Upload("scan.bin", b"", url="https://cdn.test/scan.bin", content_type="image/png")
+    assert (
+        bind(receipt, {**given, "event": 1, "photo": upload}, surface="discord", today=TODAY)[
+            "photo"
+        ]
+        == "https://cdn.test/scan.bin"
+    )  # Discord's content type decides, not the name

@@ -15,7 +15,11 @@ from tests.fakediscord import CHANNEL_ID, EPHEMERAL, GUILD_ID, MANAGE_GUILD, Fak
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-BOSS: dict[str, Any] = {"user_id": 900_000_000_000_000_431, "permissions": MANAGE_GUILD, "username": "tdann"}
+BOSS: dict[str, Any] = {
+    "user_id": 900_000_000_000_000_431,
+    "permissions": MANAGE_GUILD,
+    "username": "tdann",
+}
 
 
 def _text(message: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ from sqlmodel import Session
 from bot.features import find
 from bot.surfaces.discord import LeagueBot
 from bot.surfaces.discord.forms import CHECKS, field_layout
+from storage.events import get_event, list_events
 from storage.guild_settings import get_guild_league
 from storage.player_links import link_player
 from storage.players import add_player
@@ -278,3 +279,81 @@ async def test_a_league_command_in_a_direct_message_is_refused(fake: FakeDiscord
     it = await fake.interact("standings", {}, guild_id=None)
     body = await it.settled()
     assert "only inside a league's server" in _text(body)
+
+
+async def _stored_event(fake: FakeDiscord, bot: LeagueBot, day: str) -> int:
+    stored = await _director(
+        fake, "td", ["result"], finish="1 Ann, 2 Bob", location="Brewpub", date=day
+    )
+    assert "Ann" in _text(stored)
+
+    def newest(*, session: Session) -> int:
+        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        return max(e.id for e in list_events(session=session, league_id=league.id))
+
+    return int(await bot.db.run(newest))
+
+
+async def test_the_receipt_form_takes_a_photo_upload(
+    fake: FakeDiscord, bot: LeagueBot, league: None
+):
+    event = await _stored_event(fake, bot, "2026-10-03")
+    it = await fake.interact("td", {"event": event}, sub=["receipt"], **BOSS)
+    body = await it.response()
+    assert body["type"] == 9
+    modal = body["data"]
+    fields = {c["component"]["custom_id"]: c["component"] for c in modal["components"]}
+    assert list(fields) == ["event", "player", "amount", "ref", "photo"]
+    assert fields["event"]["value"] == str(event)  # given with the command: filled in
+    assert fields["photo"]["type"] == 19  # a file upload
+
+    # A file that is not an image: one line, nothing written.
+    pdf = fake.add_attachment("receipt.pdf", b"%PDF-1.4", "application/pdf")
+    refused = await fake.submit_modal(
+        modal,
+        {"player": ["Ann"], "amount": "12.50", "ref": "R-77", "photo": [pdf["id"]]},
+        resolved={"attachments": {pdf["id"]: pdf}},
+        **BOSS,
+    )
+    body = await refused.settled()
+    assert _private(body)
+    assert "photo: receipt.pdf is not an image" in _text(body)
+
+    def receipts(*, session: Session) -> list[Any]:
+        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        return list(
+            get_event(session=session, league_id=league.id, event_id=event).record.get("receipts")
+            or []
+        )
+
+    assert await bot.db.run(receipts) == []
+
+    photo = fake.add_attachment("receipt.jpg", b"\xff\xd8 fake jpeg", "image/jpeg")
+    done = await fake.submit_modal(
+        modal,
+        {"player": ["Ann"], "amount": "12.50", "ref": "R-77", "photo": [photo["id"]]},
+        resolved={"attachments": {photo["id"]: photo}},
+        **BOSS,
+    )
+    assert "240 BP" in _text(await done.settled())  # 1.C.b: 20 BP a full dollar
+    (kept,) = await bot.db.run(receipts)
+    assert kept["image_url"] == photo["url"]  # the receipt's evidence link
+
+
+async def test_an_option_the_form_does_not_ask_is_not_dropped(fake: FakeDiscord, league: None):
+    it = await fake.interact("tournament", {"big_blind": 400}, sub=["register"], **BOSS)
+    body = await it.settled()
+    assert _private(body)
+    shown = _text(body).replace("\\", "")  # the message is escaped for Discord's markdown
+    assert "big_blind: give player too, or leave big_blind out to use the form." in shown
+
+
+async def test_hand_and_rule_work_in_a_server_without_the_bot(fake: FakeDiscord, bot: LeagueBot):
+    # Installed on a member's own account, used in a server that has no league here.
+    elsewhere = 900_000_000_000_000_177
+    rule = await fake.interact("rule", {"query": "oversized chip"}, guild_id=elsewhere)
+    assert "oversized" in _text(await rule.settled()).lower()
+    hand = await fake.interact(
+        "hand", {"cards": "As Ks vs Qh Qd", "board": "2c 7d 9h Jc 3s"}, guild_id=None
+    )
+    assert "Player 2 wins" in _text(await hand.settled())

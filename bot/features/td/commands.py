@@ -7,7 +7,7 @@ with what changed and the points it produced and is posted to the results channe
 
 from __future__ import annotations
 
-from bot.command.model import Command, Group, Opt, Who
+from bot.command.model import Command, Form, Group, Opt, Picker, Who
 
 GROUPS = (
     Group(("td",), "Tournament director tools", who=Who.DIRECTOR),
@@ -32,6 +32,7 @@ def _td(
     writes: bool = True,
     private: bool = False,
     aliases: tuple[tuple[str, ...], ...] = (),
+    form: Form | None = None,
 ) -> Command:
     return Command(
         path=("td", *path),
@@ -43,6 +44,7 @@ def _td(
         private=private,
         guild_only=True,
         aliases=aliases,
+        form=form,
     )
 
 
@@ -194,6 +196,13 @@ COMMANDS = (
             default=False,
         ),
         _confirm(),
+        # On Discord, /td receipt event:N with no player opens a form with a photo upload.
+        form=Form(
+            title="Receipt",
+            when_missing="player",
+            fields=("event", "player", "amount", "ref", "photo"),
+            pickers=(Picker("player", "rsvp"),),
+        ),
     ),
     _td(
         ("strike",),

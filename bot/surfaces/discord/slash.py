@@ -260,6 +260,11 @@ class SlashRunner:
         """Answer with the command's form (the options given fill its fields in beforehand)."""
         form = command.form
         assert form is not None
+        for name, value in given.items():
+            if value is not None and name not in form.fields:  # the form would drop it
+                raise BadOption(
+                    f"{name}: give {form.when_missing} too, or leave {name} out to use the form."
+                )
         picks: dict[str, list[str]] = {}
         for picker in form.pickers:
             names = await self.pick_list(interaction, picker.source)
