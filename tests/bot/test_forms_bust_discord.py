@@ -40,21 +40,33 @@ async def _seated(bot: LeagueBot) -> dict[str, bool]:
     return await bot.db.run(read)
 
 
-async def test_bust_with_no_players_offers_the_seated_players(fake: FakeDiscord, bot: LeagueBot):
+FIRST = ("Ann", "Bob", "Cy", "Dee")
+MORE = tuple(f"Guest {chr(ord('A') + i)}{chr(ord('a') + i)}" for i in range(26))
+
+
+def _options(component: dict[str, Any]) -> list[str]:
+    return [o["value"] for o in component["options"]]
+
+
+async def _night(fake: FakeDiscord, bot: LeagueBot) -> None:
+    """Tonight's tournament with Ann, Bob, Cy and Dee seated and play begun."""
     await _director(fake, "td", ["season", "add"], name="2026 Fall")
     await _director(fake, "td", ["location", "add"], name="Brewpub")
 
     def players(*, session: Session) -> None:
         league = get_guild_league(session=session, guild_id=GUILD_ID)
-        for name in ("Ann", "Bob", "Cy", "Dee"):
-            add_player(session=session, league_id=league.id, name=name, actor="test", now=None)
+        for name in FIRST + MORE:
+            add_player(session=session, league_id=league.id, name=name, allow_new=True, actor="t")
 
     await bot.db.run(players)
-    await _director(fake, "tournament", ["open"], location="Brewpub", seats=6, tables=1)
-    for name in ("Ann", "Bob", "Cy", "Dee"):
+    await _director(fake, "tournament", ["open"], location="Brewpub", seats=8, tables=4)
+    for name in FIRST:
         await _director(fake, "tournament", ["register"], player=name)
     await _director(fake, "tournament", ["start"])
 
+
+async def test_bust_with_no_players_offers_the_seated_players(fake: FakeDiscord, bot: LeagueBot):
+    await _night(fake, bot)
     it = await fake.interact("tournament", {}, sub=["bust"], **BOSS)
     body = await it.response()
     assert body["type"] == 9  # MODAL
@@ -62,7 +74,7 @@ async def test_bust_with_no_players_offers_the_seated_players(fake: FakeDiscord,
     assert modal["custom_id"] == "pf:form:tournament.bust"
     picker = modal["components"][0]["component"]
     assert picker["type"] == 3
-    assert sorted(o["value"] for o in picker["options"]) == ["Ann", "Bob", "Cy", "Dee"]
+    assert sorted(_options(picker)) == sorted(FIRST)
     assert picker["max_values"] == 4  # several on one hand
     chips = modal["components"][1]["component"]
     assert (chips["type"], chips["custom_id"]) == (4, "chips")
@@ -74,10 +86,36 @@ async def test_bust_with_no_players_offers_the_seated_players(fake: FakeDiscord,
     assert "Dee**: 3rd" in shown
     assert await _seated(bot) == {"Ann": True, "Bob": True, "Cy": False, "Dee": False}
 
-    # The form again now offers only who is still seated.
+    # A big room: a list shows 25 at most, so the seated players come in several lists.
+    seated = [n for n, sits in (await _seated(bot)).items() if sits]
+    late = [n for n in MORE if n not in seated]
+    for name in late:  # late sign-ins: the big blind now, no clock runs here
+        await _director(fake, "tournament", ["register"], player=name, big_blind=400)
+    seated = [n for n, sits in (await _seated(bot)).items() if sits]
+    assert len(seated) == 28  # more than one list of 25
+
+    it = await fake.interact("tournament", {}, sub=["bust"], **BOSS)
+    modal = (await it.response())["data"]
+    lists = [c["component"] for c in modal["components"] if c["component"]["type"] == 3]
+    assert [len(c["options"]) for c in lists] == [25, 3]
+    assert sorted(_options(lists[0]) + _options(lists[1])) == sorted(seated)
+    assert modal["components"][1]["label"] == "Players 26-28"
+    first, last = _options(lists[0])[0], _options(lists[1])[-1]
+    done = await fake.submit_modal(
+        modal, {"players": [first], "players.2": [last], "chips": "1000, 2000"}, **BOSS
+    )
+    shown = _text(await done.settled())
+    assert "Bust" in shown
+    night = await _seated(bot)
+    assert night[first] is False
+    assert night[last] is False
+
+    # Nobody picked in any list: one line, nothing written.
     again = await fake.interact("tournament", {}, sub=["bust"], **BOSS)
-    offered = (await again.response())["data"]["components"][0]["component"]["options"]
-    assert sorted(o["value"] for o in offered) == ["Ann", "Bob"]
+    modal = (await again.response())["data"]
+    empty = await fake.submit_modal(modal, {}, **BOSS)
+    assert "players: is required" in _text(await empty.settled())
+    assert await _seated(bot) == night
 
 
 async def test_a_player_gets_no_bust_form(fake: FakeDiscord, bot: LeagueBot):

@@ -94,7 +94,8 @@ def build_modal(
     """
     form = _form(command)
     modal = discord.ui.Modal(title=form.title[:TITLE_CHARS], custom_id=form_id(command))
-    for custom_id, opts in field_layout(command):
+    layout = field_layout(command)
+    for custom_id, opts in layout:
         opt = opts[0]
         item: Any
         if custom_id == CHECKS:
@@ -118,21 +119,37 @@ def build_modal(
             continue
         picker = form.picker(opt.name)
         if picker is not None:
-            names = list(dict.fromkeys(picks.get(opt.name, ())))[:PICK_LIMIT]
+            names = list(dict.fromkeys(n[:100] for n in picks.get(opt.name, ())))
             chosen = {n.strip().lower() for n in str(given.get(opt.name) or "").split(",")}
-            item = discord.ui.Select(
-                custom_id=opt.name,
-                options=[
-                    discord.SelectOption(
-                        label=n[:100], value=n[:100], default=n.strip().lower() in chosen
+            # A select lists 25 at most: several may be picked over several selects (a big
+            # room's seated players), in the fields the form leaves free.
+            room = MAX_FIELDS - (len(layout) - 1) if picker.many else 1
+            chunks = [names[i : i + PICK_LIMIT] for i in range(0, len(names), PICK_LIMIT)]
+            chunks = chunks[:room] or [[]]
+            for i, chunk in enumerate(chunks):
+                text = label_of(opt)
+                if len(chunks) > 1:
+                    text = f"{text} {i * PICK_LIMIT + 1}-{i * PICK_LIMIT + len(chunk)}"
+                required = opt.required and len(chunks) == 1  # else: checked on submit
+                select: discord.ui.Select[Any] = discord.ui.Select(
+                    custom_id=opt.name if i == 0 else f"{opt.name}.{i + 1}",
+                    options=[
+                        discord.SelectOption(label=n, value=n, default=n.strip().lower() in chosen)
+                        for n in chunk
+                    ],
+                    min_values=1 if required else 0,
+                    max_values=len(chunk) if picker.many else 1,
+                    required=required,
+                )
+                modal.add_item(
+                    discord.ui.Label(
+                        text=text[:LABEL_CHARS],
+                        description=opt.description[:DESCRIPTION_CHARS],
+                        component=select,
                     )
-                    for n in names
-                ],
-                min_values=1 if opt.required else 0,
-                max_values=len(names) if picker.many else 1,
-                required=opt.required,
-            )
-        elif opt.kind in ("file", "link"):
+                )
+            continue
+        if opt.kind in ("file", "link"):
             item = discord.ui.FileUpload(
                 custom_id=opt.name, required=opt.required, min_values=1, max_values=1
             )
@@ -186,8 +203,13 @@ def read_submission(
     fields = {f: command.option(f) for f in form.fields}
     resolved = (data.get("resolved") or {}).get("attachments") or {}
     values: dict[str, Any] = {}
+    picked_lists: dict[str, list[str]] = {}
     for comp in _children(data.get("components") or []):
         custom_id = str(comp.get("custom_id") or "")
+        base, _, part = custom_id.partition(".")
+        if part.isdigit() and form.picker(base) is not None:  # a picker's second select
+            picked_lists.setdefault(base, []).extend(str(v) for v in comp.get("values") or [])
+            continue
         if custom_id == CHECKS:
             ticked = set(comp.get("values") or ())
             for name, each in fields.items():
@@ -211,11 +233,14 @@ def read_submission(
             elif opt.kind == "member":
                 values[opt.name] = int(picked[0])
             else:
-                values[opt.name] = ", ".join(picked)
+                picked_lists.setdefault(opt.name, []).extend(picked)
         else:
             text = str(comp.get("value") or "").strip()
             if text:
                 values[opt.name] = text
+    for name, picked in picked_lists.items():
+        if picked:
+            values[name] = ", ".join(dict.fromkeys(picked))
     return values
 
 
