@@ -17,6 +17,9 @@ Reuse (the clock's e2e test and load benchmark do)::
     msg = await it.followup()                       # the first follow-up, after a defer
     posted = await fake.wait_message(channel_id)    # a plain channel message (announcements)
     fake.rate_limit("POST", "/interactions/", retry_after=0.05)  # next match gets a 429
+    modal = (await it.response())["data"]           # a form (callback type 9), validated
+    sub = await fake.submit_modal(modal, {"player": ["Ann"], "checks": ["early"]})
+    menu = await fake.context_menu("Find rule", target_message={"content": "chip race"})
     await fake.drop_connection()                    # the bot RESUMEs; missed events replay
     await stop_bot(bot); await fake.stop()
 
@@ -129,6 +132,7 @@ def validate_commands(payload: list[dict[str, Any]], *, is_global: bool) -> None
             _validate_chat_command(cmd, f"{i}", depth=0)
         elif not 1 <= len(cmd.get("name", "")) <= 32:
             raise _invalid(f"{i}.name", "context menu names are 1-32 characters")
+        validate_reach(cmd, f"{i}")
     del is_global
 
 
@@ -260,6 +264,80 @@ def validate_choices(data: dict[str, Any]) -> None:
             raise _invalid(f"data.choices.{i}.name", f"name is {len(name)} chars; 1-100")
         if isinstance(value, str) and len(value) > 100:
             raise _invalid(f"data.choices.{i}.value", f"value is {len(value)} chars; at most 100")
+
+
+# -- modals, context menus, install flags (forms) --------------------------------------------
+
+MODAL_FIELD_TYPES = {3, 4, 5, 6, 7, 8, 19, 21, 22, 23}
+"""What a label (type 18) may hold: selects, a text input, a file upload, radio/checkboxes."""
+INTEGRATION_TYPES = {0, 1}  # guild install, user install
+CONTEXTS = {0, 1, 2}  # guild, bot DM, private channel
+
+
+def validate_modal(data: dict[str, Any]) -> None:
+    """Raise ``DiscordError`` where Discord would refuse a modal (callback type 9)."""
+    title = data.get("title") or ""
+    if not 1 <= len(title) <= 45:
+        raise _invalid("data.title", f"title is {len(title)} chars; 1-45")
+    custom_id = data.get("custom_id") or ""
+    if not 1 <= len(custom_id) <= 100:
+        raise _invalid("data.custom_id", f"custom_id is {len(custom_id)} chars; 1-100")
+    components = data.get("components") or []
+    if not 1 <= len(components) <= 5:
+        raise _invalid("data.components", f"{len(components)} components; 1-5")
+    seen: set[str] = set()
+    for i, comp in enumerate(components):
+        at = f"data.components.{i}"
+        kind = comp.get("type")
+        if kind == 10:  # a text display
+            continue
+        if kind == 1:  # the older action row holding one text input
+            children = comp.get("components") or []
+            if len(children) != 1 or children[0].get("type") != 4:
+                raise _invalid(at, "an action row in a modal holds exactly one text input")
+            child = children[0]
+        elif kind == 18:
+            label = comp.get("label") or ""
+            if not 1 <= len(label) <= 45:
+                raise _invalid(f"{at}.label", f"label is {len(label)} chars; 1-45")
+            if len(comp.get("description") or "") > 100:
+                raise _invalid(f"{at}.description", "at most 100 chars")
+            child = comp.get("component") or {}
+            if child.get("type") not in MODAL_FIELD_TYPES:
+                raise _invalid(f"{at}.component.type", f"{child.get('type')} is not a modal field")
+            if child.get("type") == 4 and child.get("label"):
+                raise _invalid(f"{at}.component.label", "a text input in a label has no label")
+        else:
+            raise _invalid(f"{at}.type", f"component type {kind} is not allowed in a modal")
+        cid = child.get("custom_id") or ""
+        if not 1 <= len(cid) <= 100 or cid in seen:
+            raise _invalid(f"{at}.component.custom_id", f"bad or repeated custom_id {cid!r}")
+        seen.add(cid)
+        options = child.get("options")
+        if child.get("type") == 3 and not 1 <= len(options or []) <= 25:
+            raise _invalid(f"{at}.component.options", "a select has 1-25 options")
+        if child.get("type") == 22 and not 1 <= len(options or []) <= 10:
+            raise _invalid(f"{at}.component.options", "a checkbox group has 1-10 options")
+        if options and (child.get("max_values") or 1) > len(options):
+            raise _invalid(f"{at}.component.max_values", "more than it has options")
+        if child.get("type") == 4 and len(child.get("value") or "") > 4000:
+            raise _invalid(f"{at}.component.value", "at most 4000 chars")
+
+
+def validate_reach(cmd: dict[str, Any], where: str) -> None:
+    """Where a command may be installed and used: top-level only, known values, not empty."""
+    for key, allowed in (("integration_types", INTEGRATION_TYPES), ("contexts", CONTEXTS)):
+        value = cmd.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, list) or not value or not set(value) <= allowed:
+            raise _invalid(f"{where}.{key}", f"{value!r}: a non-empty list of {sorted(allowed)}")
+    is_menu = cmd.get("type", 1) in (2, 3)  # context menus: a name, no description, no options
+    if is_menu and (cmd.get("description") or cmd.get("options")):
+        raise _invalid(where, "a context menu has no description and no options")
+    for j, opt in enumerate(cmd.get("options") or []):
+        if "integration_types" in opt or "contexts" in opt:
+            raise _invalid(f"{where}.options.{j}", "install flags belong to top-level commands")
 
 
 # -- records ---------------------------------------------------------------------------------
@@ -711,6 +789,143 @@ class FakeDiscord:
         payload["message"] = self._message(body, CHANNEL_ID, message_id=message_id)
         return await self._send_interaction(payload)
 
+    # -- forms and context menus ----------------------------------------------------------
+
+    async def submit_modal(
+        self,
+        modal: dict[str, Any],
+        answers: dict[str, Any],
+        *,
+        user_id: int = PLAYER_ID,
+        resolved: dict[str, Any] | None = None,
+        **member: Any,
+    ) -> Interaction:
+        """Submit a modal the bot answered with (its callback ``data``), as Discord does.
+
+        Args:
+            modal: the modal as the bot sent it (``(await it.response())["data"]``).
+            answers: field custom id -> what the user entered: text (text input), a list of
+                values (selects, checkbox group, file upload: attachment ids), a bool
+                (checkbox). A field not answered is sent as the bot filled it in (its
+                ``value``, its options marked ``default``), else empty.
+            resolved: Discord's ``data.resolved`` (uploaded attachments, picked users).
+            member: ``permissions``, ``roles``, ``guild_id``, ``username`` of the member.
+
+        Raises:
+            ValueError: an answer for a field the modal does not have, a value a select or
+                checkbox group does not offer, or a required field left empty (Discord's
+                client would not send it).
+        """
+        fields: dict[str, dict[str, Any]] = {}
+        order: list[tuple[int, dict[str, Any]]] = []
+        for comp in modal.get("components") or []:
+            child = comp.get("component") if comp.get("type") == 18 else None
+            if comp.get("type") == 1:
+                child = (comp.get("components") or [{}])[0]
+            if child is not None:
+                fields[child["custom_id"]] = child
+                order.append((int(comp.get("type") or 18), child))
+        unknown = set(answers) - set(fields)
+        if unknown:
+            raise ValueError(f"the modal has no field {sorted(unknown)}")
+        components = []
+        for kind, child in order:
+            cid, ctype = child["custom_id"], child["type"]
+            # A field left alone is sent as the bot filled it in (value, defaults).
+            answer = answers.get(cid)
+            item: dict[str, Any] = {"type": ctype, "custom_id": cid, "id": snowflake() % 1000}
+            if ctype == 4:
+                if answer is None:
+                    answer = child.get("value") or ""
+                item["value"] = str(answer)
+                empty = not item["value"]
+            elif ctype == 23:
+                item["value"] = bool(child.get("default")) if answer is None else bool(answer)
+                empty = False
+            else:
+                if answer is None:
+                    answer = [o["value"] for o in child.get("options") or [] if o.get("default")]
+                values = [str(v) for v in answer]
+                offered = [o["value"] for o in child.get("options") or []]
+                if offered and not set(values) <= set(offered):
+                    raise ValueError(f"{cid}: {values} not among {offered}")
+                if len(values) > int(child.get("max_values") or 1):
+                    raise ValueError(f"{cid}: more than {child.get('max_values') or 1} values")
+                item["values"] = values
+                empty = not values
+            if empty and child.get("required", True):
+                raise ValueError(f"{cid} is required")
+            components.append(
+                {"type": 18, "id": snowflake() % 1000, "component": item}
+                if kind == 18
+                else {"type": 1, "components": [item]}
+            )
+        data: dict[str, Any] = {"custom_id": modal["custom_id"], "components": components}
+        if resolved:
+            data["resolved"] = resolved
+        payload = self._interaction_base(5, data, user_id=user_id, **member)
+        return await self._send_interaction(payload)
+
+    async def context_menu(
+        self,
+        name: str,
+        *,
+        target_user: dict[str, Any] | None = None,
+        target_message: dict[str, Any] | None = None,
+        user_id: int = PLAYER_ID,
+        **member: Any,
+    ) -> Interaction:
+        """Send a context-menu command (type 2 interaction; USER 2 or MESSAGE 3).
+
+        Args:
+            name: the menu's name (``Find rule``).
+            target_user: a user ``{"id", "username"}`` clicked (resolved as user and member).
+            target_message: a message ``{"content", ...}`` clicked (resolved as a message).
+            member: ``permissions``, ``roles``, ``guild_id``, ``username`` of the invoker.
+        """
+        guild_id = member.get("guild_id", GUILD_ID)
+        data: dict[str, Any] = {"id": str(snowflake()), "name": name}
+        if target_user is not None:
+            uid = str(target_user["id"])
+            user = {
+                "id": uid,
+                "username": target_user.get("username", "member"),
+                "discriminator": "0",
+                "global_name": target_user.get("username", "member"),
+                "avatar": None,
+            }
+            resolved: dict[str, Any] = {"users": {uid: user}}
+            if guild_id is not None:
+                resolved["members"] = {
+                    uid: {
+                        "roles": [],
+                        "joined_at": _now_iso(),
+                        "deaf": False,
+                        "mute": False,
+                        "flags": 0,
+                        "permissions": str(EVERYONE_PERMISSIONS),
+                    }
+                }
+            data |= {"type": 2, "target_id": uid, "resolved": resolved}
+        elif target_message is not None:
+            message = self._message(target_message, CHANNEL_ID)
+            author = target_message.get("author") or {
+                "id": str(PLAYER_ID),
+                "username": "player",
+                "discriminator": "0",
+                "avatar": None,
+            }
+            message["author"] = author
+            data |= {
+                "type": 3,
+                "target_id": message["id"],
+                "resolved": {"messages": {message["id"]: message}},
+            }
+        else:
+            raise ValueError("a context menu needs a target user or message")
+        payload = self._interaction_base(2, data, user_id=user_id, **member)
+        return await self._send_interaction(payload)
+
     async def _send_interaction(
         self, payload: dict[str, Any], *, token: str | None = None
     ) -> Interaction:
@@ -855,6 +1070,7 @@ class FakeDiscord:
                 validate_commands(body, is_global=scope == "global")
                 stored = [
                     {
+                        "description": "",  # Discord's answer has one (empty: context menus)
                         **c,
                         "id": str(snowflake()),
                         "application_id": str(APP_ID),
@@ -1011,7 +1227,9 @@ class FakeDiscord:
                 validate_message(data)
             elif kind == 8:
                 validate_choices(data)
-            elif kind not in (5, 6, 9):
+            elif kind == 9:
+                validate_modal(data)
+            elif kind not in (5, 6):
                 raise _invalid("type", f"unsupported callback type {kind}")
         except DiscordError as exc:
             it.callback_errors.append((exc.status, exc.code))

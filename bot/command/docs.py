@@ -10,8 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
-from bot.command.model import Command, Opt, Who
-from bot.command.options import usage
+from bot.command.model import Command, Opt, Surface, Who
 
 WHO = {
     Who.EVERYONE: "everyone",
@@ -41,6 +40,19 @@ def _cli_word(opt: Opt) -> str:
     return word if opt.required else f"[{word}]"
 
 
+def _notes(command: Command) -> str:
+    """What Discord adds to a command: its form, its context menus, user install."""
+    notes = []
+    if command.form is not None:
+        notes.append(f"no {command.form.when_missing} opens a form")
+    for menu in command.menus:
+        where = "a message" if menu.target == "message" else "a member"
+        notes.append(f'"{menu.name}" in the Apps menu of {where}')
+    if command.user_install:
+        notes.append("a member may install it on his own account, for DMs and other servers")
+    return f" (Discord: {'; '.join(notes)})" if notes else ""
+
+
 def table(commands: Iterable[Command]) -> str:
     """The markdown table of ``commands``: usage, who, where, what."""
     rows = [
@@ -50,11 +62,18 @@ def table(commands: Iterable[Command]) -> str:
     rank = list(WHO)
     ordered = sorted(enumerate(commands), key=lambda pair: (rank.index(pair[1].who), pair[0]))
     for _, command in ordered:
-        shown = usage(command, "discord" if "discord" in command.surfaces else "console")
+        surface: Surface = "discord" if "discord" in command.surfaces else "console"
+        # A form's option is shown as required: it is on the console and the command line,
+        # and the note says that on Discord leaving it out opens the form.
+        shown = " ".join(
+            [f"/{command.name}"]
+            + [o.name if o.required else f"[{o.name}]" for o in command.options_on(surface)]
+        )
         if command.surfaces == {"cli"}:  # pokerfloor restore FILE [--replace]
             shown = " ".join(["pokerfloor", *command.cli_path, *map(_cli_word, command.options)])
         rows.append(
-            f"| `{shown}` | {WHO[command.who]} | {_where(command)} | {command.description} |"
+            f"| `{shown}` | {WHO[command.who]} | {_where(command)} | "
+            f"{command.description}{_notes(command)} |"
         )
     return "\n".join(rows)
 

@@ -99,6 +99,9 @@ class Opt:
         repeat: several values (CLI: the flag repeated; elsewhere comma-separated); the
             handler gets a tuple.
         surfaces: where the option exists (most: everywhere; ``json`` only on the CLI).
+        accept: for ``file`` and ``link`` options, the only kind of file taken: ``image``
+            (a Discord attachment whose content type is ``image/*``, or a picture's file name
+            extension; a console or CLI link must end in one). None takes any file.
     """
 
     name: str
@@ -116,6 +119,7 @@ class Opt:
     lines: bool = False
     repeat: bool = False
     surfaces: frozenset[Surface] = ALL_SURFACES
+    accept: Literal["image"] | None = None
 
     @property
     def flag(self) -> str:
@@ -137,6 +141,71 @@ class Group:
     path: tuple[str, ...]
     description: str
     who: Who = Who.EVERYONE
+
+
+@dataclass(frozen=True)
+class Picker:
+    """A form field picked from a list instead of typed (a Discord string select).
+
+    Attributes:
+        option: the option it fills.
+        source: where the list comes from, as for ``Opt.complete`` (``rsvp``: the league's
+            players with tonight's RSVPs first; ``seated``: the players seated at the open
+            tournament in this channel).
+        many: several may be picked; a text option gets them comma-separated (``Dan, Eve``).
+    """
+
+    option: str
+    source: str
+    many: bool = False
+
+
+@dataclass(frozen=True)
+class Form:
+    """On Discord, a form (modal) that fills the command's options when one is not given.
+
+    ``/tournament register`` with no ``player`` opens the form; submitting it runs the same
+    command through the same runner (who may run it, ``bind``'s checks, the handler, the
+    reply). The fields are built from the options: a ``yes`` option is a checkbox (several are
+    one group of checkboxes), a number or text a text input (checked by ``bind`` on submit), a
+    ``file`` or ``link`` option a file upload, a ``member`` option a member picker, and an
+    option named in ``pickers`` a list to pick from. The console and the command line take the
+    options as typed; there the ``when_missing`` option stays required.
+
+    Attributes:
+        title: the form's title (Discord: at most 45 characters).
+        when_missing: the option whose absence on Discord opens the form (not required there).
+        fields: the options it asks for, in order (at most five fields once the ``yes`` options
+            are grouped); options given with the command fill them in beforehand.
+        pickers: fields picked from a list.
+    """
+
+    title: str
+    when_missing: str
+    fields: tuple[str, ...]
+    pickers: tuple[Picker, ...] = ()
+
+    def picker(self, option: str) -> Picker | None:
+        """The picker of ``option``, if it has one."""
+        return next((p for p in self.pickers if p.option == option), None)
+
+
+@dataclass(frozen=True)
+class Menu:
+    """A Discord context menu ("Apps" on a message or a member) that runs the command.
+
+    What was clicked fills one option: a message's text, or a member (his id). The answer is
+    always private.
+
+    Attributes:
+        name: as shown in the menu (``Find rule``; at most 32 characters).
+        target: ``message`` or ``user``.
+        option: the option it fills (``query``; ``member``).
+    """
+
+    name: str
+    target: Literal["message", "user"]
+    option: str
 
 
 @dataclass(frozen=True)
@@ -164,6 +233,12 @@ class Command:
             the end and returns the exit status instead of a ``Reply`` (it prints its own).
         whole_database: it works on the whole database, every league at once (``backup``,
             ``restore``): the command line gives it ``--db`` and no league to pick.
+        form: on Discord, the form that opens when its ``when_missing`` option is not given.
+        menus: Discord context menus that run it with an option filled from a message or member.
+        user_install: on Discord, members may also install it on their own account and use it
+            in direct messages and in other servers (``/rule``, ``/hand``: the bundled books,
+            no league). Other commands are installed with the server only; server-only
+            (``guild_only``) commands work only inside it.
     """
 
     path: tuple[str, ...]
@@ -180,6 +255,9 @@ class Command:
     league: bool = True
     process: bool = False
     whole_database: bool = False
+    form: Form | None = None
+    menus: tuple[Menu, ...] = ()
+    user_install: bool = False
 
     @property
     def name(self) -> str:
@@ -194,6 +272,12 @@ class Command:
     def options_on(self, surface: Surface) -> tuple[Opt, ...]:
         """The options it has on ``surface``."""
         return tuple(o for o in self.options if surface in o.surfaces)
+
+    def is_required(self, opt: Opt, surface: Surface) -> bool:
+        """Whether ``opt`` must be given on ``surface`` (on Discord a form may supply it)."""
+        if surface == "discord" and self.form is not None and opt.name == self.form.when_missing:
+            return False
+        return opt.required
 
     def option(self, name: str) -> Opt:
         """The option called ``name``.
@@ -248,6 +332,7 @@ class Upload:
     filename: str
     data: bytes
     url: str | None = None
+    content_type: str | None = None
 
 
 def _call(fn: Callable[..., Any], /, *args: Any) -> Any:

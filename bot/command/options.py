@@ -51,7 +51,7 @@ def usage(command: Command, surface: Surface = "console") -> str:
     """``/rule query [book]``: the command with its options, optional ones in brackets."""
     parts = [f"/{command.name}"]
     for opt in command.options_on(surface):
-        parts.append(opt.name if opt.required else f"[{opt.name}]")
+        parts.append(opt.name if command.is_required(opt, surface) else f"[{opt.name}]")
     return " ".join(parts)
 
 
@@ -121,6 +121,39 @@ def read_upload(path: str) -> Upload:
     return Upload(filename=file.name, data=file.read_bytes())
 
 
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".heic", ".heif")
+"""What ``accept="image"`` takes when no content type says it (a link, a path)."""
+
+
+def check_accepted(opt: Opt, name: str, content_type: str | None) -> None:
+    """Refuse a file ``opt`` does not accept (``accept="image"``: a picture only).
+
+    A content type decides when there is one (Discord's attachments have it); otherwise the
+    name's extension does.
+
+    >>> photo = Opt("photo", "A photo", kind="link", accept="image")
+    >>> check_accepted(photo, "receipt.png", "image/png")
+    >>> check_accepted(photo, "receipt.txt", "text/plain")
+    Traceback (most recent call last):
+    ...
+    bot.errors.BadOption: photo: receipt.txt is not an image; attach a photo (png, jpg, gif, webp).
+
+    Raises:
+        BadOption: the file is not of the accepted kind.
+    """
+    if opt.accept != "image":
+        return
+    if content_type:
+        ok = content_type.split(";")[0].strip().lower().startswith("image/")
+    else:
+        ok = name.lower().endswith(IMAGE_EXTENSIONS)
+    if not ok:
+        shown = name.rsplit("/", 1)[-1][:60] or name[:60]
+        raise BadOption(
+            f"{opt.name}: {shown} is not an image; attach a photo (png, jpg, gif, webp)."
+        )
+
+
 def convert(opt: Opt, value: Any, *, today: dt.date) -> Any:
     """One option's value, checked: typed (Discord) or text (console, command line).
 
@@ -175,13 +208,16 @@ def convert(opt: Opt, value: Any, *, today: dt.date) -> Any:
         return parse_date(str(value), today)
     if kind == "link":
         if isinstance(value, Upload):
+            check_accepted(opt, value.filename, value.content_type)
             return value.url
         text = " ".join(str(value).split())
         if len(text) > (opt.max_length or 500):
             raise BadOption(f"{opt.name}: too long (at most {opt.max_length or 500} characters).")
+        check_accepted(opt, text.split("?")[0].split("#")[0], None)
         return text
     if kind == "file":
         if isinstance(value, Upload):
+            check_accepted(opt, value.filename, value.content_type)
             return value
         if not str(value).strip():
             raise BadOption(f"{opt.name}: is empty; give a file's path.")
@@ -225,7 +261,7 @@ def bind(
     for name, opt in known.items():
         value = values.get(name)
         if value is None:
-            if opt.required:
+            if command.is_required(opt, surface):
                 raise BadOption(f"{opt.name}: is required ({usage(command, surface)}).")
             out[name] = opt.default
             continue

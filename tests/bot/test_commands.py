@@ -18,6 +18,7 @@ from bot.command.options import bind, parse_line
 from bot.errors import BadOption
 from bot.features import COMMANDS, GROUPS
 from bot.surfaces.cli import build_parser
+from bot.surfaces.discord.forms import field_layout, label_of
 from bot.surfaces.discord.slash import install
 
 TODAY = dt.date(2026, 11, 21)
@@ -81,15 +82,83 @@ def test_every_command_is_on_discord_with_its_options(command: Command, tree: di
     assert app.description == command.description
     assert [p.name for p in app.parameters] == sorted(
         [o.name for o in command.options_on("discord")],
-        key=lambda n: (not command.option(n).required, [o.name for o in command.options].index(n)),
+        key=lambda n: (
+            not command.is_required(command.option(n), "discord"),
+            [o.name for o in command.options].index(n),
+        ),
     )
     for param in app.parameters:
         opt = command.option(param.name)
-        assert param.required == opt.required
+        assert param.required == command.is_required(opt, "discord")
+        if opt.required and not param.required:  # on Discord a form asks for it instead
+            assert command.form is not None
+            assert command.form.when_missing == opt.name
         if opt.choices:
             assert [c.value for c in param.choices] == list(opt.choices)
         if opt.kind == "int" and opt.max is not None:
             assert param.max_value == opt.max
+
+
+FORMS = [c for c in COMMANDS if c.form is not None]
+
+
+@pytest.mark.parametrize("command", FORMS, ids=lambda c: c.name)
+def test_every_form_field_is_one_of_the_slash_options(command: Command, tree: dict[str, Any]):
+    """A form fills the command's own options: same names, kinds, limits as the slash command."""
+    form = command.form
+    assert form is not None
+    params = {p.name: p for p in tree[command.name].parameters}
+    assert form.when_missing in form.fields
+    assert not params[form.when_missing].required  # on Discord the form supplies it
+    layout = field_layout(command)
+    assert 1 <= len(layout) <= 5  # Discord's most fields in a modal
+    assert len(form.title) <= 45
+    filled = [o.name for _, opts in layout for o in opts]
+    assert sorted(filled) == sorted(form.fields)
+    for name in form.fields:
+        opt = command.option(name)
+        assert name in params, name  # the same option exists on the slash command
+        assert "discord" in opt.surfaces
+        assert len(label_of(opt)) <= 45
+    for picker in form.pickers:
+        assert picker.option in form.fields
+        assert picker.many or command.option(picker.option).kind == "text"
+    # A form's values go through the same bind as the slash command's: text is checked.
+    strings = {n: "x" for n in form.fields if command.option(n).kind == "text"}
+    if any(command.option(n).kind == "int" for n in form.fields):
+        name = next(n for n in form.fields if command.option(n).kind == "int")
+        with pytest.raises(BadOption, match=name):
+            bind(command, {**strings, name: "lots"}, surface="discord", today=TODAY)
+
+
+@pytest.mark.parametrize("command", FORMS, ids=lambda c: c.name)
+def test_a_form_option_stays_required_in_the_console_and_on_the_command_line(command: Command):
+    assert command.form is not None
+    opt = command.option(command.form.when_missing)
+    assert opt.required
+    others = {
+        o.name: "1" if o.kind == "int" else "x"
+        for o in command.options
+        if o.required and o is not opt
+    }
+    for surface in ("console", "cli"):
+        with pytest.raises(BadOption, match=f"{opt.name}: is required"):
+            bind(command, others, surface=surface, today=TODAY)
+    assert bind(command, others, surface="discord", today=TODAY)[opt.name] is None
+
+
+def test_context_menus_fill_an_option_of_their_command(tree: dict[str, Any]):
+    menus = {m.name: (c, m) for c in COMMANDS for m in c.menus}
+    assert set(menus) >= {"Find rule", "Player card"}
+    for name, (command, menu) in menus.items():
+        assert 1 <= len(name) <= 32
+        assert command.option(menu.option).kind == ("member" if menu.target == "user" else "text")
+        assert menu.option in {p.name for p in tree[command.name].parameters}
+
+
+def test_only_hand_and_rule_are_user_installable():
+    assert {c.name for c in COMMANDS if c.user_install} == {"hand", "rule"}
+    assert not any(c.user_install and c.guild_only for c in COMMANDS)
 
 
 @pytest.mark.parametrize(
@@ -160,3 +229,30 @@ def test_the_docs_name_every_command_line_command():
         if action:
             words = {w for row in rows for w in re.split(r"[\s`|\\,]+", row)}
             assert action[0] in words, f"docs/commands.md names no pokerfloor {' '.join(leaf)}"
+
+
+def test_a_receipt_photo_must_be_an_image_on_every_surface():
+    from bot.command.model import Upload
+    from bot.features import find
+
+    receipt = find(("td", "receipt"))
+    given = {"event": "1", "player": "Ann", "amount": "5"}
+    for surface in ("console", "cli"):
+        kept = bind(
+            receipt, {**given, "photo": "https://x.test/r/1.JPG?s=2"}, surface=surface, today=TODAY
+        )
+        assert kept["photo"] == "https://x.test/r/1.JPG?s=2"
+        with pytest.raises(BadOption, match=r"photo: notes.txt is not an image"):
+            bind(
+                receipt,
+                {**given, "photo": "https://x.test/notes.txt"},
+                surface=surface,
+                today=TODAY,
+            )
+    upload = Upload("scan.bin", b"", url="https://cdn.test/scan.bin", content_type="image/png")
+    assert (
+        bind(receipt, {**given, "event": 1, "photo": upload}, surface="discord", today=TODAY)[
+            "photo"
+        ]
+        == "https://cdn.test/scan.bin"
+    )  # Discord's content type decides, not the name

@@ -45,3 +45,54 @@ def test_choice_limits():
         validate_choices({"choices": [{"name": "n", "value": "v"}] * 26})
     with pytest.raises(DiscordError):
         validate_choices({"choices": [{"name": "n" * 101, "value": "v"}]})
+
+
+# -- modals, context menus, install flags (forms) ---------------------------------------------
+
+
+def _label(child: dict[str, object], label: str = "Player") -> dict[str, object]:
+    return {"type": 18, "label": label, "component": child}
+
+
+def test_modal_limits():
+    from tests.fakediscord import validate_modal
+
+    text = {"type": 4, "custom_id": "brought", "style": 1}
+    good = {"title": "Sign a player in", "custom_id": "pf:form:x", "components": [_label(text)]}
+    validate_modal(good)
+    many = [_label({**text, "custom_id": f"f{i}"}) for i in range(6)]
+    for bad in (
+        {**good, "title": "t" * 46},
+        {**good, "custom_id": "c" * 101},
+        {**good, "components": many},
+        {**good, "components": []},
+        {**good, "components": [_label({"type": 2, "custom_id": "b"})]},  # a button: no
+        {**good, "components": [_label(text, "l" * 46)]},
+        {**good, "components": [_label({**text, "label": "Brought"})]},
+        {**good, "components": [_label(text), _label(text)]},  # the same custom id twice
+        {**good, "components": [_label({"type": 3, "custom_id": "p", "options": []})]},
+    ):
+        with pytest.raises(DiscordError):
+            validate_modal(bad)
+
+
+def test_install_flags_are_checked_at_sync():
+    good = {"name": "rule", "description": "Look up a rule", "options": []}
+    validate_commands(
+        [{**good, "integration_types": [0, 1], "contexts": [0, 1, 2]}], is_global=True
+    )
+    validate_commands([{"name": "Find rule", "type": 3, "contexts": [0]}], is_global=True)
+    for bad in (
+        {**good, "integration_types": [2]},
+        {**good, "contexts": []},
+        {**good, "contexts": [0, 3]},
+        {"name": "Find rule", "type": 3, "description": "no"},
+        {
+            **good,
+            "options": [
+                {"name": "x", "type": 1, "description": "s", "contexts": [0]},
+            ],
+        },
+    ):
+        with pytest.raises(DiscordError):
+            validate_commands([bad], is_global=True)

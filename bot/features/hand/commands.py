@@ -20,6 +20,7 @@ HAND = Command(
         Opt("board", "Board cards, 0 to 5 (e.g. '2c 7d 9h')", max_length=200),
         Opt("json", "Print the result as JSON", kind="yes", default=False, surfaces=CLI_ONLY),
     ),
+    user_install=True,  # on Discord, also on a member's own account: DMs and other servers
 )
 
 COMMANDS = (HAND,)

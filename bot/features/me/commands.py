@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.command.model import Action, Command, Opt, Who
+from bot.command.model import Action, Command, Menu, Opt, Who
 
 ME = Command(
     path=("me",),
@@ -22,7 +22,10 @@ ME = Command(
         Opt(
             "player", "With link: the player you are (your name on the results)", complete="player"
         ),
+        Opt("member", "Show this member's card instead of yours", kind="member"),
     ),
+    # "Player card" in a member's Apps menu: his standing, TOC status and strikes (private).
+    menus=(Menu("Player card", "user", "member"),),
 )
 
 TD_LINK = Command(

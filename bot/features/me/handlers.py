@@ -50,20 +50,34 @@ def _member(ctx: Context) -> int:
     return ctx.user_id
 
 
-def me(ctx: Context, action: str = "show", player: str | None = None) -> Reply:
-    """``/me [link] [player]``: your standing, or ask the directors to link you to a player."""
+def me(
+    ctx: Context, action: str = "show", player: str | None = None, member: int | None = None
+) -> Reply:
+    """``/me [link] [player] [member]``: your standing (or a member's card), or ask for a link.
+
+    ``member`` (the "Player card" menu on a member) shows that member's player: standing, TOC
+    status and strikes, privately.
+    """
     user_id = _member(ctx)
     if action == "link":
+        if member is not None:
+            raise BadOption("member: is for showing a card; /me link is about you.")
         return _ask(ctx, user_id, player)
     if player is not None:
         raise BadOption("player: is for /me link; /me alone shows your own standing.")
+    own = member is None or member == user_id
     with ctx.transaction() as session:
         league = league_of(session=session, guild_id=ctx.guild_id)
-        mine = linked_player(session=session, league_id=league.id, discord_id=user_id)
-        if mine is None:
+        whom = user_id if member is None else member
+        mine = linked_player(session=session, league_id=league.id, discord_id=whom)
+        if mine is None and own:
             raise NotFound("you are not linked to a player yet; ask with /me link player:YOUR NAME")
+        if mine is None:
+            raise NotFound(
+                "that member is not linked to a player; a director links him with /td link"
+            )
         view = player_view(session=session, league_id=league.id, name=mine.name)
-    return views.me_reply(view, public_url=ctx.settings.public_url)
+    return views.me_reply(view, public_url=ctx.settings.public_url, own=own)
 
 
 def _ask(ctx: Context, user_id: int, player: str | None) -> Reply:

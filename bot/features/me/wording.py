@@ -44,8 +44,8 @@ def result_line(r: PlayerResult) -> str:
     )
 
 
-def me_reply(view: PlayerView, *, public_url: str | None = None) -> Reply:
-    """A member's own standing, private."""
+def me_reply(view: PlayerView, *, public_url: str | None = None, own: bool = True) -> Reply:
+    """A member's standing, TOC status and strikes, private (``own``: his own, from /me)."""
     name = escape_markdown(view.player.name)
     lines = []
     if view.rank is not None:
@@ -85,7 +85,8 @@ def me_reply(view: PlayerView, *, public_url: str | None = None) -> Reply:
         lines.append("No strikes on the record.")
     if public_url:
         url = f"{public_url.rstrip('/')}/player/{quote(view.player.name, safe='')}"
-        lines.append(f"[Your page on the league site]({url})")
+        page = "Your page" if own else "His page"
+        lines.append(f"[{page} on the league site]({url})")
     recent = [result_line(r) for r in view.results[:LAST_RESULTS]]
     fields = (Field("Last five results", "\n".join(recent)),) if recent else ()
     season = f", {escape_markdown(view.season)}" if view.season else ""

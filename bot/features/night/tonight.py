@@ -74,3 +74,14 @@ def rsvp_first_choices(
     key = rulings.name_key(typed)
     first = [n for n in rulings.ordered_rsvps(coming, signed) if key in rulings.name_key(n)]
     return (first + [n for n in others if n not in first])[:25]
+
+
+def seated_choices(*, session: Session, channel_id: int) -> list[str]:
+    """The players seated at the open tournament in this channel, by table and seat (bust form).
+
+    Raises:
+        NotFound: no tournament is open in this channel.
+    """
+    record = get_open_tournament(session=session, channel_id=channel_id)
+    chart = record.night.chart
+    return [chart.name(k) for k, _ in sorted(chart.seated.items(), key=lambda kv: kv[1])]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.command.model import CLI_ONLY, Action, Command, Opt
+from bot.command.model import CLI_ONLY, Action, Command, Menu, Opt
 
 RULE = Command(
     path=("rule",),
@@ -42,6 +42,10 @@ RULE = Command(
             surfaces=CLI_ONLY,
         ),
     ),
+    # On Discord: "Find rule" in a message's Apps menu searches for its text (privately), and
+    # members may install /rule on their own account (DMs, other servers: the bundled books).
+    menus=(Menu("Find rule", "message", "query"),),
+    user_install=True,
 )
 
 COMMANDS = (RULE,)

@@ -7,7 +7,7 @@ with what changed and the points it produced and is posted to the results channe
 
 from __future__ import annotations
 
-from bot.command.model import Command, Group, Opt, Who
+from bot.command.model import Command, Form, Group, Opt, Picker, Who
 
 GROUPS = (
     Group(("td",), "Tournament director tools", who=Who.DIRECTOR),
@@ -32,6 +32,7 @@ def _td(
     writes: bool = True,
     private: bool = False,
     aliases: tuple[tuple[str, ...], ...] = (),
+    form: Form | None = None,
 ) -> Command:
     return Command(
         path=("td", *path),
@@ -43,6 +44,7 @@ def _td(
         private=private,
         guild_only=True,
         aliases=aliases,
+        form=form,
     )
 
 
@@ -186,7 +188,7 @@ COMMANDS = (
         _player("Who turned the receipt in"),
         Opt("amount", "The amount in dollars, e.g. 12.50 (to remove: or the ref)", max_length=20),
         Opt("ref", "The receipt's number (counted once per location, any case)", max_length=100),
-        Opt("photo", "A photo of the receipt", kind="link"),
+        Opt("photo", "A photo of the receipt (an image)", kind="link", accept="image"),
         Opt(
             "remove",
             "Take this receipt back (by its ref, or by player and amount)",
@@ -194,6 +196,13 @@ COMMANDS = (
             default=False,
         ),
         _confirm(),
+        # On Discord, /td receipt event:N with no player opens a form with a photo upload.
+        form=Form(
+            title="Receipt",
+            when_missing="player",
+            fields=("event", "player", "amount", "ref", "photo"),
+            pickers=(Picker("player", "rsvp"),),
+        ),
     ),
     _td(
         ("strike",),

@@ -8,7 +8,7 @@ restart or another instance carries on; the handlers are in
 
 from __future__ import annotations
 
-from bot.command.model import CLI_ONLY, Action, Command, Group, Opt, Who
+from bot.command.model import CLI_ONLY, Action, Command, Form, Group, Opt, Picker, Who
 
 _HANDLERS = "bot.features.tournament.handlers"
 
@@ -24,6 +24,7 @@ def _t(
     who: Who = Who.DIRECTOR,
     private: bool = False,
     writes: bool = False,
+    form: Form | None = None,
 ) -> Command:
     return Command(
         path=("tournament", name),
@@ -34,6 +35,7 @@ def _t(
         private=private,
         writes=writes,
         guild_only=True,
+        form=form,
     )
 
 
@@ -75,6 +77,13 @@ TOURNAMENT: tuple[Command, ...] = (
             "yes",
             default=False,
         ),
+        # On Discord, no player opens a form: one tap per box on a phone, no typing.
+        form=Form(
+            title="Sign a player in",
+            when_missing="player",
+            fields=("player", "early", "on_time", "birthday", "new_player", "brought"),
+            pickers=(Picker("player", "rsvp"),),
+        ),
     ),
     _t(
         "checkin",
@@ -106,6 +115,12 @@ TOURNAMENT: tuple[Command, ...] = (
         ),
         Opt(
             "chips", "Chips at the start of the hand, one per player: '5000, 9000'", max_length=1000
+        ),
+        form=Form(
+            title="Bust",
+            when_missing="players",
+            fields=("players", "chips"),
+            pickers=(Picker("players", "seated", many=True),),
         ),
     ),
     _t("balance", "Balance the tables and post the moves (2.D)"),

@@ -24,12 +24,12 @@ from zoneinfo import ZoneInfo
 import discord
 from discord import app_commands
 
-from bot.command.model import Action, Command, Context, Opt, Upload, Who
-from bot.command.options import MAX_FILE_BYTES, bind
+from bot.command.model import Action, Command, Context, Menu, Opt, Upload, Who
+from bot.command.options import MAX_FILE_BYTES, bind, check_accepted
 from bot.errors import REFUSAL, BadOption, NotDirectorError, describe
 from bot.features import ACTIONS, COMMANDS, group_description
 from bot.reply import Effect, Reply, error_reply, escape
-from bot.surfaces.discord import render
+from bot.surfaces.discord import forms, render
 
 if TYPE_CHECKING:
     from bot.surfaces.discord import LeagueBot
@@ -205,11 +205,33 @@ class SlashRunner:
     # commands --------------------------------------------------------------------------------
 
     async def run(
-        self, interaction: discord.Interaction, command: Command, values: dict[str, Any]
+        self,
+        interaction: discord.Interaction,
+        command: Command,
+        values: dict[str, Any],
+        *,
+        private: bool = False,
+        from_form: bool = False,
     ) -> None:
-        """Answer one slash command: check, bind, run the handler off the loop, reply."""
+        """Answer one slash command, form or context menu: check, bind, run the handler, reply.
+
+        Args:
+            interaction: the slash command, the form's submission or the context menu.
+            command: its definition.
+            values: the options given, by name (None: not given).
+            private: answer privately whatever the command's reply (context menus).
+            from_form: the values come from the command's form (``forms.read_submission``).
+        """
         try:
             director = await self.allowed(interaction, command.who, guild_only=command.guild_only)
+            form = command.form
+            if form is not None and not from_form and values.get(form.when_missing) is None:
+                await self.open_form(interaction, command, values)
+                return
+            if form is not None and from_form:
+                for name in form.fields:
+                    if command.option(name).required and values.get(name) is None:
+                        raise BadOption(f"{name}: is required; pick one in the form.")
             ctx = self.context(interaction, is_director=director)
             given: dict[str, Any] = {}
             for name, value in values.items():
@@ -222,8 +244,9 @@ class SlashRunner:
                 given[name] = value
             kwargs = bind(command, given, surface="discord", today=ctx.today)
             handler = command.resolve()
-            reply = await self._call(interaction, lambda: handler(ctx, **kwargs), command.private)
-            if command.private and not reply.private:
+            private = private or command.private
+            reply = await self._call(interaction, lambda: handler(ctx, **kwargs), private)
+            if private and not reply.private:
                 reply = _private(reply)
             await self.carry_out(interaction, reply, announce=False)  # e.g. the new home book
             await self.send(interaction, reply)
@@ -231,12 +254,74 @@ class SlashRunner:
         except Exception as exc:  # the one error path: describe() says what the user sees
             await self.fail(interaction, exc, f"/{command.name}", values)
 
+    # forms -----------------------------------------------------------------------------------
+
+    async def open_form(
+        self, interaction: discord.Interaction, command: Command, given: dict[str, Any]
+    ) -> None:
+        """Answer with the command's form (the options given fill its fields in beforehand)."""
+        form = command.form
+        assert form is not None
+        for name, value in given.items():
+            if value is not None and name not in form.fields:  # the form would drop it
+                raise BadOption(
+                    f"{name}: give {form.when_missing} too, or leave {name} out to use the form."
+                )
+        picks: dict[str, list[str]] = {}
+        for picker in form.pickers:
+            names = await self.pick_list(interaction, picker.source)
+            if not names:
+                raise BadOption(
+                    f"There is nobody to pick for {picker.option} yet; give it: "
+                    f"/{command.name} {picker.option}:NAME"
+                )
+            picks[picker.option] = names
+        modal = forms.build_modal(command, picks, {k: v for k, v in given.items() if v is not None})
+        await interaction.response.send_modal(modal)
+
+    async def pick_list(self, interaction: discord.Interaction, source: str) -> list[str]:
+        """The names a form's picker offers (``rsvp``: RSVPs first; ``seated``: at the tables)."""
+        if source == "seated":
+            from bot.features.night.tonight import seated_choices
+
+            seated: list[str] = await self.bot.db.run(
+                seated_choices, channel_id=interaction.channel_id or 0
+            )
+            return seated
+        return [c.value for c in await choices_for(self.bot, interaction, source, "")]
+
+    async def submit(self, interaction: discord.Interaction) -> None:
+        """Run the command a submitted ``pf:form:`` form names (other modals are left alone)."""
+        data: Any = interaction.data or {}
+        command = forms.command_of_form(str(data.get("custom_id") or ""), COMMANDS)
+        if command is None:
+            return
+        state = interaction._state
+
+        def attachment(payload: Any) -> discord.Attachment:
+            return discord.Attachment(data=payload, state=state)
+
+        try:
+            values = forms.read_submission(command, data, attachment)
+        except Exception as exc:  # a malformed submission takes the one error path too
+            await self.fail(interaction, exc, f"form /{command.name}")
+            return
+        await self.run(interaction, command, values, from_form=True)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Route a submitted form by its ``custom_id`` (persistent: nothing kept in memory)."""
+        if interaction.type is discord.InteractionType.modal_submit:
+            await self.submit(interaction)
+
     async def _attachment(
         self, interaction: discord.Interaction, command: Command, name: str, file: Any
     ) -> Upload:
         """A ``file`` option's attachment, downloaded (a ``link`` option keeps only its URL)."""
         if command.option(name).kind == "link":
-            return Upload(filename=file.filename, data=b"", url=file.url)
+            return Upload(
+                filename=file.filename, data=b"", url=file.url, content_type=file.content_type
+            )
+        check_accepted(command.option(name), file.filename, file.content_type)
         if file.size > MAX_FILE_BYTES:  # refused before downloading anything
             raise BadOption(
                 f"{file.filename} is {file.size:,} bytes; files are at most {MAX_FILE_BYTES:,}."
@@ -513,14 +598,17 @@ def _callback(runner: SlashRunner, command: Command) -> Callable[..., Any]:
             "interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction
         )
     ]
-    options = sorted(command.options_on("discord"), key=lambda o: not o.required)
+    options = sorted(
+        command.options_on("discord"), key=lambda o: not command.is_required(o, "discord")
+    )
     for opt in options:
+        required = command.is_required(opt, "discord")
         params.append(
             inspect.Parameter(
                 opt.name,
                 inspect.Parameter.KEYWORD_ONLY,
                 annotation=_annotation(opt),
-                default=inspect.Parameter.empty if opt.required else None,
+                default=inspect.Parameter.empty if required else None,
             )
         )
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
@@ -528,6 +616,50 @@ def _callback(runner: SlashRunner, command: Command) -> Callable[..., Any]:
     if descriptions:
         app_commands.describe(**descriptions)(callback)
     return callback
+
+
+# Where a command may be installed and used (Discord's integration_types and contexts).
+GUILD_INSTALL = app_commands.AppInstallationType(guild=True, user=False)
+USER_INSTALL = app_commands.AppInstallationType(guild=True, user=True)
+SERVER_ONLY = app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
+SERVER_AND_DM = app_commands.AppCommandContext(guild=True, dm_channel=True, private_channel=False)
+ANYWHERE = app_commands.AppCommandContext(guild=True, dm_channel=True, private_channel=True)
+
+
+def _reach(
+    commands: Sequence[Command],
+) -> tuple[app_commands.AppInstallationType, app_commands.AppCommandContext]:
+    """Where the top-level command or group over ``commands`` may be installed and used.
+
+    User-installable commands (``/rule``, ``/hand``) everywhere; a server-only group or
+    command (every league command) in its server only; the rest in the server and the bot's DMs.
+    """
+    if all(c.user_install for c in commands):
+        return USER_INSTALL, ANYWHERE
+    if all(c.guild_only or c.who is not Who.EVERYONE for c in commands):
+        return GUILD_INSTALL, SERVER_ONLY
+    return GUILD_INSTALL, SERVER_AND_DM
+
+
+def _menu_callback(runner: SlashRunner, command: Command, menu: Menu) -> Callable[..., Any]:
+    opt = command.option(menu.option)
+    if menu.target == "message":
+
+        async def on_message(interaction: discord.Interaction, message: discord.Message) -> None:
+            text = " ".join(message.content.split())
+            limit = opt.max_length or 100
+            if len(text) > limit:  # the start of a long message, cut at a word
+                text = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+            await runner.run(interaction, command, {opt.name: text or None}, private=True)
+
+        return on_message
+
+    async def on_user(
+        interaction: discord.Interaction, user: discord.Member | discord.User
+    ) -> None:
+        await runner.run(interaction, command, {opt.name: user.id}, private=True)
+
+    return on_user
 
 
 def _complete(runner: SlashRunner, source: str) -> Callable[..., Any]:
@@ -620,8 +752,9 @@ def install(bot: LeagueBot, commands: Sequence[Command] = COMMANDS) -> SlashRunn
         if isinstance(existing, app_commands.Group):
             groups[path] = existing
             return existing
-        under = [c for c in commands if c.path[: len(path)] == path]
+        under = [c for c in commands if c.path[: len(path)] == path and "discord" in c.surfaces]
         top = parent is None
+        installs, contexts = _reach(under)
         made = app_commands.Group(
             name=path[-1],
             description=group_description(path)[:100],
@@ -629,6 +762,8 @@ def install(bot: LeagueBot, commands: Sequence[Command] = COMMANDS) -> SlashRunn
             default_permissions=(
                 discord.Permissions(manage_guild=True) if top and _hidden(commands, path) else None
             ),
+            allowed_installs=installs if top else None,
+            allowed_contexts=contexts if top else None,
         )
         if parent is None:
             tree.add_command(made)
@@ -649,8 +784,10 @@ def install(bot: LeagueBot, commands: Sequence[Command] = COMMANDS) -> SlashRunn
             description=command.description[:100],
             callback=callback,
         )
-        if len(command.path) == 1 and command.who is not Who.EVERYONE:
-            app_command.default_permissions = discord.Permissions(manage_guild=True)
+        if len(command.path) == 1:
+            app_command.allowed_installs, app_command.allowed_contexts = _reach([command])
+            if command.who is not Who.EVERYONE:
+                app_command.default_permissions = discord.Permissions(manage_guild=True)
         for opt in command.options_on("discord"):
             if opt.complete is not None:
                 app_command.autocomplete(opt.name)(_complete(runner, opt.complete))
@@ -658,7 +795,18 @@ def install(bot: LeagueBot, commands: Sequence[Command] = COMMANDS) -> SlashRunn
             tree.add_command(app_command)
         else:
             parent.add_command(app_command)
+        for menu in command.menus:
+            installs, contexts = _reach([command])
+            tree.add_command(
+                app_commands.ContextMenu(
+                    name=menu.name,
+                    callback=_menu_callback(runner, command, menu),
+                    allowed_installs=installs,
+                    allowed_contexts=contexts,
+                )
+            )
     bot.add_dynamic_items(ActionButton)
+    bot.add_listener(runner.on_interaction, "on_interaction")
     return runner
 
 
