@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 DEFER_AFTER_S = 0.8
 DOWNLOAD_TIMEOUT_S = 15.0
 CHANNEL_TYPES = [discord.ChannelType.text, discord.ChannelType.news, discord.ChannelType.voice]
+POSTS = frozenset({"announce", "floor_call", "floor_ruling"})
+"""Effects that post a message: carried out after the reply is sent."""
 
 
 class ChannelId(app_commands.Transformer):
@@ -279,10 +281,11 @@ class SlashRunner:
     ) -> None:
         """Do what the reply asks of Discord (post to the results channel, rebuild an index).
 
-        ``announce`` picks the posts (True), the others (False) or all (None).
+        ``announce`` picks the posts (True: after the reply is sent), the others (False) or all
+        (None).
         """
         for effect in reply.effects:
-            if announce is not None and (effect.kind == "announce") != announce:
+            if announce is not None and (effect.kind in POSTS) != announce:
                 continue
             try:
                 await self._effect(interaction, effect)
@@ -307,6 +310,10 @@ class SlashRunner:
                     ephemeral=True,
                     allowed_mentions=render.NO_MENTIONS,
                 )
+        elif effect.kind in ("floor_call", "floor_ruling") and interaction.guild_id is not None:
+            from bot.features.floor import discord as floor
+
+            await floor.carry_out(self.bot, interaction, effect)
         else:
             log.warning("a reply asked for an effect Discord does not know: %s", effect.kind)
 
