@@ -23,6 +23,7 @@ COMMANDS = (
         description="Call the floor: the directors are pinged with your note and where you sit",
         handler=f"{_HANDLERS}:floor",
         options=(
+            Opt("table", "Your table (default: where you sit tonight)", kind="int", min=1, max=99),
             Opt(
                 "note",
                 "What happened (e.g. 'dealer exposed the top card')",
@@ -31,7 +32,6 @@ COMMANDS = (
                 raw=True,
                 max_length=NOTE_CHARS,
             ),
-            Opt("table", "Your table (default: where you sit tonight)", kind="int", min=1, max=99),
         ),
         writes=True,
         private=True,

@@ -54,7 +54,12 @@ def cite(book: str | None, section: str | None) -> str:
 def _suggestions(suggestions: Sequence[Suggestion]) -> Field | None:
     if not suggestions:
         return None
-    lines = [f"**{escape(s.section)}** {escape(s.title)} ({escape(s.book)})" for s in suggestions]
+    lines = [
+        f"**{escape(s.section)}**"
+        + (f" {escape(s.title)}" if s.title and s.title not in s.section else "")
+        + f" ({escape(s.book)})"
+        for s in suggestions
+    ]
     return Field("Rules that may apply", "\n".join(lines)[:FIELD_CHARS])
 
 
