@@ -119,3 +119,30 @@ def test_rulings_without_any_says_how_to_make_one(db):
     code, out, err = run(db, "/rulings")
     assert (code, err) == (0, "")
     assert "No rulings yet: a director answers a floor call with /td ruling." in out
+
+
+def test_a_rule_picked_from_autocomplete_names_the_book_and_another_book_is_refused(db):
+    code, out, err = run(
+        db,
+        "/floor oversized chip",
+        "/td ruling call: 1 decision: A call rule: btown-poker-league 2.G.d.6",
+        "/td ruling call: 1 decision: A call rule: poker-pub 1",
+    )
+    assert code == 0
+    assert "-- btown-poker-league 2.G.d.6" in out
+    assert err == (
+        "Rulings cite this league's book, BTown Poker League; poker-pub is another league's.\n"
+    )
+
+
+def test_rulings_shows_the_newest_ten_and_says_older_ones_exist(db):
+    lines = []
+    for number in range(1, 12):
+        lines += [f"/floor call {number}", f"/td ruling call: {number} decision: ruling {number}"]
+    code, out, err = run(db, *lines, "/rulings")
+    assert (code, err) == (0, "")
+    listed = out[out.rindex("League rulings") :]
+    assert "#11 ruling 11" in listed
+    assert "#2 ruling 2" in listed
+    assert "#1 ruling 1" not in listed
+    assert "Older rulings are not shown: search them with /rulings and a few words" in listed

@@ -47,6 +47,7 @@ COMMANDS = (
             Opt(
                 "rule",
                 "The section it rests on, in the league's book (e.g. 2.G.d.6)",
+                complete="rule",
                 max_length=100,
             ),
         ),

@@ -125,17 +125,29 @@ def floor(ctx: Context, note: str, table: int | None = None) -> Reply:
 def cited(index: rulings.rulebook.RuleIndex, rule: str) -> rulings.rulebook.Passage:
     """The passage ``rule`` names in the league's book (its home book).
 
+    ``rule`` is a section (``2.G.d.6``; case and separators are loose) or, as ``/rule``'s
+    autocomplete gives it, the book's name and the section (``btown-poker-league 2.G.d.6``).
+
     Raises:
-        UnknownRuleError: the book has no such section (one line; nothing is written).
+        UnknownRuleError: the book has no such section, or the rule is another book's (one
+            line; nothing is written).
     """
     home = index.home
     book = home if home is not None and home in index.books else index.book_names[0]
+    title = index.books[book].title
+    section = rule.strip()
+    named, _, rest = section.partition(" ")
+    if rest and named in index.books:
+        if named != book:
+            raise rulings.UnknownRuleError(
+                f"Rulings cite this league's book, {title}; {named} is another league's."
+            )
+        section = rest.strip()
     try:
-        return index.get(book, rule.strip())
+        return index.get(book, section)
     except rulings.UnknownRuleError:
-        title = index.books[book].title
         raise rulings.UnknownRuleError(
-            f"{title} has no rule {rule.strip()!r}; check its number with /rule."
+            f"{title} has no rule {section!r}; check its number with /rule."
         ) from None
 
 

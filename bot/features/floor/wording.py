@@ -130,7 +130,10 @@ def _line(ruling: RulingInfo) -> str:
 
 
 def rulings_reply(found: Sequence[RulingInfo], query: str | None = None) -> Reply:
-    """``/rulings``: the league's rulings, newest first (those matching ``query``)."""
+    """``/rulings``: the league's rulings, newest first (those matching ``query``).
+
+    ``found`` may hold one more than ``LISTED``: then the footer says older ones exist.
+    """
     asked = f" matching “{escape(query.strip())}”" if query and query.strip() else ""
     if not found:
         text = (
@@ -140,11 +143,12 @@ def rulings_reply(found: Sequence[RulingInfo], query: str | None = None) -> Repl
         )
         return Reply(title="League rulings", text=text)
     shown = found[:LISTED]
-    more = len(found) - len(shown)
     return Reply(
         title=f"League rulings{asked}",
         text="\n".join(_line(r) for r in shown),
-        footer=f"{more} older not shown; search with /rulings words" if more > 0 else None,
+        footer="Older rulings are not shown: search them with /rulings and a few words"
+        if len(found) > len(shown)
+        else None,
     )
 
 
