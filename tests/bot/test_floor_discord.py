@@ -177,3 +177,19 @@ async def test_a_member_who_is_not_a_director_cannot_rule(fake: FakeDiscord, lea
     body = await it.settled()
     assert int(body.get("flags") or 0) & EPHEMERAL
     assert "Ruling on" not in _text(body)
+
+
+async def test_a_call_in_a_league_without_a_results_channel_is_kept_and_the_caller_told(
+    fake: FakeDiscord, bot: LeagueBot
+):
+    lonely = GUILD_ID + 31
+    it = await fake.interact(
+        "floor", {"note": "misdeal?"}, user_id=ANN, username="ann", guild_id=lonely
+    )
+    answer = await it.settled()
+    deferred = (await it.response())["type"] == 5  # then the answer is the first follow-up
+    told = await it.followup(1 if deferred else 0)
+
+    assert "Floor call #1 sent to the directors" in _text(answer)
+    assert int(told.get("flags") or 0) & EPHEMERAL
+    assert "no results channel, so no director was pinged" in told["content"]
