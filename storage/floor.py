@@ -21,7 +21,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from storage.audit import add_audit_entry, utc_now
-from storage.errors import NotFound
+from storage.errors import DatabaseBusyError, NotFound
 from storage.floor_models import FloorCall, FloorRuling
 from storage.league_models import League
 from storage.light import DEFAULT_LEAGUE
@@ -148,7 +148,7 @@ def add_floor_call(
             now=at,
         )
         return info
-    raise NotFound("could not number the floor call; try again")  # pragma: no cover
+    raise DatabaseBusyError()  # every number taken by others at once: nothing written
 
 
 def get_floor_call(*, session: Session, league_id: int, number: int) -> CallInfo:
