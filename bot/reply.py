@@ -56,9 +56,14 @@ class Effect:
     * ``announce``: post the reply (``value``: the public ``Reply``) to the league's results
       channel, without pings;
     * ``rule_home``: the league's home rulebook changed (``value``: the book, or None): build
-      its index now so that no ``/rule`` waits.
+      its index now so that no ``/rule`` waits;
     * ``night_thread``: post a public reply in the night's thread (``value``: the tournament's
-      id, the thread's name and the public ``Reply``), making the thread on its first post.
+      id, the thread's name and the public ``Reply``), making the thread on its first post;
+    * ``night_event``: make or remove a league night's scheduled event;
+    * ``floor_call``: post a floor call (``value``: ``bot.features.floor.handlers.CallPost``)
+      to the results channel pinging the director role only, and make a thread on it;
+    * ``floor_ruling``: post a ruling (``RulingPost``) in its call's thread, or the results
+      channel when the call has none.
 
     A surface ignores (and logs) a kind it does not know; add the kind here and in
     ``bot.surfaces.discord.slash.SlashRunner`` when a command needs a new one.

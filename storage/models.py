@@ -3,6 +3,7 @@
 import storage.backup_models
 import storage.bot_models
 import storage.clock_models
+import storage.floor_models
 import storage.guild_settings_models
 import storage.league_models
 import storage.link_models

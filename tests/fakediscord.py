@@ -492,10 +492,13 @@ class FakeDiscord:
         self.roles: dict[int, dict[str, Any]] = {}
         self.role_members: dict[int, set[int]] = {}
         self.refuse_roles = False
-        # Threads made without a message (thread id -> the thread); refuse_threads: 403.
-        self.threads: dict[int, dict[str, Any]] = {}
-        self.refuse_threads = False
+        self.refuse_threads = False  # a thread started without a message: 403
         self._nonces: dict[str, tuple[float, dict[str, Any]]] = {}  # nonce -> (when, message)
+        # Threads, made on a message or without one (thread id -> the thread as Discord
+        # returns it); the channel of every message posted (message id -> channel id), to
+        # check they exist.
+        self.threads: dict[int, dict[str, Any]] = {}
+        self.message_channels: dict[int, int] = {}
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -1093,6 +1096,8 @@ class FakeDiscord:
             return self._scheduled_event(method, parts, body)
         if parts[0] == "channels" and (len(parts) == 2 or parts[2] == "threads"):
             return self._thread(method, parts, body)
+        if parts[0] == "channels" and len(parts) == 5 and parts[2:5:2] == ["messages", "threads"]:
+            return self._thread_from_message(method, int(parts[1]), int(parts[3]), body)
         if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
             return self._channel_message(method, int(parts[1]), parts, body, rec)
         raise DiscordError(404, 0, "404: Not Found")
@@ -1292,6 +1297,7 @@ class FakeDiscord:
             self.messages.setdefault(channel_id, []).append(body)
             self._message_event.set()
             message = self._message(body, channel_id)
+            self.message_channels[int(message["id"])] = channel_id
             if nonce is not None:
                 message["nonce"] = str(nonce)
                 self._nonces[str(nonce)] = (rec.at, message)
@@ -1302,6 +1308,46 @@ class FakeDiscord:
             self._message_event.set()
             return _json(self._message(body, channel_id, int(parts[3])))
         raise DiscordError(404, 0, "404: Not Found")
+
+    # -- threads --------------------------------------------------------------------------
+
+    def _thread_from_message(
+        self, method: str, channel_id: int, message_id: int, body: Any
+    ) -> web.Response:
+        """``POST /channels/{channel}/messages/{message}/threads``: one thread per message.
+
+        Messages posted in the thread are ``messages[thread id]``, like any channel's.
+        """
+        if method != "POST":
+            raise DiscordError(405, 0, "405: Method Not Allowed")
+        if self.message_channels.get(message_id) != channel_id:
+            raise DiscordError(404, 10008, "Unknown Message")
+        name = body.get("name") if isinstance(body, dict) else None
+        if not isinstance(name, str) or not 1 <= len(name) <= 100:
+            raise _invalid("name", "must be 1 to 100 characters")
+        archive = body.get("auto_archive_duration", 4320)
+        if archive not in (60, 1440, 4320, 10080):
+            raise _invalid("auto_archive_duration", f"{archive} is not a valid duration")
+        if message_id in self.threads:
+            raise DiscordError(400, 160004, "A thread has already been created for this message")
+        thread = {
+            "id": str(message_id),  # Discord gives a message's thread the message's id
+            "type": 11,
+            "parent_id": str(channel_id),
+            "name": name,
+            "owner_id": str(BOT_ID),
+            "message_count": 0,
+            "member_count": 1,
+            "rate_limit_per_user": 0,
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": archive,
+                "archive_timestamp": _now_iso(),
+                "locked": False,
+            },
+        }
+        self.threads[message_id] = thread
+        return _json(thread)
 
     # -- payload builders -----------------------------------------------------------------
 

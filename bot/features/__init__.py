@@ -23,6 +23,7 @@ MODULES: tuple[str, ...] = (
     "bot.features.tournament.commands",
     "bot.features.night.commands",
     "bot.features.records.commands",
+    "bot.features.floor.commands",
     "bot.features.serve.commands",
 )
 

@@ -96,3 +96,29 @@ def test_install_flags_are_checked_at_sync():
     ):
         with pytest.raises(DiscordError):
             validate_commands([bad], is_global=True)
+
+
+async def test_a_thread_is_made_once_on_a_message_the_channel_has():
+    import aiohttp
+
+    from tests.fakediscord import FakeDiscord
+
+    fake = FakeDiscord()
+    await fake.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            base = f"{fake.api_base}/channels/77/messages"
+            async with http.post(base, json={"content": "call"}) as posted:
+                message = await posted.json()
+            thread_url = f"{base}/{message['id']}/threads"
+            body = {"name": "Floor call #1", "auto_archive_duration": 1440}
+            async with http.post(thread_url, json=body) as made:
+                thread = await made.json()
+            async with http.post(thread_url, json=body) as again:
+                assert again.status == 400  # one thread per message
+            async with http.post(f"{base}/123/threads", json=body) as unknown:
+                assert unknown.status == 404
+        assert thread["id"] == message["id"]  # Discord gives the thread the message's id
+        assert fake.threads[int(message["id"])]["parent_id"] == "77"
+    finally:
+        await fake.stop()

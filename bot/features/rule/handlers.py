@@ -75,8 +75,18 @@ def rule(
             names = ", ".join(index.book_names)
             raise rulings.UnknownRuleError(f"There is no rulebook called {book!r}; try: {names}.")
         return _json_reply(index, query or "", book, limit)
+    rulings_field = None
+    if ctx.surface != "cli":  # ``pokerfloor rule`` stays light: it opens no database
+        from bot.features.floor.handlers import precedent
+
+        rulings_field = precedent(ctx)
     return rule_reply(
-        index, query or "", book=book, limit=limit, public_url=ctx.settings.public_url
+        index,
+        query or "",
+        book=book,
+        limit=limit,
+        public_url=ctx.settings.public_url,
+        precedent=rulings_field,
     )
 
 

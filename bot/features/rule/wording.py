@@ -10,6 +10,7 @@ What the player typed is echoed back with control characters removed and markdow
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import rulings
 import rulings.rulebook
@@ -157,6 +158,7 @@ def rule_reply(
     book: str | None = None,
     limit: int = 3,
     public_url: str | None = None,
+    precedent: Callable[[str, str], Field | None] | None = None,
 ) -> Reply:
     """Answer a rule question: the passage that rules on it, cited, with related rules.
 
@@ -167,6 +169,8 @@ def rule_reply(
         limit: how many passages to consider from the book that answers (1 to 25).
         public_url: the league pages' address (``PUBLIC_URL``); the answer then links to the
             passage on its rulebook page.
+        precedent: ``(book, section) -> Field``: the league's rulings citing the passage
+            found (``bot.features.floor.handlers.precedent``), shown right under it.
 
     Returns:
         The reply: the best passage, "see also", more matches and "Other leagues say"; the
@@ -221,6 +225,7 @@ def rule_reply(
     fields = [
         f
         for f in (
+            precedent(best.book, best.section) if precedent is not None else None,
             _see_also(index, best),
             _more(index, same_book),
             _others(index, result.other_leagues),

@@ -38,9 +38,9 @@ log = logging.getLogger(__name__)
 
 DEFER_AFTER_S = 0.8
 DOWNLOAD_TIMEOUT_S = 15.0
-POSTS = frozenset({"announce", "night_thread"})
-"""Effects that post for others to see: carried out after the reply is sent."""
 CHANNEL_TYPES = [discord.ChannelType.text, discord.ChannelType.news, discord.ChannelType.voice]
+POSTS = frozenset({"announce", "night_thread", "floor_call", "floor_ruling"})
+"""Effects that post a message: carried out after the reply is sent."""
 
 
 class ChannelId(app_commands.Transformer):
@@ -366,7 +366,8 @@ class SlashRunner:
     ) -> None:
         """Do what the reply asks of Discord (post to the results channel, rebuild an index).
 
-        ``announce`` picks the posts (True), the others (False) or all (None).
+        ``announce`` picks the posts (True: after the reply is sent), the others (False) or all
+        (None).
         """
         for effect in reply.effects:
             if announce is not None and (effect.kind in POSTS) != announce:
@@ -400,6 +401,10 @@ class SlashRunner:
                 await nights.post_in_thread(  # type: ignore[attr-defined]
                     interaction.guild_id, interaction.channel_id, *effect.value
                 )
+        elif effect.kind in ("floor_call", "floor_ruling") and interaction.guild_id is not None:
+            from bot.features.floor import discord as floor
+
+            await floor.carry_out(self.bot, interaction, effect)
         else:
             log.warning("a reply asked for an effect Discord does not know: %s", effect.kind)
 

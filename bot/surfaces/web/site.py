@@ -41,6 +41,7 @@ from bot.surfaces.web.live import LivePages
 from storage.db import session_scope
 from storage.errors import NotFound
 from storage.events import get_event
+from storage.floor import RulingInfo, list_rulings, rulings_by_section
 from storage.web import (
     SiteStamp,
     player_view,
@@ -52,9 +53,12 @@ from storage.web import (
 
 log = logging.getLogger(__name__)
 
-TEMPLATE_VERSION = "1"
+TEMPLATE_VERSION = "2"
 """Bumped when the pages' markup changes, so browsers do not keep an old page's ETag."""
 RANKINGS = ("rp", "bp", "total")
+RULINGS_LISTED = 500
+"""The most rulings ``/rulings`` shows (newest first); a search finds older ones."""
+QUERY_CHARS = 200
 _STATUS_LABEL = {
     "qualified": "Qualified",
     "conversion": "By conversion",
@@ -182,6 +186,7 @@ class Site:
         app.router.add_get("/player/{name}", self.player)
         app.router.add_get("/rules", self.rulebooks)
         app.router.add_get("/rules/{book}", self.rulebook)
+        app.router.add_get("/rulings", self.rulings)
         app.router.add_get("/static/style.css", self.stylesheet)
         LivePages(self).add_routes(app)  # the bar's TV (issue 21)
         return app
@@ -376,12 +381,42 @@ class Site:
         book = index.books.get(name)
         if book is None:
             raise NotFound(f"there is no rulebook called '{name}'")
-        etag = _etag(TEMPLATE_VERSION, "book", name, len(book.passages), book.passages[-1].key)
+        version, cited = await asyncio.to_thread(self._league_rulings, name)
+        etag = _etag(
+            TEMPLATE_VERSION, "book", name, len(book.passages), book.passages[-1].key, version
+        )
         if _is_fresh(dict(request.headers), etag, None):
             return self._respond(Page(304, None, etag, None))
-        blocks = await asyncio.to_thread(rule_blocks, book)
+        blocks = await asyncio.to_thread(rule_blocks, book, cited)
         html = self.env.get_template("rulebook.html").render(book=book, blocks=blocks)
         return self._respond(Page(200, html, etag, None))
+
+    def _league_rulings(self, book: str) -> tuple[int, dict[str, list[RulingInfo]]]:
+        """The league's newest write (for the ETag) and its rulings citing ``book``'s rules.
+
+        A database without a league (yet) has none: the book is shown alone.
+        """
+        with session_scope(self.engine) as session:
+            try:
+                league = web_league(session=session, guild_id=self.guild_id)
+            except NotFound:
+                return 0, {}
+            stamp = site_stamp(session=session, league_id=league.id)
+            return stamp.version, rulings_by_section(
+                session=session, league_id=league.id, book=book
+            )
+
+    async def rulings(self, request: web.Request) -> web.StreamResponse:
+        """``/rulings?q=``: the league's rulings, newest first (``q`` searches them)."""
+        query = _url_text(request.query.get("q") or "")[:QUERY_CHARS]
+
+        def build(session: Session, league_id: int) -> tuple[str, dict[str, Any]]:
+            found = list_rulings(
+                session=session, league_id=league_id, query=query or None, limit=RULINGS_LISTED
+            )
+            return "rulings.html", {"rulings": found, "query": query}
+
+        return await self._serve(request, build)
 
     async def stylesheet(self, request: web.Request) -> web.StreamResponse:
         """The one stylesheet."""
@@ -418,14 +453,19 @@ class RuleBlock:
     title: str = ""
     text: str = ""
     rows: tuple[str, ...] = ()
+    rulings: tuple[RulingInfo, ...] = ()
 
 
-def rule_blocks(book: rulings.rulebook.Rulebook) -> list[RuleBlock]:
+def rule_blocks(
+    book: rulings.rulebook.Rulebook, cited: Mapping[str, Sequence[RulingInfo]] | None = None
+) -> list[RuleBlock]:
     """Lay a book out in reading order: top-level headings, passages, their table rows.
 
     Each section gets one anchor, on its first passage; a table's rows follow the passage
-    that introduces them.
+    that introduces them; the league's rulings citing a section (``cited``, newest first)
+    follow its first passage ("League rulings").
     """
+    cited = cited or {}
     blocks: list[RuleBlock] = []
     seen: set[str] = set()
     heading: str | None = None
@@ -442,6 +482,7 @@ def rule_blocks(book: rulings.rulebook.Rulebook) -> list[RuleBlock]:
                 title=last.title,
                 text=last.text,
                 rows=(*last.rows, p.text),
+                rulings=last.rulings,
             )
             continue
         first = anchor(p.section) not in seen
@@ -454,6 +495,7 @@ def rule_blocks(book: rulings.rulebook.Rulebook) -> list[RuleBlock]:
                 title=p.title,
                 text=text,
                 rows=rows,
+                rulings=tuple(cited.get(p.section, ())) if first else (),
             )
         )
     return blocks
