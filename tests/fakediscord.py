@@ -581,13 +581,19 @@ class FakeDiscord:
                 await self._message_event.wait()
         return self.messages[channel_id][count - 1]
 
-    async def wait_thread(self, wait_s: float = 10.0) -> tuple[int, dict[str, Any]]:
-        """The first thread made without a message (waits for it)."""
+    async def wait_thread(self, name: str = "", wait_s: float = 10.0) -> tuple[int, dict[str, Any]]:
+        """The first thread whose name starts with ``name`` (waits for it)."""
+
+        def found() -> tuple[int, dict[str, Any]] | None:
+            return next(
+                ((i, t) for i, t in self.threads.items() if t["name"].startswith(name)), None
+            )
+
         async with asyncio.timeout(wait_s):
-            while not self.threads:
+            while (thread := found()) is None:
                 self._message_event.clear()
                 await self._message_event.wait()
-        return next(iter(self.threads.items()))
+        return thread
 
     def add_attachment(
         self, filename: str, content: bytes, content_type: str = "application/json"

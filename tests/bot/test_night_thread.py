@@ -39,21 +39,29 @@ async def _thread_of_night(bot: LeagueBot) -> int | None:
     return await bot.db.run(read)
 
 
+async def _league_with_threads(fake: FakeDiscord, location: str) -> None:
+    """The league's threads on, a season and ``location`` (either test may run first)."""
+    await _director(fake, "td", ["settings"], night_thread="on")
+    await _director(fake, "td", ["season", "add"], name="2026 Fall")  # refused the 2nd time
+    await _director(fake, "td", ["location", "add"], name=location)
+    await _director(fake, "tournament", ["open"], location=location, seats=4)
+
+
 async def test_night_thread_holds_the_busts_and_the_results(fake: FakeDiscord, bot: LeagueBot):
-    changed = await _director(fake, "td", ["settings"], night_thread="on")
-    assert "Night thread (changed)" in _text(changed)
-    await _director(fake, "td", ["season", "add"], name="2026 Fall")
-    await _director(fake, "td", ["location", "add"], name="Taproom")
-    await _director(fake, "tournament", ["open"], location="Taproom", seats=4)
+    shown = await _director(fake, "td", ["settings"])
+    assert "Night thread" in _text(shown)
+    await _league_with_threads(fake, "Taproom")
+    shown = await _director(fake, "td", ["settings"])
+    assert "Night thread\non" in _text(shown)
     for name in ("Ann", "Bob", "Cy"):
         await _director(fake, "tournament", ["register"], player=name)
     await _director(fake, "tournament", ["start"])
-    assert fake.threads == {}
+    assert not any(t["name"].startswith("Taproom") for t in fake.threads.values())
 
     busted = await _director(fake, "tournament", ["bust"], players="Cy")
     assert int(busted.get("flags") or 0) & EPHEMERAL  # the channel stays quiet
     assert "Cy" in _text(busted)
-    thread_id, thread = await fake.wait_thread()  # made after the reply is sent
+    thread_id, thread = await fake.wait_thread(name="Taproom")  # made after the reply
     assert thread["parent_id"] == str(CHANNEL_ID)
     assert thread["name"].startswith("Taproom ")
     posted = await fake.wait_message(thread_id)
@@ -68,11 +76,12 @@ async def test_night_thread_holds_the_busts_and_the_results(fake: FakeDiscord, b
     posts = fake.messages[thread_id]
     assert "Bob" in _text(posts[1])
     assert "Tournament finished" in _text(posts[2])
-    assert list(fake.threads) == [thread_id]  # one thread for the night
+    taproom = [t for t, made in fake.threads.items() if made["name"].startswith("Taproom")]
+    assert taproom == [thread_id]  # one thread for the night
 
 
 async def test_a_refused_thread_posts_in_the_channel(fake: FakeDiscord, bot: LeagueBot):
-    await _director(fake, "tournament", ["open"], location="Taproom", seats=4)
+    await _league_with_threads(fake, "Cellar")
     for name in ("Dee", "Eve"):
         await _director(fake, "tournament", ["register"], player=name)
     await _director(fake, "tournament", ["start"])
@@ -85,3 +94,4 @@ async def test_a_refused_thread_posts_in_the_channel(fake: FakeDiscord, bot: Lea
         assert await _thread_of_night(bot) is None
     finally:
         fake.refuse_threads = False
+        await _director(fake, "tournament", ["finish"])  # the channel is free for the next
