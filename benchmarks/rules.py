@@ -475,16 +475,20 @@ def base_folder() -> Path:
 
 
 UNSEEN_SHARES = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+UNSEEN_LIFTS = (0.0, 0.025, 0.05, 0.075, 0.1, 0.15)
+Fusion = tuple[float, float]  # (unseen lexical share, unseen cosine lift)
 
 
-def choose_share(results: dict[str, dict[float, tuple[float, float]]], books: list[str]) -> float:
-    """The unseen lexical share with the best mean top-1 over ``books`` (then mean top-3, then
-    the smaller share): the selection rule, fixed before it was first run."""
+def choose_fusion(
+    results: dict[str, dict[Fusion, tuple[float, float]]], books: list[str]
+) -> Fusion:
+    """The unseen fusion with the best mean top-1 over ``books`` (then mean top-3, then the
+    smaller lift, then the smaller share): the selection rule, fixed before it was first run."""
 
-    def mean(share: float, k: int) -> float:
-        return sum(results[b][share][k] for b in books) / len(books)
+    def mean(fusion: Fusion, k: int) -> float:
+        return round(sum(results[b][fusion][k] for b in books) / len(books), 9)
 
-    return min(UNSEEN_SHARES, key=lambda w: (-round(mean(w, 0), 9), -round(mean(w, 1), 9), w))
+    return min(results[books[0]], key=lambda f: (-mean(f, 0), -mean(f, 1), f[1], f[0]))
 
 
 def fold_shipped(model: StaticModel, passages: list[Passage]) -> dict[str, np.ndarray]:
@@ -501,11 +505,12 @@ def unseen(sample: int) -> None:
 
     The fold's index is told which passages its model was tuned on (the other four books'
     vectors ship with it; book X's are embedded at start-up), so X takes the unseen fusion.
-    The unseen lexical share is chosen by nested leave-one-book-out: for each fold X, the share
-    of ``UNSEEN_SHARES`` with the best mean top-1 over the OTHER four books' runs (ties: mean
-    top-3, then the smaller share), never X's own result; the share shipped in
-    ``search_weights.toml`` is the same rule over all five books. Only labelled training
-    queries (``rule_queries.toml``), never a sealed batch.
+    Its two weights (the lexical share, the cosine lift) are chosen by nested leave-one-book-out:
+    for each fold X, the pair of ``UNSEEN_SHARES`` x ``UNSEEN_LIFTS`` with the best mean top-1
+    over the OTHER four books' runs (ties: mean top-3, then the smaller lift, then the smaller
+    share), never X's own result; what ``search_weights.toml`` ships is the same rule over all
+    five books. Only labelled training queries (``rule_queries.toml``), never a sealed batch.
+    The first step (the share alone, lift 0) is the grid's first column.
     """
     pin_one_core()
     queries = load_queries(sealed=False)
@@ -517,12 +522,13 @@ def unseen(sample: int) -> None:
     print("Measured on X's labelled queries (every slice; never the sealed batches).")
     if sample:
         print(f"(a fixed sample of at most {sample} queries a book)")
-    shipped_share = search_module._UNSEEN_LEXICAL_SHARE
+    shipped: Fusion = (search_module._UNSEEN_LEXICAL_SHARE, search_module._UNSEEN_COSINE_LIFT)
     books = sorted(index.books)
-    grid: dict[str, dict[float, tuple[float, float]]] = {}
+    grid: dict[str, dict[Fusion, tuple[float, float]]] = {}
     others: dict[str, tuple[float, float]] = {}
-    print(f"\nunseen lexical share, top-1 / top-3 per book (seen passages keep {_SEEN})")
-    print(f"{'book X':24} {'n':>5}  " + "  ".join(f"{w:>13}" for w in UNSEEN_SHARES))
+    print(f"\ntop-1 / top-3 per book and unseen lexical share (seen passages keep {_SEEN}),")
+    print("one line per unseen cosine lift")
+    print(f"{'book X':24} {'lift':>5}  " + "  ".join(f"{w:>13}" for w in UNSEEN_SHARES))
     for book in books:
         mine = [q for q in queries if any(e.split(" ", 1)[0] == book for e in q["expect"])]
         if sample and len(mine) > sample:
@@ -534,37 +540,48 @@ def unseen(sample: int) -> None:
         assert not fold.index.semantic.seen[fold.index.book_of == book].any()
         engine = _engine(fold)
         grid[book] = {}
-        for share in UNSEEN_SHARES:
-            search_module._UNSEEN_LEXICAL_SHARE = share
-            row = quality(engine, mine)[("all", "all")]
-            grid[book][share] = (row[1] / row[0], row[2] / row[0])
-        search_module._UNSEEN_LEXICAL_SHARE = shipped_share
-        cells = [f"{a:5.1%}/{b:5.1%}" for a, b in grid[book].values()]
-        print(f"{book:24} {len(mine):>5}  " + "  ".join(f"{c:>13}" for c in cells), flush=True)
+        for lift in UNSEEN_LIFTS:
+            search_module._UNSEEN_COSINE_LIFT = lift
+            for share in UNSEEN_SHARES:
+                search_module._UNSEEN_LEXICAL_SHARE = share
+                row = quality(engine, mine)[("all", "all")]
+                grid[book][(share, lift)] = (row[1] / row[0], row[2] / row[0])
+            cells = [f"{a:5.1%}/{b:5.1%}" for (_, f), (a, b) in grid[book].items() if f == lift]
+            print(f"{book:24} {lift:>5}  " + "  ".join(f"{c:>13}" for c in cells), flush=True)
+        search_module._UNSEEN_LEXICAL_SHARE, search_module._UNSEEN_COSINE_LIFT = shipped
         lexical = RuleIndex(index.books, home=book, semantic=False)
         for label, search in (("lexical only", _engine(lexical)), ("BM25", bm25.search)):
             row = quality(search, mine)[("all", "all")]
             others[f"{book} {label}"] = (row[1] / row[0], row[2] / row[0])
-    print("\nnested choice (each fold's share chosen on the other four books only):")
-    names = ("before (0.05)", "nested choice", f"shipped ({shipped_share})", "lexical only", "BM25")
-    print(f"{'book X':24} {'share':>5}  " + "  ".join(f"{n:>15}" for n in names))
+    lift0 = {b: {f: r for f, r in grid[b].items() if f[1] == 0.0} for b in books}
+    print("\nnested choice (each fold's weights chosen on the other four books only):")
+    names = ("before", "nested, share", "nested, both", "shipped", "lexical only", "BM25")
+    print(f"{'book X':24} {'share':>5} {'both':>11}  " + "  ".join(f"{n:>15}" for n in names))
     worst = {n: [1.0, 1.0] for n in names}
+    mean = {n: [0.0, 0.0] for n in names}
     for book in books:
-        chosen = choose_share(grid, [b for b in books if b != book])
+        rest = [b for b in books if b != book]
+        alone, both = choose_fusion(lift0, rest), choose_fusion(grid, rest)
         cells_v = [
-            grid[book][_SEEN],
-            grid[book][chosen],
-            grid[book].get(shipped_share, (math.nan, math.nan)),
+            grid[book][(_SEEN, 0.0)],
+            grid[book][alone],
+            grid[book][both],
+            grid[book].get(shipped, (math.nan, math.nan)),
             others[f"{book} lexical only"],
             others[f"{book} BM25"],
         ]
         for name, (a, b) in zip(names, cells_v, strict=True):
             worst[name] = [min(worst[name][0], a), min(worst[name][1], b)]
+            mean[name] = [mean[name][0] + a / len(books), mean[name][1] + b / len(books)]
         cells = [f"{a:6.1%} / {b:6.1%}" for a, b in cells_v]
-        print(f"{book:24} {chosen:>5}  " + "  ".join(f"{c:>15}" for c in cells))
-    cells = [f"{a:6.1%} / {b:6.1%}" for a, b in worst.values()]
-    print(f"{'worst book':24} {'':>5}  " + "  ".join(f"{c:>15}" for c in cells))
-    print(f"\nthe same rule over all five books (what ships): {choose_share(grid, books)}")
+        chosen = f"{both[0]}+{both[1]}"
+        print(f"{book:24} {alone[0]:>5} {chosen:>11}  " + "  ".join(f"{c:>15}" for c in cells))
+    for label, table in (("worst book", worst), ("mean of the books", mean)):
+        cells = [f"{a:6.1%} / {b:6.1%}" for a, b in table.values()]
+        print(f"{label:24} {'':>5} {'':>11}  " + "  ".join(f"{c:>15}" for c in cells))
+    print(f"\nbefore: share {_SEEN}, lift 0; shipped: share {shipped[0]}, lift {shipped[1]}")
+    print(f"the rule over all five books, share alone: {choose_fusion(lift0, books)}")
+    print(f"the rule over all five books, both (what ships): {choose_fusion(grid, books)}")
 
 
 def _engine(index: RuleIndex) -> Callable[[str], list[Passage | None]]:

@@ -102,6 +102,9 @@ _LEXICAL_SHARE = _W["lexical_share"]
 # The same on a passage the model was never tuned on (a RULEBOOK_DIR book, an edited passage):
 # its cosine is weaker evidence, so the lexical ranker counts more there.
 _UNSEEN_LEXICAL_SHARE = _W["unseen_lexical_share"]
+# Added to such a passage's cosine for the order (as the home book's is): a model tuned on the
+# other passages scores its own ones higher, whatever the query.
+_UNSEEN_COSINE_LIFT = _W["unseen_cosine_lift"]
 
 
 _SILENT_MIN_IDF = stage_weights("present")["silent_min_idf"]
@@ -270,6 +273,7 @@ class RuleIndex:
         self._masks: dict[frozenset[str], np.ndarray] = {}
         vectors = self.index.semantic
         self._all_seen = vectors is None or bool(vectors.seen.all())
+        self._unseen = np.zeros(0) if vectors is None else (~vectors.seen).astype(np.float64)
         self.answer_model: AnswerModel | None = None
         if decide:
             self.answer_model = answer_model if answer_model is not None else AnswerModel.bundled()
@@ -470,6 +474,8 @@ class RuleIndex:
                 # The league's own book is preferred here too, by a little (for the order only:
                 # whether anything answers at all is the cosine's own).
                 cosines = meaning + _SEMANTIC_HOME * (self.index.book_of == self.home)
+            if not self._all_seen:
+                cosines = cosines + _UNSEEN_COSINE_LIFT * self._unseen
             allowed = self._allowed(frozenset(wanted))
             if favoured is not None:
                 allowed = allowed & (self.index.book_of == favoured)
