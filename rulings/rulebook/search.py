@@ -102,8 +102,10 @@ _LEXICAL_SHARE = _W["lexical_share"]
 # The same on a passage the model was never tuned on (a RULEBOOK_DIR book, an edited passage):
 # its cosine is weaker evidence, so the lexical ranker counts more there.
 _UNSEEN_LEXICAL_SHARE = _W["unseen_lexical_share"]
-# Added to such a passage's cosine for the order (as the home book's is): a model tuned on the
-# other passages scores its own ones higher, whatever the query.
+# Added to such a passage's cosine for the order, in the league's own book only (on top of
+# semantic_home): a model tuned on the other books scores their passages higher, whatever the
+# query; it was fitted with the unseen book as the home one, and a book the league did not
+# choose is not to crowd out the one it did (benchmarks/rules.py --unseen's guard).
 _UNSEEN_COSINE_LIFT = _W["unseen_cosine_lift"]
 
 
@@ -273,7 +275,9 @@ class RuleIndex:
         self._masks: dict[frozenset[str], np.ndarray] = {}
         vectors = self.index.semantic
         self._all_seen = vectors is None or bool(vectors.seen.all())
-        self._unseen = np.zeros(0) if vectors is None else (~vectors.seen).astype(np.float64)
+        self._lifted = np.zeros(0)  # the home book's passages the model never saw
+        if vectors is not None:
+            self._lifted = (~vectors.seen & (self.index.book_of == self.index.home)).astype(float)
         self.answer_model: AnswerModel | None = None
         if decide:
             self.answer_model = answer_model if answer_model is not None else AnswerModel.bundled()
@@ -475,7 +479,7 @@ class RuleIndex:
                 # whether anything answers at all is the cosine's own).
                 cosines = meaning + _SEMANTIC_HOME * (self.index.book_of == self.home)
             if not self._all_seen:
-                cosines = cosines + _UNSEEN_COSINE_LIFT * self._unseen
+                cosines = cosines + _UNSEEN_COSINE_LIFT * self._lifted
             allowed = self._allowed(frozenset(wanted))
             if favoured is not None:
                 allowed = allowed & (self.index.book_of == favoured)

@@ -170,14 +170,17 @@ def test_the_bundled_books_alone_keep_the_one_share(monkeypatch):
     assert isinstance(shares[-1], float)
 
 
-def test_the_unseen_lift_moves_an_unseen_passage_up_for_the_order_only(index, monkeypatch):
+def test_the_unseen_lift_is_the_home_books_and_moves_the_order_only(folder, index, monkeypatch):
+    own = load_rulebooks(folder, home=BOOK)
     query = "when do the blinds go up"  # the new book has no rule on it
     monkeypatch.setattr(search_module, "_UNSEEN_COSINE_LIFT", 0.0)
-    plain = index.search(query)
+    plain = own.search(query)
     monkeypatch.setattr(search_module, "_UNSEEN_COSINE_LIFT", 5.0)
-    lifted = index.search(query)
+    lifted = own.search(query)
     assert plain.matches[0].book != BOOK
     assert lifted.matches[0].book == BOOK
     assert plain.evidence is not None
     assert lifted.evidence is not None
     assert plain.evidence.best_cosine == lifted.evidence.best_cosine
+    # a league whose own book is a bundled one: the unseen book is not lifted above it
+    assert index.search(query).matches[0].book != BOOK
