@@ -584,7 +584,7 @@ def unseen(sample: int) -> None:
         print(f"{label:24} {'':>5} {'':>11}  " + "  ".join(f"{c:>15}" for c in cells))
     print("\nX loaded beside a league whose home is another book (each of the other four in")
     print("turn, its own queries, a fifth of the sample each), top-1 / top-3: before, the")
-    print("unseen share alone, shipped (the lift is the home book's only, so not used here)")
+    print("unseen share alone, shipped (the unseen fusion is the home book's only)")
     for book in books:
         cells = [f"{a:6.1%} / {b:6.1%}" for a, b in guard[book]]
         print(f"{book:24} " + "  ".join(f"{c:>15}" for c in cells))

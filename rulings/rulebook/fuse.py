@@ -2,8 +2,8 @@
 
 A passage's fused score is ``w * lexical / best lexical + (1 - w) * cosine``: the lexical score
 scaled so the best passage has 1 (0 for a passage the lexical ranker did not find), the cosine
-of its embedding with the query's. The weight ``w`` (one a passage when some passage is one
-the model was never tuned on: ``unseen_lexical_share`` there) comes from
+of its embedding with the query's. The weight ``w`` (one a passage when the league's own book
+is one the model was never tuned on: ``unseen_lexical_share`` there) comes from
 ``rulings/data/search_weights.toml``, re-fitted with the second model on the held-out quarter of
 the labelled "train" slice (never on the sealed batch), beside reciprocal-rank fusion, which
 measured worse (benchmarks/rules.py keeps both).
@@ -29,8 +29,8 @@ def fuse(
         lexical: the lexical ranker's ``(score, passage, coverage)``, best first.
         cosines: the semantic score of every passage.
         allowed: a boolean mask of the passages in the books searched.
-        weight: the lexical ranker's share, 0 to 1; or one a passage (an array), larger on a
-            passage the model was never tuned on.
+        weight: the lexical ranker's share, 0 to 1; or one a passage (an array), larger on the
+            league's own book's passages the model was never tuned on.
         depth: how many of the semantic ranking's best join the candidates.
 
     Returns:

@@ -99,13 +99,14 @@ MAX_LIMIT = 25
 
 _W = stage_weights("search")
 _LEXICAL_SHARE = _W["lexical_share"]
-# The same on a passage the model was never tuned on (a RULEBOOK_DIR book, an edited passage):
-# its cosine is weaker evidence, so the lexical ranker counts more there.
+# The league's own book, when the model was never tuned on it (a RULEBOOK_DIR book, an edited
+# passage: its vectors did not ship with the model), has a fusion of its own: its cosines are
+# weaker evidence, so the lexical ranker counts more there, and a model tuned on the other
+# books scores their passages higher whatever the query, so its cosines get a lift for the
+# order (on top of semantic_home). Fitted with the unseen book as the home one; another
+# league's unseen book keeps the usual fusion, not to crowd out the book the league chose
+# (benchmarks/rules.py --unseen's guard).
 _UNSEEN_LEXICAL_SHARE = _W["unseen_lexical_share"]
-# Added to such a passage's cosine for the order, in the league's own book only (on top of
-# semantic_home): a model tuned on the other books scores their passages higher, whatever the
-# query; it was fitted with the unseen book as the home one, and a book the league did not
-# choose is not to crowd out the one it did (benchmarks/rules.py --unseen's guard).
 _UNSEEN_COSINE_LIFT = _W["unseen_cosine_lift"]
 
 
@@ -261,8 +262,8 @@ class RuleIndex:
 
         ``semantic=False`` leaves out the semantic tier (the lexical ranker alone); ``model``
         replaces the bundled sentence model (its passage vectors are then computed here, but
-        for ``shipped``: those that ship with it, of the passages it was tuned on; a passage
-        the model was not tuned on gets the unseen fusion, see ``ranked``);
+        for ``shipped``: those that ship with it, of the passages it was tuned on; the home
+        book's passages the model was not tuned on get the unseen fusion, see ``ranked``);
         ``decide=True`` adds the fitted "does it answer" decision (``answer_model``, else the
         bundled one). It is off by default: fitted on the labelled queries the semantic tier
         was trained on, it turns away paraphrases of a book the model never saw (a league's
@@ -274,10 +275,11 @@ class RuleIndex:
         self._labels: dict[tuple[Passage, bool], str] = {}
         self._masks: dict[frozenset[str], np.ndarray] = {}
         vectors = self.index.semantic
-        self._all_seen = vectors is None or bool(vectors.seen.all())
-        self._lifted = np.zeros(0)  # the home book's passages the model never saw
+        # The league's own book's passages the model never saw: the unseen fusion's.
+        self._own_unseen = np.zeros(0, dtype=bool)
         if vectors is not None:
-            self._lifted = (~vectors.seen & (self.index.book_of == self.index.home)).astype(float)
+            self._own_unseen = ~vectors.seen & (self.index.book_of == self.index.home)
+        self._unseen_fusion = bool(self._own_unseen.any())
         self.answer_model: AnswerModel | None = None
         if decide:
             self.answer_model = answer_model if answer_model is not None else AnswerModel.bundled()
@@ -478,8 +480,8 @@ class RuleIndex:
                 # The league's own book is preferred here too, by a little (for the order only:
                 # whether anything answers at all is the cosine's own).
                 cosines = meaning + _SEMANTIC_HOME * (self.index.book_of == self.home)
-            if not self._all_seen:
-                cosines = cosines + _UNSEEN_COSINE_LIFT * self._lifted
+            if self._unseen_fusion:
+                cosines = cosines + _UNSEEN_COSINE_LIFT * self._own_unseen
             allowed = self._allowed(frozenset(wanted))
             if favoured is not None:
                 allowed = allowed & (self.index.book_of == favoured)
@@ -488,11 +490,10 @@ class RuleIndex:
             coverage = scored[0][2] if scored else 0.0
             trust = _NAMED_BOOK_TRUST if favoured is not None else _COVERAGE_TRUST
             share: float | np.ndarray = _LEXICAL_SHARE + (1 - _LEXICAL_SHARE) * trust * coverage
-            seen = self.index.semantic.seen
-            if not self._all_seen:
-                # A passage the model was never tuned on: the lexical ranker's larger share.
+            if self._unseen_fusion:
+                # The league's own book, never seen by the model: the lexical ranker's larger share.
                 unseen = _UNSEEN_LEXICAL_SHARE + (1 - _UNSEEN_LEXICAL_SHARE) * trust * coverage
-                share = np.where(seen, share, unseen)
+                share = np.where(self._own_unseen, unseen, share)
             fused = fuse(scored, cosines, allowed, share, _SEMANTIC_DEPTH)
             best = float(np.max(np.where(allowed, meaning, -1.0)))
             evidence = _evidence(meaning, allowed, fused, scored, weighted, self.index, answer)

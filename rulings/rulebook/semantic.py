@@ -14,9 +14,9 @@ Passage vectors are cached by the text embedded (a hash of the model and the tex
 books' are shipped beside the model, a book from ``RULEBOOK_DIR`` is embedded at start-up (or
 first use) and kept for the process, so it is embedded once whatever index is built over it;
 nothing is retrained: a new book is searched with the same model as the bundled ones. Such a
-passage is "unseen" (``SemanticIndex.seen``: the model was never tuned on its text), and the
-fusion gives the lexical ranker more weight on it (``search_weights.toml``'s
-``unseen_lexical_share``).
+passage is "unseen" (``SemanticIndex.seen``: the model was never tuned on its text); in the
+league's own book the fusion gives the lexical ranker more weight on it and lifts its cosine
+(``search_weights.toml``'s ``unseen_lexical_share`` and ``unseen_cosine_lift``).
 """
 
 from __future__ import annotations

@@ -150,12 +150,13 @@ def _spy_on_fuse(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     return shares
 
 
-def test_an_unseen_books_passages_take_the_unseen_fusion(index, monkeypatch):
+def test_the_leagues_own_unseen_book_takes_the_unseen_fusion(folder, monkeypatch):
+    own = load_rulebooks(folder, home=BOOK)
     shares = _spy_on_fuse(monkeypatch)
-    index.search("can I bring my dog inside")
+    own.search("can I bring my dog inside")
     share = shares[-1]
     assert isinstance(share, np.ndarray)
-    new = index.index.book_of == BOOK
+    new = own.index.book_of == BOOK
     assert np.unique(share[new]).size == 1
     assert np.unique(share[~new]).size == 1
     seen_share, unseen_share = float(share[~new][0]), float(share[new][0])
@@ -164,10 +165,11 @@ def test_an_unseen_books_passages_take_the_unseen_fusion(index, monkeypatch):
     assert unseen_share > seen_share
 
 
-def test_the_bundled_books_alone_keep_the_one_share(monkeypatch):
+def test_another_leagues_unseen_book_and_the_bundled_books_keep_the_one_share(index, monkeypatch):
     shares = _spy_on_fuse(monkeypatch)
+    index.search("can I bring my dog inside")  # the league's own book is BTown
     load_rulebooks().search("can I bring my dog inside")
-    assert isinstance(shares[-1], float)
+    assert [type(s) for s in shares] == [float, float]
 
 
 def test_the_unseen_lift_is_the_home_books_and_moves_the_order_only(folder, index, monkeypatch):
