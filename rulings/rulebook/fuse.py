@@ -2,7 +2,8 @@
 
 A passage's fused score is ``w * lexical / best lexical + (1 - w) * cosine``: the lexical score
 scaled so the best passage has 1 (0 for a passage the lexical ranker did not find), the cosine
-of its embedding with the query's. The weight ``w`` comes from
+of its embedding with the query's. The weight ``w`` (one a passage when the league's own book
+is one the model was never tuned on: ``unseen_lexical_share`` there) comes from
 ``rulings/data/search_weights.toml``, re-fitted with the second model on the held-out quarter of
 the labelled "train" slice (never on the sealed batch), beside reciprocal-rank fusion, which
 measured worse (benchmarks/rules.py keeps both).
@@ -19,7 +20,7 @@ def fuse(
     lexical: Sequence[tuple[float, int, float]],
     cosines: np.ndarray,
     allowed: np.ndarray,
-    weight: float,
+    weight: float | np.ndarray,
     depth: int,
 ) -> list[tuple[float, int, float]]:
     """``(fused score, passage, coverage)``, best first.
@@ -28,7 +29,8 @@ def fuse(
         lexical: the lexical ranker's ``(score, passage, coverage)``, best first.
         cosines: the semantic score of every passage.
         allowed: a boolean mask of the passages in the books searched.
-        weight: the lexical ranker's share, 0 to 1.
+        weight: the lexical ranker's share, 0 to 1; or one a passage (an array), larger on the
+            league's own book's passages the model was never tuned on.
         depth: how many of the semantic ranking's best join the candidates.
 
     Returns:
@@ -36,15 +38,18 @@ def fuse(
         lexical coverage (0 for a passage only the semantic tier found).
     """
     top = lexical[0][0] if lexical else 0.0
+    shares = weight if isinstance(weight, np.ndarray) else np.full(len(cosines), weight)
     fused: dict[int, list[float]] = {}
     for score, i, coverage in lexical:
         lex = score / top if top > 0 else 0.0
-        fused[i] = [weight * lex + (1 - weight) * float(cosines[i]), coverage]
+        w = float(shares[i])
+        fused[i] = [w * lex + (1 - w) * float(cosines[i]), coverage]
     masked = np.where(allowed, cosines, -np.inf)
     for i in np.argsort(-masked, kind="stable")[:depth]:
         i = int(i)
         if allowed[i] and i not in fused:
-            fused[i] = [(1 - weight) * float(cosines[i]), 0.0]
+            w = float(shares[i])
+            fused[i] = [(1 - w) * float(cosines[i]), 0.0]
     out = [(s, i, c) for i, (s, c) in fused.items()]
     out.sort(key=lambda item: (-item[0], item[1]))
     return out

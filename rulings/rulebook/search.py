@@ -99,6 +99,15 @@ MAX_LIMIT = 25
 
 _W = stage_weights("search")
 _LEXICAL_SHARE = _W["lexical_share"]
+# The league's own book, when the model was never tuned on it (a RULEBOOK_DIR book, an edited
+# passage: its vectors did not ship with the model), has a fusion of its own: its cosines are
+# weaker evidence, so the lexical ranker counts more there, and a model tuned on the other
+# books scores their passages higher whatever the query, so its cosines get a lift for the
+# order (on top of semantic_home). Fitted with the unseen book as the home one; another
+# league's unseen book keeps the usual fusion, not to crowd out the book the league chose
+# (benchmarks/rules.py --unseen's guard).
+_UNSEEN_LEXICAL_SHARE = _W["unseen_lexical_share"]
+_UNSEEN_COSINE_LIFT = _W["unseen_cosine_lift"]
 
 
 _SILENT_MIN_IDF = stage_weights("present")["silent_min_idf"]
@@ -180,11 +189,13 @@ def build_index(
     glossary: Glossary | None = None,
     semantic: bool = True,
     model: Embedder | None = None,
+    shipped: Mapping[str, np.ndarray] | None = None,
 ) -> Index:
     """Index ``books``; ``home`` is the league's own book (ranked first), if loaded.
 
     ``semantic=False`` leaves out the semantic tier (the lexical ranker alone); ``model``
-    replaces the bundled sentence model (its passage vectors are then all computed here).
+    replaces the bundled sentence model (its passage vectors are then computed here, but for
+    ``shipped``: the vectors that ship with it, of the passages it was tuned on).
     """
     books = dict(books)
     home = home if home in books else None
@@ -199,7 +210,7 @@ def build_index(
     by_key = {citation_slug(p.key): p for p in passages}
     vectors: SemanticIndex | None = None
     if semantic and model is not None:
-        vectors = SemanticIndex(passages, model)
+        vectors = SemanticIndex(passages, model, dict(shipped or {}))
     elif semantic:
         vectors = SemanticIndex(passages, _bundled_model(), _bundled_cache())
     index = Index(
@@ -243,23 +254,32 @@ class RuleIndex:
         glossary: Glossary | None = None,
         semantic: bool = True,
         model: Embedder | None = None,
+        shipped: Mapping[str, np.ndarray] | None = None,
         answer_model: AnswerModel | None = None,
         decide: bool = False,
     ) -> None:
         """Index ``books``; ``home`` is the league's own book (ranked first), if loaded.
 
         ``semantic=False`` leaves out the semantic tier (the lexical ranker alone); ``model``
-        replaces the bundled sentence model (its passage vectors are then all computed here);
+        replaces the bundled sentence model (its passage vectors are then computed here, but
+        for ``shipped``: those that ship with it, of the passages it was tuned on; the home
+        book's passages the model was not tuned on get the unseen fusion, see ``ranked``);
         ``decide=True`` adds the fitted "does it answer" decision (``answer_model``, else the
         bundled one). It is off by default: fitted on the labelled queries the semantic tier
         was trained on, it turns away paraphrases of a book the model never saw (a league's
         own) and some fresh questions, so the ranking's own ``found`` decides.
         """
         self.index = build_index(
-            books, home=home, glossary=glossary, semantic=semantic, model=model
+            books, home=home, glossary=glossary, semantic=semantic, model=model, shipped=shipped
         )
         self._labels: dict[tuple[Passage, bool], str] = {}
         self._masks: dict[frozenset[str], np.ndarray] = {}
+        vectors = self.index.semantic
+        # The league's own book's passages the model never saw: the unseen fusion's.
+        self._own_unseen = np.zeros(0, dtype=bool)
+        if vectors is not None:
+            self._own_unseen = ~vectors.seen & (self.index.book_of == self.index.home)
+        self._unseen_fusion = bool(self._own_unseen.any())
         self.answer_model: AnswerModel | None = None
         if decide:
             self.answer_model = answer_model if answer_model is not None else AnswerModel.bundled()
@@ -460,6 +480,8 @@ class RuleIndex:
                 # The league's own book is preferred here too, by a little (for the order only:
                 # whether anything answers at all is the cosine's own).
                 cosines = meaning + _SEMANTIC_HOME * (self.index.book_of == self.home)
+            if self._unseen_fusion:
+                cosines = cosines + _UNSEEN_COSINE_LIFT * self._own_unseen
             allowed = self._allowed(frozenset(wanted))
             if favoured is not None:
                 allowed = allowed & (self.index.book_of == favoured)
@@ -467,7 +489,11 @@ class RuleIndex:
             # a query in the book's words keeps its ranking, a paraphrase leans on the meaning.
             coverage = scored[0][2] if scored else 0.0
             trust = _NAMED_BOOK_TRUST if favoured is not None else _COVERAGE_TRUST
-            share = _LEXICAL_SHARE + (1 - _LEXICAL_SHARE) * trust * coverage
+            share: float | np.ndarray = _LEXICAL_SHARE + (1 - _LEXICAL_SHARE) * trust * coverage
+            if self._unseen_fusion:
+                # The league's own book, never seen by the model: the lexical ranker's larger share.
+                unseen = _UNSEEN_LEXICAL_SHARE + (1 - _UNSEEN_LEXICAL_SHARE) * trust * coverage
+                share = np.where(self._own_unseen, unseen, share)
             fused = fuse(scored, cosines, allowed, share, _SEMANTIC_DEPTH)
             best = float(np.max(np.where(allowed, meaning, -1.0)))
             evidence = _evidence(meaning, allowed, fused, scored, weighted, self.index, answer)

@@ -13,7 +13,10 @@ its whole and its sentences, so one sentence that answers is not drowned by the 
 Passage vectors are cached by the text embedded (a hash of the model and the text): the bundled
 books' are shipped beside the model, a book from ``RULEBOOK_DIR`` is embedded at start-up (or
 first use) and kept for the process, so it is embedded once whatever index is built over it;
-nothing is retrained: a new book is searched with the same model as the bundled ones.
+nothing is retrained: a new book is searched with the same model as the bundled ones. Such a
+passage is "unseen" (``SemanticIndex.seen``: the model was never tuned on its text); in the
+league's own book the fusion gives the lexical ranker more weight on it and lifts its cosine
+(``search_weights.toml``'s ``unseen_lexical_share`` and ``unseen_cosine_lift``).
 """
 
 from __future__ import annotations
@@ -273,6 +276,13 @@ class SemanticIndex:
         self.starts = np.flatnonzero(np.r_[True, self.owners[1:] != self.owners[:-1]])
         self.size = len(passages)
         self.embedded_at_start = len(missing)
+        # A passage is "seen" when its vectors (its whole and each sentence) shipped with the
+        # model, i.e. the model was tuned on that very text; a RULEBOOK_DIR book or an edited
+        # passage is embedded here and is not.
+        shipped = np.array([k in known for k in keys], dtype=bool)
+        self.seen: np.ndarray = (
+            np.logical_and.reduceat(shipped, self.starts) if len(keys) else np.zeros(0, bool)
+        )
 
     def scores(self, query: str) -> np.ndarray:
         """Cosine of the query with each passage: the best of its whole and its sentences."""

@@ -1,11 +1,15 @@
 """A league's own book, never seen by the model: split, indexed and searched by meaning too."""
 
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rulings.rulebook import RuleIndex, default_index, load_rulebooks
+from rulings.rulebook import search as search_module
 from rulings.rulebook.books import parse_books
+from rulings.rulebook.fuse import fuse
 
 BOOK = "riverside-card-club"
 
@@ -103,3 +107,82 @@ def test_a_book_parsed_from_text_alone_is_searched_the_same_way():
     books = parse_books([(f"{BOOK}.md", TEXT)])
     index = RuleIndex(books, home=BOOK)
     assert index.search("pets in the card room").matches[0].section == "2. Conduct 3"
+
+
+def test_only_a_book_the_model_never_saw_is_unseen(index):
+    semantic = index.index.semantic
+    assert semantic is not None
+    new = index.index.book_of == BOOK
+    assert not semantic.seen[new].any()
+    assert semantic.seen[~new].all()
+    bundled = load_rulebooks().index.semantic
+    assert bundled is not None
+    assert bundled.seen.all()
+
+
+def test_an_edited_bundled_passage_is_unseen_and_the_rest_of_its_book_seen():
+    books = dict(load_rulebooks().books)
+    btown = books["btown-poker-league"]
+    first = btown.passages[0]
+    edited = replace(first, text=first.text + " Edited by the league.")
+    books["btown-poker-league"] = replace(btown, passages=(edited, *btown.passages[1:]))
+    semantic = RuleIndex(books).index.semantic
+    assert semantic is not None
+    seen = dict(zip(RuleIndex(books).passages, semantic.seen, strict=True))
+    assert not seen[edited]
+    assert all(seen[p] for p in btown.passages[1:])
+
+
+def _spy_on_fuse(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    shares: list[object] = []
+
+    def spy(
+        lexical: list[tuple[float, int, float]],
+        cosines: np.ndarray,
+        allowed: np.ndarray,
+        weight: float | np.ndarray,
+        depth: int,
+    ) -> list[tuple[float, int, float]]:
+        shares.append(weight)
+        return fuse(lexical, cosines, allowed, weight, depth)
+
+    monkeypatch.setattr(search_module, "fuse", spy)
+    return shares
+
+
+def test_the_leagues_own_unseen_book_takes_the_unseen_fusion(folder, monkeypatch):
+    own = load_rulebooks(folder, home=BOOK)
+    shares = _spy_on_fuse(monkeypatch)
+    own.search("can I bring my dog inside")
+    share = shares[-1]
+    assert isinstance(share, np.ndarray)
+    new = own.index.book_of == BOOK
+    assert np.unique(share[new]).size == 1
+    assert np.unique(share[~new]).size == 1
+    seen_share, unseen_share = float(share[~new][0]), float(share[new][0])
+    assert seen_share >= search_module._LEXICAL_SHARE
+    assert unseen_share >= search_module._UNSEEN_LEXICAL_SHARE
+    assert unseen_share > seen_share
+
+
+def test_another_leagues_unseen_book_and_the_bundled_books_keep_the_one_share(index, monkeypatch):
+    shares = _spy_on_fuse(monkeypatch)
+    index.search("can I bring my dog inside")  # the league's own book is BTown
+    load_rulebooks().search("can I bring my dog inside")
+    assert [type(s) for s in shares] == [float, float]
+
+
+def test_the_unseen_lift_is_the_home_books_and_moves_the_order_only(folder, index, monkeypatch):
+    own = load_rulebooks(folder, home=BOOK)
+    query = "when do the blinds go up"  # the new book has no rule on it
+    monkeypatch.setattr(search_module, "_UNSEEN_COSINE_LIFT", 0.0)
+    plain = own.search(query)
+    monkeypatch.setattr(search_module, "_UNSEEN_COSINE_LIFT", 5.0)
+    lifted = own.search(query)
+    assert plain.matches[0].book != BOOK
+    assert lifted.matches[0].book == BOOK
+    assert plain.evidence is not None
+    assert lifted.evidence is not None
+    assert plain.evidence.best_cosine == lifted.evidence.best_cosine
+    # a league whose own book is a bundled one: the unseen book is not lifted above it
+    assert index.search(query).matches[0].book != BOOK
