@@ -102,7 +102,7 @@ async def _register_form(fake: FakeDiscord, **options: Any) -> tuple[Any, dict[s
 
 
 async def test_register_with_no_player_answers_a_form_built_from_its_options(
-    fake: FakeDiscord, league: None
+    fake: FakeDiscord, bot: LeagueBot, league: None
 ):
     _, modal = await _register_form(fake)
     assert modal["custom_id"] == "pf:form:tournament.register"
@@ -110,7 +110,10 @@ async def test_register_with_no_player_answers_a_form_built_from_its_options(
     command = find(("tournament", "register"))
     assert list(fields) == [cid for cid, _ in field_layout(command)]
     assert fields["player"]["type"] == 3  # a string select of the league's players
-    assert {o["value"] for o in fields["player"]["options"]} >= set(PLAYERS)
+    signed = set(await _open_night(bot))  # nobody already signed in is offered again
+    offered = {o["value"] for o in fields["player"]["options"]}
+    assert offered >= set(PLAYERS) - signed
+    assert not offered & signed
     assert fields[CHECKS]["type"] == 22  # the checkboxes
     assert [o["value"] for o in fields[CHECKS]["options"]] == [
         "early",
