@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from bot.features import find
 from bot.surfaces.discord import LeagueBot
-from bot.surfaces.discord.forms import CHECKS, field_layout
+from bot.surfaces.discord.forms import CHECKS, build_modal, field_layout, read_submission
 from storage.events import get_event, list_events
 from storage.guild_settings import get_guild_league
 from storage.player_links import link_player
@@ -428,3 +428,15 @@ async def test_hand_and_rule_work_in_a_server_without_the_bot(fake: FakeDiscord,
         "hand", {"cards": "As Ks vs Qh Qd", "board": "2c 7d 9h Jc 3s"}, guild_id=None
     )
     assert "Player 2 wins" in _text(await hand.settled())
+
+
+async def test_a_league_with_nobody_to_pick_still_gets_the_form_to_type_a_name():
+    # The league's first night: no player yet, so no list, only the field to type a name.
+    modal = build_modal(find(("tournament", "register")), {"player": []}, {}).to_dict()
+    ids = [c["component"]["custom_id"] for c in modal["components"]]
+    assert ids == ["player.typed", CHECKS, "brought"]
+    typed = read_submission(
+        find(("tournament", "register")),
+        {"components": [{"type": 18, "component": {"custom_id": "player.typed", "value": "Ann"}}]},
+    )
+    assert typed == {"player": "Ann"}
