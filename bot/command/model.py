@@ -147,17 +147,28 @@ class Group:
 class Picker:
     """A form field picked from a list instead of typed (a Discord string select).
 
+    A list shows 25 names at most: a longer one continues in further lists (``Player 26-50``)
+    in the fields the form leaves free, and is cut there.
+
     Attributes:
         option: the option it fills.
-        source: where the list comes from, as for ``Opt.complete`` (``rsvp``: the league's
-            players with tonight's RSVPs first; ``seated``: the players seated at the open
+        source: where the list comes from, as for ``Opt.complete`` (``rsvp``: tonight's RSVP'd
+            players, then the league's players likeliest tonight (events played this season,
+            latest night), nobody already signed in; ``seated``: the players seated at the open
             tournament in this channel).
         many: several may be picked; a text option gets them comma-separated (``Dan, Eve``).
+        typed: the label of a text field beside the list for a value it does not offer (a
+            walk-in, a new player, a name past the lists' end), e.g. ``Or type a name``; its
+            custom id is ``<option>.typed``. Exactly one of a picked and a typed value is
+            given: both, or (for a required option) neither, is one line and nothing runs.
+            Only for a text option picked once (not ``many``). The typed value is checked as
+            the option typed with the command is (``bind``, then the handler).
     """
 
     option: str
     source: str
     many: bool = False
+    typed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -169,14 +180,16 @@ class Form:
     reply). The fields are built from the options: a ``yes`` option is a checkbox (several are
     one group of checkboxes), a number or text a text input (checked by ``bind`` on submit), a
     ``file`` or ``link`` option a file upload, a ``member`` option a member picker, and an
-    option named in ``pickers`` a list to pick from. The console and the command line take the
+    option named in ``pickers`` a list to pick from (with a text field to type a value the
+    list lacks, when its picker has ``typed``). The console and the command line take the
     options as typed; there the ``when_missing`` option stays required.
 
     Attributes:
         title: the form's title (Discord: at most 45 characters).
         when_missing: the option whose absence on Discord opens the form (not required there).
         fields: the options it asks for, in order (at most five fields once the ``yes`` options
-            are grouped); options given with the command fill them in beforehand.
+            are grouped and a picker's ``typed`` field counted); options given with the command
+            fill them in beforehand.
         pickers: fields picked from a list.
     """
 

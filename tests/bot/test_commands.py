@@ -18,7 +18,7 @@ from bot.command.options import bind, parse_line
 from bot.errors import BadOption
 from bot.features import COMMANDS, GROUPS
 from bot.surfaces.cli import build_parser
-from bot.surfaces.discord.forms import field_layout, label_of
+from bot.surfaces.discord.forms import TYPED, field_layout, label_of
 from bot.surfaces.discord.slash import install
 
 TODAY = dt.date(2026, 11, 21)
@@ -113,7 +113,7 @@ def test_every_form_field_is_one_of_the_slash_options(command: Command, tree: di
     layout = field_layout(command)
     assert 1 <= len(layout) <= 5  # Discord's most fields in a modal
     assert len(form.title) <= 45
-    filled = [o.name for _, opts in layout for o in opts]
+    filled = [o.name for cid, opts in layout for o in opts if not cid.endswith(TYPED)]
     assert sorted(filled) == sorted(form.fields)
     for name in form.fields:
         opt = command.option(name)
@@ -123,6 +123,12 @@ def test_every_form_field_is_one_of_the_slash_options(command: Command, tree: di
     for picker in form.pickers:
         assert picker.option in form.fields
         assert picker.many or command.option(picker.option).kind == "text"
+        if picker.typed is not None:  # a text field beside the list, for a value it lacks
+            assert not picker.many
+            assert command.option(picker.option).kind == "text"
+            assert len(picker.typed) <= 45
+            ids = [cid for cid, _ in layout]
+            assert ids[ids.index(picker.option) + 1] == picker.option + TYPED
     # A form's values go through the same bind as the slash command's: text is checked.
     strings = {n: "x" for n in form.fields if command.option(n).kind == "text"}
     if any(command.option(n).kind == "int" for n in form.fields):

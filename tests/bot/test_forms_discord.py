@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from bot.features import find
 from bot.surfaces.discord import LeagueBot
-from bot.surfaces.discord.forms import CHECKS, field_layout
+from bot.surfaces.discord.forms import CHECKS, build_modal, field_layout, read_submission
 from storage.events import get_event, list_events
 from storage.guild_settings import get_guild_league
 from storage.player_links import link_player
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 DIRECTOR_ID = 900_000_000_000_000_421
 ANN_MEMBER = 900_000_000_000_000_621
-PLAYERS = ("Ann", "Bob", "Cy", "Dee")
+PLAYERS = ("Ann", "Bob", "Cy", "Dee", "Jonathan Smith")
 BOSS: dict[str, Any] = {"user_id": DIRECTOR_ID, "permissions": MANAGE_GUILD, "username": "tdmike"}
 
 
@@ -102,7 +102,7 @@ async def _register_form(fake: FakeDiscord, **options: Any) -> tuple[Any, dict[s
 
 
 async def test_register_with_no_player_answers_a_form_built_from_its_options(
-    fake: FakeDiscord, league: None
+    fake: FakeDiscord, bot: LeagueBot, league: None
 ):
     _, modal = await _register_form(fake)
     assert modal["custom_id"] == "pf:form:tournament.register"
@@ -110,14 +110,24 @@ async def test_register_with_no_player_answers_a_form_built_from_its_options(
     command = find(("tournament", "register"))
     assert list(fields) == [cid for cid, _ in field_layout(command)]
     assert fields["player"]["type"] == 3  # a string select of the league's players
-    assert {o["value"] for o in fields["player"]["options"]} >= set(PLAYERS)
+    signed = set(await _open_night(bot))  # nobody already signed in is offered again
+    offered = {o["value"] for o in fields["player"]["options"]}
+    assert offered >= set(PLAYERS) - signed
+    assert not offered & signed
     assert fields[CHECKS]["type"] == 22  # the checkboxes
     assert [o["value"] for o in fields[CHECKS]["options"]] == [
         "early",
         "on_time",
         "birthday",
         "new_player",
+        "confirm",
     ]
+    typed = fields["player.typed"]  # a name the list lacks, typed in the form itself
+    assert typed["type"] == 4
+    assert not typed["required"]  # the list or this: checked on submit
+    assert not fields["player"]["required"]
+    labels = {c["component"]["custom_id"]: c["label"] for c in modal["components"]}
+    assert labels["player.typed"] == "Or type a name"
     assert fields["brought"]["type"] == 4  # a number typed, checked by bind on submit
     assert fields["brought"]["value"] == "0"
 
@@ -171,12 +181,73 @@ async def test_a_bad_number_in_the_form_is_one_line_and_nothing_written(
 
 async def test_a_form_with_no_player_is_one_line(fake: FakeDiscord, bot: LeagueBot, league: None):
     _, modal = await _register_form(fake)
-    modal["components"][0]["component"]["required"] = False  # a client that sends it empty
     before = await _signed_in(bot)
-    it = await fake.submit_modal(modal, {}, **BOSS)
+    it = await fake.submit_modal(modal, {CHECKS: ["early"]}, **BOSS)  # no name picked or typed
     body = await it.settled()
-    assert "player: is required" in _text(body)
+    assert _private(body)
+    line = (body["embeds"][0].get("description") or "").replace("\\", "").strip()
+    assert line == "player: is required; pick one in the list or type one in the form."
     assert await _signed_in(bot) == before
+
+
+async def test_a_name_typed_in_the_form_signs_a_walk_in_in(
+    fake: FakeDiscord, bot: LeagueBot, league: None
+):
+    _, modal = await _register_form(fake)
+    assert "Walk-in Wally" not in [
+        o["value"] for o in modal["components"][0]["component"]["options"]
+    ]
+    answers = {"player.typed": "  Walk-in   Wally ", CHECKS: ["new_player"]}
+    it = await fake.submit_modal(modal, answers, **BOSS)
+    shown = _text(await it.settled())
+    assert "Signed in" in shown
+    assert "Walk-in Wally" in shown
+    assert (await _open_night(bot)).get("Walk-in Wally") is True
+    count = len(await _signed_in(bot))
+
+    again = await fake.submit_modal(modal, answers, **BOSS)  # a double tap: one sign-in
+    body = await again.settled()
+    assert _private(body)
+    assert "already signed in" in _text(body)
+    assert len(await _signed_in(bot)) == count
+
+
+async def test_a_name_both_picked_and_typed_is_one_line_and_nothing_written(
+    fake: FakeDiscord, bot: LeagueBot, league: None
+):
+    _, modal = await _register_form(fake)
+    before = await _signed_in(bot)
+    it = await fake.submit_modal(modal, {"player": ["Dee"], "player.typed": "Eve"}, **BOSS)
+    body = await it.settled()
+    assert _private(body)
+    line = (body["embeds"][0].get("description") or "").replace("\\", "").strip()
+    assert line == "player: pick one in the list or type one, not both (Dee and Eve)."
+    assert await _signed_in(bot) == before
+    night = await _open_night(bot)
+    assert "Dee" not in night
+    assert "Eve" not in night
+
+
+async def test_a_typed_name_like_a_known_player_needs_the_confirm_box(
+    fake: FakeDiscord, bot: LeagueBot, league: None
+):
+    _, modal = await _register_form(fake)
+    before = await _signed_in(bot)
+    it = await fake.submit_modal(modal, {"player.typed": "Jonathon Smith"}, **BOSS)
+    body = await it.settled()
+    assert _private(body)
+    shown = _text(body)
+    assert "'Jonathon Smith' looks like the existing player 'Jonathan Smith'" in shown
+    assert "or confirm 'Jonathon Smith' is a new player" in shown  # the form's Confirm box
+    assert await _signed_in(bot) == before
+
+    _, modal = await _register_form(fake)
+    confirmed = {"player.typed": "Jonathon Smith", CHECKS: ["confirm"]}
+    it = await fake.submit_modal(modal, confirmed, **BOSS)
+    assert "Signed in" in _text(await it.settled())
+    night = await _open_night(bot)
+    assert night.get("Jonathon Smith") is True
+    assert "Jonathan Smith" not in night
 
 
 async def test_a_player_cannot_open_the_directors_form(fake: FakeDiscord, league: None):
@@ -357,3 +428,15 @@ async def test_hand_and_rule_work_in_a_server_without_the_bot(fake: FakeDiscord,
         "hand", {"cards": "As Ks vs Qh Qd", "board": "2c 7d 9h Jc 3s"}, guild_id=None
     )
     assert "Player 2 wins" in _text(await hand.settled())
+
+
+async def test_a_league_with_nobody_to_pick_still_gets_the_form_to_type_a_name():
+    # The league's first night: no player yet, so no list, only the field to type a name.
+    modal = build_modal(find(("tournament", "register")), {"player": []}, {}).to_dict()
+    ids = [c["component"]["custom_id"] for c in modal["components"]]
+    assert ids == ["player.typed", CHECKS, "brought"]
+    typed = read_submission(
+        find(("tournament", "register")),
+        {"components": [{"type": 18, "component": {"custom_id": "player.typed", "value": "Ann"}}]},
+    )
+    assert typed == {"player": "Ann"}

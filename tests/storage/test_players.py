@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound
+from storage.events import list_events, void_event
 from storage.player_links import link_player
 from storage.players import (
     add_alias,
@@ -13,6 +14,7 @@ from storage.players import (
     list_players,
     list_strikes,
     merge_players,
+    players_by_attendance,
 )
 from storage.seasons import get_season
 from storage.standings import season_standings, season_toc
@@ -146,3 +148,30 @@ def test_players_aliases_seasons_and_locations_match_by_one_name_key(session):
     )
     with pytest.raises(AlreadyExists):
         add_location(session=session, league_id=league.id, name="tap\u00a0room", actor="t")
+
+
+def test_players_by_attendance_puts_this_seasons_regulars_first(session):
+    league = make_league(session)
+    load(
+        session,
+        league,
+        event([["Ann"], ["Bob"]], date="2026-01-10", season="2026 Spring"),
+        event([["Cy"], ["Dee"]], date="2026-11-13"),
+        event([["Cy"], ["Bob"]], date="2026-11-20"),
+        event([["Eve"]], date="2026-11-27"),
+    )
+    add_player(session=session, league_id=league.id, name="Abe", actor="t")  # never played
+    fall = get_season(session=session, league_id=league.id, name="2026 Fall").id
+    # This season's nights first (Cy 2; then Bob, Eve and Dee 1 each, by their latest night),
+    # then Ann (spring only), then who never played, by name.
+    order = ["Cy", "Eve", "Bob", "Dee", "Ann", "Abe"]
+    assert players_by_attendance(session=session, league_id=league.id, season_id=fall) == order
+
+    (eve_night,) = [
+        e for e in list_events(session=session, league_id=league.id) if e.date.day == 27
+    ]
+    void_event(session=session, league_id=league.id, event_id=eve_night.id, reason="dup", actor="t")
+    order = ["Cy", "Bob", "Dee", "Ann", "Abe", "Eve"]  # a void night counts for nothing
+    assert players_by_attendance(session=session, league_id=league.id, season_id=fall) == order
+    no_season = ["Bob", "Cy", "Dee", "Ann", "Abe", "Eve"]  # latest night, then by name
+    assert players_by_attendance(session=session, league_id=league.id, season_id=None) == no_season

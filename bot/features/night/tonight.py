@@ -12,11 +12,12 @@ import datetime as dt
 from sqlmodel import Session
 
 import rulings
-from bot.features.league.reads import choices
+from bot.features.league.reads import choices, league_of
 from bot.features.night import wording
 from bot.reply import Reply
 from storage.errors import NotFound
 from storage.nights import NightInfo, night_on, record_no_shows, rsvps
+from storage.players import players_by_attendance
 from storage.seasons import get_season
 from storage.tournaments import get_open_tournament
 
@@ -74,6 +75,43 @@ def rsvp_first_choices(
     key = rulings.name_key(typed)
     first = [n for n in rulings.ordered_rsvps(coming, signed) if key in rulings.name_key(n)]
     return (first + [n for n in others if n not in first])[:25]
+
+
+def signin_choices(
+    *, session: Session, guild_id: int | None, channel_id: int, today: dt.date, limit: int = 125
+) -> list[str]:
+    """The sign-in form's list: who is likeliest to sign in next, nobody signed in already.
+
+    Tonight's RSVP'd players first (in RSVP order), then the league's players by events
+    played this season and their latest night (``storage.players.players_by_attendance``);
+    anyone already signed in to the tournament open in this channel is left out. At most
+    ``limit`` names (a form shows a few lists of 25).
+    """
+    try:
+        league = league_of(session=session, guild_id=guild_id)
+    except NotFound:
+        return []
+    coming: list[str] = []
+    signed: list[str] = []
+    season_name: str | None = None
+    try:
+        record = get_open_tournament(session=session, channel_id=channel_id)
+    except NotFound:
+        record = None
+    if record is not None and record.league_id == league.id:
+        setup = record.night.setup
+        coming = rsvp_names(session, record.league_id, setup.location, today)
+        signed = [entrant.name for entrant in record.night.chart.players.values()]
+        season_name = setup.season
+    try:
+        season_id: int | None = get_season(
+            session=session, league_id=league.id, name=season_name
+        ).id
+    except NotFound:
+        season_id = None
+    regulars = players_by_attendance(session=session, league_id=league.id, season_id=season_id)
+    first = rulings.ordered_rsvps(coming, signed)
+    return list(rulings.ordered_rsvps([*first, *regulars], signed))[:limit]
 
 
 def seated_choices(*, session: Session, channel_id: int) -> list[str]:

@@ -77,12 +77,13 @@ TOURNAMENT: tuple[Command, ...] = (
             "yes",
             default=False,
         ),
-        # On Discord, no player opens a form: one tap per box on a phone, no typing.
+        # On Discord, no player opens a form: one tap per box on a phone; a walk-in or a
+        # player past the lists is typed in the form itself (a look-alike name: tick Confirm).
         form=Form(
             title="Sign a player in",
             when_missing="player",
-            fields=("player", "early", "on_time", "birthday", "new_player", "brought"),
-            pickers=(Picker("player", "rsvp"),),
+            fields=("player", "early", "on_time", "birthday", "new_player", "confirm", "brought"),
+            pickers=(Picker("player", "rsvp", typed="Or type a name"),),
         ),
     ),
     _t(

@@ -18,6 +18,7 @@ from typing import Any
 import discord
 
 from bot.command.model import Command, Form, Opt
+from bot.errors import BadOption
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +28,8 @@ CHECKS = "checks"
 TITLE_CHARS = 45
 LABEL_CHARS = 45
 DESCRIPTION_CHARS = 100
+TYPED = ".typed"
+"""The custom id suffix of a picker's text field (``player.typed``: ``Picker.typed``)."""
 PICK_LIMIT = 25
 """Discord's most options in a select."""
 MAX_FIELDS = 5
@@ -50,6 +53,16 @@ def label_of(opt: Opt) -> str:
     return opt.name.replace("_", " ").capitalize()[:LABEL_CHARS]
 
 
+def how_to_give(form: Form, option: str) -> str:
+    """How the form gives ``option`` (for the line that says it is missing)."""
+    picker = form.picker(option)
+    if picker is None:
+        return f"give {option} in the form"
+    if picker.typed is not None:
+        return "pick one in the list or type one in the form"
+    return "pick one in the form"
+
+
 def _form(command: Command) -> Form:
     assert command.form is not None, command.name
     return command.form
@@ -59,7 +72,10 @@ def field_layout(command: Command) -> list[tuple[str, tuple[Opt, ...]]]:
     """The form's top-level fields in order: ``(custom_id, options it fills)``.
 
     Every ``yes`` option goes into one checkbox group (custom id ``checks``), placed where the
-    first of them is; every other option is a field of its own, its custom id its name.
+    first of them is; every other option is a field of its own, its custom id its name; a
+    picker with ``typed`` is followed by its text field (``<option>.typed``). A picker's list
+    longer than 25 continues in further lists (``<option>.2``, ...) in the fields left free,
+    which this layout does not count (``build_modal``).
     """
     form = _form(command)
     out: list[tuple[str, tuple[Opt, ...]]] = []
@@ -71,6 +87,9 @@ def field_layout(command: Command) -> list[tuple[str, tuple[Opt, ...]]]:
                 out.append((CHECKS, checks))
             continue
         out.append((name, (opt,)))
+        picker = form.picker(name)
+        if picker is not None and picker.typed is not None:
+            out.append((name + TYPED, (opt,)))
     return out
 
 
@@ -118,19 +137,37 @@ def build_modal(
             modal.add_item(label)
             continue
         picker = form.picker(opt.name)
+        if picker is not None and custom_id.endswith(TYPED):
+            item = discord.ui.TextInput(
+                custom_id=custom_id,
+                style=discord.TextStyle.short,
+                required=False,  # exactly one of the list and this: checked on submit
+                max_length=min(opt.max_length or 100, 4000),
+            )
+            modal.add_item(
+                discord.ui.Label(
+                    text=picker.typed or label_of(opt),
+                    description="Not in the list: type it here and pick nothing there",
+                    component=item,
+                )
+            )
+            continue
         if picker is not None:
             names = list(dict.fromkeys(n[:100] for n in picks.get(opt.name, ())))
             chosen = {n.strip().lower() for n in str(given.get(opt.name) or "").split(",")}
-            # A select lists 25 at most: several may be picked over several selects (a big
-            # room's seated players), in the fields the form leaves free.
-            room = MAX_FIELDS - (len(layout) - 1) if picker.many else 1
+            # A select lists 25 at most: the list goes on over several selects (a big room's
+            # seated players, a big league's regulars), in the fields the form leaves free.
+            room = MAX_FIELDS - (len(layout) - 1)
             chunks = [names[i : i + PICK_LIMIT] for i in range(0, len(names), PICK_LIMIT)]
-            chunks = chunks[:room] or [[]]
+            chunks = chunks[:room]
+            if not chunks and picker.typed is None:
+                chunks = [[]]
             for i, chunk in enumerate(chunks):
                 text = label_of(opt)
                 if len(chunks) > 1:
                     text = f"{text} {i * PICK_LIMIT + 1}-{i * PICK_LIMIT + len(chunk)}"
-                required = opt.required and len(chunks) == 1  # else: checked on submit
+                # Over several selects, or with a typed alternative: checked on submit.
+                required = opt.required and len(chunks) == 1 and picker.typed is None
                 select: discord.ui.Select[Any] = discord.ui.Select(
                     custom_id=opt.name if i == 0 else f"{opt.name}.{i + 1}",
                     options=[
@@ -198,17 +235,26 @@ def read_submission(
         command: the form's command.
         data: the modal submit interaction's ``data`` (``components``, ``resolved``).
         attachment: makes an uploaded file's value (``discord.Attachment``) from its payload.
+
+    Raises:
+        BadOption: a picker's value both picked and typed, or a single pick made in two lists.
     """
     form = _form(command)
     fields = {f: command.option(f) for f in form.fields}
     resolved = (data.get("resolved") or {}).get("attachments") or {}
     values: dict[str, Any] = {}
     picked_lists: dict[str, list[str]] = {}
+    typed: dict[str, str] = {}
     for comp in _children(data.get("components") or []):
         custom_id = str(comp.get("custom_id") or "")
         base, _, part = custom_id.partition(".")
         if part.isdigit() and form.picker(base) is not None:  # a picker's second select
             picked_lists.setdefault(base, []).extend(str(v) for v in comp.get("values") or [])
+            continue
+        if "." + part == TYPED and form.picker(base) is not None:  # typed beside the list
+            text = " ".join(str(comp.get("value") or "").split())
+            if text:
+                typed[base] = text
             continue
         if custom_id == CHECKS:
             ticked = set(comp.get("values") or ())
@@ -239,18 +285,30 @@ def read_submission(
             if text:
                 values[opt.name] = text
     for name, picked in picked_lists.items():
+        picked = list(dict.fromkeys(picked))
+        picker = form.picker(name)
+        if picker is not None and not picker.many and len(picked) > 1:
+            raise BadOption(f"{name}: pick one only, not {', '.join(picked)}.")
         if picked:
-            values[name] = ", ".join(dict.fromkeys(picked))
+            values[name] = ", ".join(picked)
+    for name, text in typed.items():
+        if name in values:
+            raise BadOption(
+                f"{name}: pick one in the list or type one, not both ({values[name]} and {text})."
+            )
+        values[name] = text
     return values
 
 
 __all__ = [
     "CHECKS",
     "PREFIX",
+    "TYPED",
     "build_modal",
     "command_of_form",
     "field_layout",
     "form_id",
+    "how_to_give",
     "label_of",
     "read_submission",
 ]

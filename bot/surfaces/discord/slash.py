@@ -231,7 +231,7 @@ class SlashRunner:
             if form is not None and from_form:
                 for name in form.fields:
                     if command.option(name).required and values.get(name) is None:
-                        raise BadOption(f"{name}: is required; pick one in the form.")
+                        raise BadOption(f"{name}: is required; {forms.how_to_give(form, name)}.")
             ctx = self.context(interaction, is_director=director)
             given: dict[str, Any] = {}
             for name, value in values.items():
@@ -270,7 +270,7 @@ class SlashRunner:
         picks: dict[str, list[str]] = {}
         for picker in form.pickers:
             names = await self.pick_list(interaction, picker.source)
-            if not names:
+            if not names and picker.typed is None:  # nothing to pick, nowhere to type
                 raise BadOption(
                     f"There is nobody to pick for {picker.option} yet; give it: "
                     f"/{command.name} {picker.option}:NAME"
@@ -280,7 +280,11 @@ class SlashRunner:
         await interaction.response.send_modal(modal)
 
     async def pick_list(self, interaction: discord.Interaction, source: str) -> list[str]:
-        """The names a form's picker offers (``rsvp``: RSVPs first; ``seated``: at the tables)."""
+        """The names a form's picker offers.
+
+        ``rsvp``: tonight's RSVPs, then the league's players likeliest tonight, nobody already
+        signed in (``signin_choices``); ``seated``: the players at the tables.
+        """
         if source == "seated":
             from bot.features.night.tonight import seated_choices
 
@@ -288,6 +292,17 @@ class SlashRunner:
                 seated_choices, channel_id=interaction.channel_id or 0
             )
             return seated
+        if source == "rsvp":
+            from bot.features.night.tonight import signin_choices
+
+            likely: list[str] = await self.bot.db.run(
+                signin_choices,
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id or 0,
+                today=dt.datetime.now(ZoneInfo(self.bot.settings.timezone)).date(),
+                limit=forms.PICK_LIMIT * forms.MAX_FIELDS,
+            )
+            return likely
         return [c.value for c in await choices_for(self.bot, interaction, source, "")]
 
     async def submit(self, interaction: discord.Interaction) -> None:
