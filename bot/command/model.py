@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from bot.config import Settings
     from bot.database import Database
     from bot.reply import Reply
+    from storage.leagues import LeagueInfo
 
 OptionKind = Literal[
     "text",  # free text (names, queries); ``max_length`` bounds it
@@ -56,6 +57,9 @@ OptionKind = Literal[
     "role",  # a Discord role (console: an id)
     "member",  # a Discord member (console: an id)
 ]
+
+CONSOLE_CHANNEL = 0
+"""The channel of a surface without channels (the console and the command line share one)."""
 
 Surface = Literal["discord", "console", "cli"]
 ALL_SURFACES: frozenset[Surface] = frozenset({"discord", "console", "cli"})
@@ -393,6 +397,33 @@ class Context:
     extras: dict[str, Any] = field(default_factory=dict)
     compute: Callable[..., Any] = _call
     clock: Any = None
+
+    @property
+    def channel(self) -> int:
+        """The channel the command runs in; ``CONSOLE_CHANNEL`` where there are none."""
+        return self.channel_id if self.channel_id is not None else CONSOLE_CHANNEL
+
+    def league(self, session: Session) -> LeagueInfo:
+        """The league this command speaks for, made (``btown`` rules) on its first write.
+
+        A server's league on Discord (``guild_id``); the database's own league on the console
+        and the command line when no ``--guild`` picks a server's.
+        """
+        from storage.leagues import ensure_league
+
+        return ensure_league(
+            session=session, guild_id=self.guild_id, actor=self.actor, now=self.now()
+        )
+
+    def league_if_any(self, session: Session) -> LeagueInfo | None:
+        """The league this command speaks for, or None before its first write (for reads)."""
+        from storage.errors import NotFound
+        from storage.leagues import get_league
+
+        try:
+            return get_league(session=session, guild_id=self.guild_id)
+        except NotFound:
+            return None
 
     def today(self) -> dt.date:
         """Today in the league's time zone (``TIMEZONE``)."""

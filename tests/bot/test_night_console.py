@@ -139,7 +139,7 @@ def test_the_cli_has_the_same_commands(db):
 
 
 def test_sign_in_autocomplete_offers_the_rsvps_not_signed_in_first(db):
-    from bot.features.clock.handlers import CONSOLE_CHANNEL
+    from bot.command.model import CONSOLE_CHANNEL
     from bot.features.night.tonight import rsvp_first_choices
     from storage.db import session_scope
 

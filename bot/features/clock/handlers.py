@@ -30,7 +30,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-CONSOLE_CHANNEL = 0
 """The console's one channel: its clock announces in the terminal."""
 
 
@@ -83,10 +82,6 @@ def _door(ctx: Context) -> ClockDoor:
     return door
 
 
-def _channel(ctx: Context) -> int:
-    return ctx.channel_id if ctx.channel_id is not None else CONSOLE_CHANNEL
-
-
 def _done(record: ClockRecord, now: dt.datetime) -> Reply:
     return Reply(title="Clock", text=position_at(record.state, now).summary, private=True)
 
@@ -113,7 +108,7 @@ def start(
 
         settings = ctx.db.run_sync(get_guild_settings, guild_id=ctx.guild_id)
         ping_role = settings.clock_ping_role_id
-    channel_id = channel if channel is not None else _channel(ctx)
+    channel_id = channel if channel is not None else ctx.channel
     record = door.call(
         door.service.start_clock(
             guild_id=ctx.guild_id or 0,
@@ -135,7 +130,7 @@ def _act(ctx: Context, action: ClockAction, value: float = 0.0) -> Reply:
     door = _door(ctx)
     record = door.call(
         door.service.act(
-            _channel(ctx), action, value, user_id=ctx.user_id, guild_id=ctx.guild_id or 0
+            ctx.channel, action, value, user_id=ctx.user_id, guild_id=ctx.guild_id or 0
         )
     )
     return _done(record, door.now())
@@ -191,7 +186,7 @@ def status(ctx: Context) -> Reply:
     guild = ctx.guild_id if ctx.surface == "discord" else (ctx.guild_id or 0)
     try:
         record = ctx.db.run_sync(
-            clocks.get_clock_for_channel, channel_id=_channel(ctx), guild_id=guild
+            clocks.get_clock_for_channel, channel_id=ctx.channel, guild_id=guild
         )
     except NotFound:
         if ctx.surface == "discord":

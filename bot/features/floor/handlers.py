@@ -12,15 +12,11 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from sqlmodel import Session
-
 import rulings
 import rulings.rulebook
 from bot.command.model import Context
-from bot.features.clock.handlers import CONSOLE_CHANNEL
 from bot.features.floor import wording
 from bot.reply import Effect, Field, Reply
-from storage.errors import NotFound
 from storage.floor import (
     Suggestion,
     add_floor_call,
@@ -28,8 +24,6 @@ from storage.floor import (
     list_rulings,
     rulings_citing,
 )
-from storage.guild_settings import ensure_guild_league
-from storage.leagues import LeagueInfo, ensure_league, get_league
 from storage.player_links import linked_player
 from storage.tournaments import find_open_tournament
 
@@ -57,19 +51,6 @@ class RulingPost:
     reply: Reply
 
 
-def _write_league(session: Session, ctx: Context) -> LeagueInfo:
-    if ctx.guild_id is None:
-        return ensure_league(session=session, actor=ctx.actor, now=ctx.now())
-    return ensure_guild_league(session=session, guild_id=ctx.guild_id, actor=ctx.actor)
-
-
-def _read_league(session: Session, ctx: Context) -> LeagueInfo | None:
-    try:
-        return get_league(session=session, guild_id=ctx.guild_id)
-    except NotFound:
-        return None
-
-
 def _member_name(ctx: Context) -> str:
     """Who is calling, as Discord shows him (the console: its actor)."""
     shown = ctx.extras.get("display_name")
@@ -91,9 +72,9 @@ def floor(ctx: Context, note: str, table: int | None = None) -> Reply:
     if not note.strip():
         raise rulings.RulingsError("note: say what happened.")
     suggestions = suggest(ctx.rules(), note)
-    channel = ctx.channel_id if ctx.channel_id is not None else CONSOLE_CHANNEL
+    channel = ctx.channel
     with ctx.transaction() as session:
-        league = _write_league(session, ctx)
+        league = ctx.league(session)
         caller = _member_name(ctx)
         if ctx.user_id is not None:
             own = linked_player(session=session, league_id=league.id, discord_id=ctx.user_id)
@@ -157,7 +138,7 @@ def ruling(ctx: Context, call: int, decision: str, rule: str | None = None) -> R
         raise rulings.RulingsError("decision: say what you ruled.")
     passage = cited(ctx.rules(), rule) if rule is not None and rule.strip() else None
     with ctx.transaction() as session:
-        league = _write_league(session, ctx)
+        league = ctx.league(session)
         found, given = add_ruling(
             session=session,
             league_id=league.id,
@@ -176,7 +157,7 @@ def ruling(ctx: Context, call: int, decision: str, rule: str | None = None) -> R
 def list_rulings_reply(ctx: Context, query: str | None = None) -> Reply:
     """``/rulings [query]``: the league's rulings, newest first."""
     with ctx.transaction() as session:
-        league = _read_league(session, ctx)
+        league = ctx.league_if_any(session)
         found = (
             []
             if league is None

@@ -17,15 +17,12 @@ from sqlmodel import Session
 import rulings
 from bot.command.model import Context
 from bot.errors import BadOption
-from bot.features.clock.handlers import CONSOLE_CHANNEL
 from bot.features.league.reads import league_of
 from bot.features.night import wording
 from bot.features.td.approval import answer_of, director_name, require_setting
 from bot.features.tournament.handlers import register
 from bot.reply import Effect, Reply
 from storage.errors import NotFound
-from storage.guild_settings import ensure_guild_league
-from storage.leagues import LeagueInfo, ensure_league
 from storage.nights import (
     NightInfo,
     add_rsvp,
@@ -50,12 +47,6 @@ log = logging.getLogger(__name__)
 
 LISTED_DATES = 3
 """How many coming dates ``/td night list`` shows per series."""
-
-
-def _write_league(session: Session, ctx: Context) -> LeagueInfo:
-    if ctx.guild_id is None:
-        return ensure_league(session=session, actor=ctx.actor, now=ctx.now())
-    return ensure_guild_league(session=session, guild_id=ctx.guild_id, actor=ctx.actor)
 
 
 def schedule(
@@ -83,7 +74,7 @@ def schedule(
         remind=dt.timedelta(minutes=round(remind * 60)),
     )
     with ctx.transaction() as session:
-        league = _write_league(session, ctx)
+        league = ctx.league(session)
         info = schedule_night(
             session=session, league_id=league.id, series=series, actor=ctx.actor, now=ctx.now()
         )
@@ -248,7 +239,7 @@ def self_checkin(ctx: Context) -> Reply:
             lambda s: s.self_checkin,
             "Players do not check themselves in here: ask a director.",
         )
-        record = get_open_tournament(session=session, channel_id=_tournament_channel(ctx))
+        record = get_open_tournament(session=session, channel_id=ctx.channel)
         name = _who(session, ctx, league.id, None)
         signed = {rulings.name_key(e.name) for e in record.night.chart.players.values()}
         if rulings.name_key(name) in signed:
@@ -262,10 +253,6 @@ def self_checkin(ctx: Context) -> Reply:
         )
     ask = wording.checkin_request(name, record.night.setup.location, request_id)
     return replace(wording.checkin_asked(name), effects=(Effect("announce", ask),), private=True)
-
-
-def _tournament_channel(ctx: Context) -> int:
-    return ctx.channel_id if ctx.channel_id is not None else CONSOLE_CHANNEL
 
 
 def checkin_decision(ctx: Context, *args: str) -> Reply:

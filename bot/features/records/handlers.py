@@ -27,19 +27,11 @@ from storage import events as store_events
 from storage import players as store_players
 from storage.event_files import import_event_file, read_csv_event
 from storage.event_import import StoreEvents, correct_events, import_events, revive_events
-from storage.guild_settings import ensure_guild_league
-from storage.leagues import LeagueInfo, ensure_league, get_league_rules, list_leagues
+from storage.leagues import get_league_rules, list_leagues
 from storage.seasons import list_seasons
 from storage.standings import RESULT_COLUMNS, iter_result_rows, season_standings
 
 log = logging.getLogger(__name__)
-
-
-def _league(session: Session, ctx: Context) -> LeagueInfo:
-    """The league this command line speaks for (created on first use)."""
-    if ctx.guild_id is None:
-        return ensure_league(session=session, actor=ctx.actor)
-    return ensure_guild_league(session=session, guild_id=ctx.guild_id, actor=ctx.actor)
 
 
 def _lines(*lines: str, data: Any = None) -> Reply:
@@ -119,7 +111,7 @@ def _import(
         brief.append(replace(o, points=(), changes={}))
 
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         if kind == ".csv":
             records = _csv_records(session, league.id, path, csv_options)
             for outcome in store(
@@ -164,7 +156,7 @@ def event_list(
     from storage.seasons import get_season
 
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         season_id = (
             get_season(session=session, league_id=league.id, name=season).id if season else None
         )
@@ -197,7 +189,7 @@ def event_list(
 def event_show(ctx: Context, id: int, json: bool = False) -> Reply:
     """``pokerfloor event show ID``: an event's points (``--json``: in the import format)."""
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         detail = store_events.get_event(session=session, league_id=league.id, event_id=id)
     return replace(views.event_summary_reply(detail), data=dict(detail.record))
 
@@ -205,7 +197,7 @@ def event_show(ctx: Context, id: int, json: bool = False) -> Reply:
 def event_void(ctx: Context, id: int, reason: str) -> Reply:
     """``pokerfloor event void ID --reason``: the event stays on record but no longer counts."""
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         event = store_events.void_event(
             session=session, league_id=league.id, event_id=id, reason=reason, actor=ctx.actor
         )
@@ -234,7 +226,7 @@ def export(ctx: Context, csv: str) -> Reply:
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, int] = {}
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         events = store_events.list_events(session=session, league_id=league.id)
         written["events.csv"] = _write_csv(
             folder / "events.csv",
@@ -296,7 +288,7 @@ def export(ctx: Context, csv: str) -> Reply:
 def player_list(ctx: Context) -> Reply:
     """``pokerfloor player list``: every player, with the other names he goes by."""
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         found = store_players.list_players(session=session, league_id=league.id)
     return _lines(
         *(f"{p.name} (also {', '.join(p.aliases)})" if p.aliases else p.name for p in found)
@@ -306,7 +298,7 @@ def player_list(ctx: Context) -> Reply:
 def player_add(ctx: Context, name: str, allow_new: bool | None = None) -> Reply:
     """``pokerfloor player add NAME``: a new player (refused when it resembles a known one)."""
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         info = store_players.add_player(
             session=session,
             league_id=league.id,
@@ -320,7 +312,7 @@ def player_add(ctx: Context, name: str, allow_new: bool | None = None) -> Reply:
 def player_alias(ctx: Context, name: str, alias: str) -> Reply:
     """``pokerfloor player alias NAME ALIAS``: another name for a player."""
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         info = store_players.add_alias(
             session=session, league_id=league.id, name=name, alias=alias, actor=ctx.actor
         )
@@ -330,7 +322,7 @@ def player_alias(ctx: Context, name: str, alias: str) -> Reply:
 def player_merge(ctx: Context, keep: str, merge: str) -> Reply:
     """``pokerfloor player merge KEEP MERGE``: a duplicate's results move to KEEP."""
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         info = store_players.merge_players(
             session=session, league_id=league.id, keep=keep, merge=merge, actor=ctx.actor
         )
@@ -356,7 +348,7 @@ def league_show(ctx: Context, json: bool = False) -> Reply:
     import json as json_text
 
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         rules = get_league_rules(session=session, league_id=league.id)
     values = rules.to_dict()
     lines = [f"League {league.name}: preset {league.preset}"]
@@ -379,7 +371,7 @@ def league_set(
     from storage.league_rules import update_league_rules
 
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         overrides = dict(league.overrides)
         for text in set or ():
             key, value = _setting(text)
@@ -405,7 +397,7 @@ def league_set(
 def strike_list(ctx: Context, player: str | None = None) -> Reply:
     """``pokerfloor strike list``: the league's strikes (a player's)."""
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         strikes = store_players.list_strikes(session=session, league_id=league.id, name=player)
     return _lines(
         *(

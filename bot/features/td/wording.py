@@ -42,7 +42,6 @@ from storage.events import (
 from storage.guild_settings import GuildSettings, ensure_guild_league
 from storage.league_rules import RulesChange
 from storage.leagues import (
-    LeagueInfo,
     LocationInfo,
     add_location,
     ensure_league,
@@ -210,12 +209,6 @@ def allow_new_names(confirm: bool, new_players: str | None) -> bool | tuple[str,
 # -- storage calls by server -----------------------------------------------------------------
 
 
-def _write_league(session: Session, guild_id: int | None, actor: str) -> LeagueInfo:
-    if guild_id is None:
-        return ensure_league(session=session, actor=actor)
-    return ensure_guild_league(session=session, guild_id=guild_id, actor=actor)
-
-
 def record_for(
     *,
     session: Session,
@@ -320,7 +313,7 @@ def strike_for(
 
 def season_add_for(*, session: Session, guild_id: int | None, name: str, actor: str) -> SeasonInfo:
     """Add a season to the server's league."""
-    league = _write_league(session, guild_id, actor)
+    league = ensure_league(session=session, guild_id=guild_id, actor=actor)
     return add_season(session=session, league_id=league.id, name=name, actor=actor)
 
 
@@ -328,7 +321,7 @@ def location_add_for(
     *, session: Session, guild_id: int | None, name: str, actor: str, confirm: bool = False
 ) -> LocationInfo:
     """Add a host location to the server's league (a near-duplicate name needs ``confirm``)."""
-    league = _write_league(session, guild_id, actor)
+    league = ensure_league(session=session, guild_id=guild_id, actor=actor)
     return add_location(
         session=session, league_id=league.id, name=name, allow_similar=confirm, actor=actor
     )
@@ -502,7 +495,6 @@ def preview_preset_for(
     *, session: Session, guild_id: int, preset: str | None
 ) -> RulesChange | None:
     """What a preset change would re-score (None when the preset does not change)."""
-    from storage.guild_settings import ensure_guild_league
     from storage.league_rules import preview_rules_change
 
     league = ensure_guild_league(session=session, guild_id=guild_id, actor="system")

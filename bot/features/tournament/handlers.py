@@ -19,7 +19,7 @@ from sqlmodel import Session
 
 import rulings
 from bot.command.model import Context
-from bot.features.clock.handlers import CONSOLE_CHANNEL, ClockDoor
+from bot.features.clock.handlers import ClockDoor
 from bot.features.clock.handlers import start as clock_start
 from bot.features.night.tonight import record_night_no_shows, rsvp_names
 from bot.features.td.announce import announced
@@ -46,10 +46,8 @@ from storage.bust_reports import list_bust_reports
 from storage.errors import EventConflictError
 from storage.event_import import import_events
 from storage.events import ImportOutcome, list_events
-from storage.guild_settings import ensure_guild_league, get_guild_settings
+from storage.guild_settings import get_guild_settings
 from storage.leagues import (
-    LeagueInfo,
-    ensure_league,
     get_league,
     get_league_rules,
     get_location,
@@ -77,16 +75,6 @@ _SYSTEM_RANDOM = random.SystemRandom()
 def _rng(ctx: Context) -> random.Random:
     rng = ctx.extras.get("rng")
     return rng if isinstance(rng, random.Random) else _SYSTEM_RANDOM
-
-
-def _channel(ctx: Context) -> int:
-    return ctx.channel_id if ctx.channel_id is not None else CONSOLE_CHANNEL
-
-
-def _league(session: Session, ctx: Context) -> LeagueInfo:
-    if ctx.guild_id is None:
-        return ensure_league(session=session, actor=ctx.actor, now=ctx.now())
-    return ensure_guild_league(session=session, guild_id=ctx.guild_id, actor=ctx.actor)
 
 
 def _n(chips: int) -> str:
@@ -175,7 +163,7 @@ def _write(
     """Read the channel's night (locked), decide an entry, store it: one transaction."""
     with ctx.transaction() as session:
         record = get_open_tournament(
-            session=session, channel_id=_channel(ctx), with_log=with_log, for_update=True
+            session=session, channel_id=ctx.channel, with_log=with_log, for_update=True
         )
         night, entry = decide(session, record)
         if isinstance(entry, TablesBalanced) and not entry.moves and not entry.broken:
@@ -203,7 +191,7 @@ def open(
 ) -> Reply:
     """/tournament open: tonight's tournament in this channel."""
     with ctx.transaction() as session:
-        league = _league(session, ctx)
+        league = ctx.league(session)
         place = get_location(session=session, league_id=league.id, name=location)
         found = get_season(session=session, league_id=league.id, name=season)
         where, when = place.name, found.name
@@ -222,7 +210,7 @@ def open(
         open_tournament(
             session=session,
             league_id=league.id,
-            channel_id=_channel(ctx),
+            channel_id=ctx.channel,
             room=room,
             actor=ctx.actor,
             now=ctx.now(),
@@ -281,7 +269,7 @@ def register(
         late = None
         if record.night.chart.status == "running":
             late = late_entry_for(
-                session=session, channel_id=_channel(ctx), now=ctx.now(), big_blind=big_blind
+                session=session, channel_id=ctx.channel, now=ctx.now(), big_blind=big_blind
             )
         night, entry, stack = rulings.sign_in(
             record.night, name, replace(arrival, events_played=played), rules, _rng(ctx), late
@@ -340,7 +328,7 @@ def checkin(
 ) -> Reply:
     """/tournament checkin: one tap to sign in a player who RSVP'd to tonight's night."""
     with ctx.transaction() as session:
-        record = get_open_tournament(session=session, channel_id=_channel(ctx))
+        record = get_open_tournament(session=session, channel_id=ctx.channel)
         coming = rsvp_names(session, record.league_id, record.night.setup.location, ctx.today())
     match = [n for n in coming if rulings.name_key(n) == rulings.name_key(player)]
     if not match:
@@ -367,7 +355,7 @@ def start(ctx: Context) -> Reply:
 
     record, night, _ = _write(ctx, decide)
     with ctx.transaction() as session:
-        clock = clock_summary(session=session, channel_id=_channel(ctx), now=ctx.now())
+        clock = clock_summary(session=session, channel_id=ctx.channel, now=ctx.now())
         rules = get_league_rules(session=session, league_id=record.league_id)
     structure = rules.blind_structure
     lines = [_head(night.chart), f"Chips in play: {_n(night.chart.chips_in_play)}"]
@@ -434,7 +422,7 @@ def _bust(
         if not any(chart.players[k].late for k in chart.reserve):
             return rulings.bust_players(record.night, names, counts, _rng(ctx))
         # A late reserve player seated now is chipped down at the level being played (1.E.d).
-        late = late_entry_for(session=session, channel_id=_channel(ctx), now=ctx.now())
+        late = late_entry_for(session=session, channel_id=ctx.channel, now=ctx.now())
         rules = get_league_rules(session=session, league_id=record.league_id)
         return rulings.bust_players(record.night, names, counts, _rng(ctx), late, rules)
 
@@ -490,7 +478,7 @@ def balance(ctx: Context) -> Reply:
         buttons.update(record.night.chart.buttons)
         night, entry = rulings.balance_tables(record.night, _rng(ctx))
         if entry.redraw and door is None:  # no live clock service here: pause it in storage
-            clock_id = pause_for_redraw(session=session, channel_id=_channel(ctx), now=ctx.now())
+            clock_id = pause_for_redraw(session=session, channel_id=ctx.channel, now=ctx.now())
             if clock_id is not None:
                 paused.append(clock_id)
         return night, entry
@@ -533,7 +521,7 @@ def _pause_live(ctx: Context, door: ClockDoor) -> list[int]:
     try:
         record = door.call(
             door.service.act(
-                _channel(ctx), ClockAction.PAUSE, user_id=ctx.user_id, guild_id=ctx.guild_id
+                ctx.channel, ClockAction.PAUSE, user_id=ctx.user_id, guild_id=ctx.guild_id
             )
         )
     except RulingsError as exc:  # no clock here, or paused already: the reply says so
@@ -587,7 +575,7 @@ def undo(ctx: Context) -> Reply:
     """/tournament undo: take back the last sign-in, bust, move, balance or award."""
     with ctx.transaction() as session:
         record = get_open_tournament(
-            session=session, channel_id=_channel(ctx), with_log=True, for_update=True
+            session=session, channel_id=ctx.channel, with_log=True, for_update=True
         )
         after, entry = undo_entry(session=session, record=record, actor=ctx.actor, now=ctx.now())
     text = f"Took back {_undone_text(record.night.chart, entry)}."
@@ -681,7 +669,7 @@ def _table_lines(chart: Chart, table: int) -> list[str]:
 def seats(ctx: Context, table: int | None = None) -> Reply:
     """/tournament seats: the seating chart."""
     with ctx.transaction() as session:
-        record = get_open_tournament(session=session, channel_id=_channel(ctx))
+        record = get_open_tournament(session=session, channel_id=ctx.channel)
     chart = record.night.chart
     if table is not None and table not in chart.tables:
         in_play = ", ".join(map(str, chart.tables)) or "none"
@@ -713,9 +701,9 @@ TABLES_PER_REPLY = 25
 def status(ctx: Context) -> Reply:
     """/tournament status: players left, average stack, late registration, the clock."""
     with ctx.transaction() as session:
-        record = get_open_tournament(session=session, channel_id=_channel(ctx))
-        clock = clock_summary(session=session, channel_id=_channel(ctx), now=ctx.now())
-        late = late_entry_for(session=session, channel_id=_channel(ctx), now=ctx.now())
+        record = get_open_tournament(session=session, channel_id=ctx.channel)
+        clock = clock_summary(session=session, channel_id=ctx.channel, now=ctx.now())
+        late = late_entry_for(session=session, channel_id=ctx.channel, now=ctx.now())
         coming = rsvp_names(session, record.league_id, record.night.setup.location, ctx.today())
         reports = list_bust_reports(session=session, tournament_id=record.id)
     chart = record.night.chart
@@ -755,7 +743,7 @@ def _store_finish(
     ctx: Context, decide: Callable[[Night], tuple[Night, NightFinished]]
 ) -> tuple[TournamentRecord, ImportOutcome, NightFinished, Reply | None]:
     with ctx.transaction() as session:
-        record = get_open_tournament(session=session, channel_id=_channel(ctx), for_update=True)
+        record = get_open_tournament(session=session, channel_id=ctx.channel, for_update=True)
         night, entry = decide(record.night)
         season = record.night.setup.season
         if season is None:  # a room stored without one: the league's current season
