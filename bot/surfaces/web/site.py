@@ -35,6 +35,7 @@ from sqlmodel import Session
 
 import rulings
 import rulings.rulebook
+from bot.errors import describe
 from bot.surfaces.web.chart import race_chart, to_svg
 from bot.surfaces.web.links import anchor
 from bot.surfaces.web.live import LivePages
@@ -214,13 +215,15 @@ class Site:
                 raise
             what = "There is no such page." if exc.status == 404 else exc.reason
             return self._error_page(exc.status, what)
-        except NotFound as exc:
-            return self._error_page(404, _sentence(str(exc)))
-        except rulings.RulingsError as exc:
-            return self._error_page(400, _sentence(str(exc)))
-        except Exception:
-            log.exception("web page %s failed", request.path_qs)
-            return self._error_page(500, "Something went wrong on our side; it has been logged.")
+        except Exception as exc:  # the one error path: describe() says what the visitor sees
+            message, is_bug = describe(exc)
+            if is_bug:
+                log.exception("web page %s failed", request.path_qs)
+                return self._error_page(500, message)
+            if not isinstance(exc, rulings.RulingsError):  # the database is not answering
+                log.warning("web page %s: %s", request.path_qs, message)
+                return self._error_page(503, "The league's records are not available right now.")
+            return self._error_page(404 if isinstance(exc, NotFound) else 400, _sentence(message))
         return response
 
     def _error_page(self, status: int, message: str) -> web.Response:

@@ -255,6 +255,20 @@ async def test_a_bug_is_a_plain_500_page_and_logged(client, monkeypatch, caplog)
     assert any("secret internals" in str(r.exc_info) for r in caplog.records if r.exc_info)
 
 
+async def test_a_database_that_does_not_answer_is_a_503_page(client, monkeypatch, caplog):
+    from sqlalchemy.exc import OperationalError
+
+    def down(**_: Any) -> Any:
+        raise OperationalError("select 1", {}, Exception("connection refused at 10.0.0.5"))
+
+    monkeypatch.setattr(web_site, "season_view", down)
+    status, page = await get(client, "/")
+    assert status == 503
+    assert "not available right now" in page
+    assert "10.0.0.5" not in page
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
 async def test_refresh_costs_nothing_until_an_event_changes(client, league_url, tmp_path):
     first = await client.get("/season/2026%20Fall")
     assert first.status == 200
