@@ -14,6 +14,7 @@ from typing import Any
 import rulings
 from bot.command.model import Context, Upload
 from bot.errors import BadOption, NotDirectorError
+from bot.features.td import by_server
 from bot.features.td import wording as views
 from bot.features.td.announce import announced
 from bot.features.tournament.handlers import NightAward, note_award
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 def season_add(ctx: Context, name: str) -> Reply:
     """``/td season add name``: start a new season."""
     with ctx.transaction() as session:
-        info = views.season_add_for(
+        info = by_server.season_add_for(
             session=session, guild_id=ctx.guild_id, name=name, actor=ctx.actor
         )
     return announced(ctx, views.season_added_reply(info))
@@ -35,7 +36,7 @@ def season_add(ctx: Context, name: str) -> Reply:
 def season_list(ctx: Context) -> Reply:
     """``/td season list``: the league's seasons, oldest first, the current one marked."""
     with ctx.transaction() as session:
-        found = views.seasons_for(session=session, guild_id=ctx.guild_id)
+        found = by_server.seasons_for(session=session, guild_id=ctx.guild_id)
     return replace(views.seasons_reply(found), private=True)
 
 
@@ -43,10 +44,10 @@ def season_current(ctx: Context, name: str | None = None) -> Reply:
     """``/td season current [name]``: show the current season, or make ``name`` current."""
     if name is None:
         with ctx.transaction() as session:
-            found = views.current_season_for(session=session, guild_id=ctx.guild_id)
+            found = by_server.current_season_for(session=session, guild_id=ctx.guild_id)
         return replace(views.current_season_reply(found, changed=False), private=True)
     with ctx.transaction() as session:
-        found = views.set_current_season_for(
+        found = by_server.set_current_season_for(
             session=session, guild_id=ctx.guild_id, name=name, actor=ctx.actor
         )
     return announced(ctx, views.current_season_reply(found, changed=True))
@@ -55,7 +56,7 @@ def season_current(ctx: Context, name: str | None = None) -> Reply:
 def location_add(ctx: Context, name: str, confirm: bool = False) -> Reply:
     """``/td location add name [confirm]``: a new host location."""
     with ctx.transaction() as session:
-        info = views.location_add_for(
+        info = by_server.location_add_for(
             session=session, guild_id=ctx.guild_id, name=name, actor=ctx.actor, confirm=confirm
         )
     return announced(ctx, views.location_added_reply(info))
@@ -64,7 +65,7 @@ def location_add(ctx: Context, name: str, confirm: bool = False) -> Reply:
 def location_list(ctx: Context) -> Reply:
     """``/td location list``: the league's host locations by name."""
     with ctx.transaction() as session:
-        found = views.locations_for(session=session, guild_id=ctx.guild_id)
+        found = by_server.locations_for(session=session, guild_id=ctx.guild_id)
     reply = views.names_reply("Locations", [x.name for x in found], empty="No locations yet.")
     return replace(reply, private=True)
 
@@ -80,7 +81,7 @@ def _record(
     ctx: Context, build: RecordBuilder, allow: bool | tuple[str, ...], confirm: bool
 ) -> Reply:
     with ctx.transaction() as session:
-        outcomes = views.record_for(
+        outcomes = by_server.record_for(
             session=session,
             guild_id=ctx.guild_id,
             build=build,
@@ -140,7 +141,7 @@ def _amend(
     unvoid: bool = False,
 ) -> Reply:
     with ctx.transaction() as session:
-        outcome = views.amend_for(
+        outcome = by_server.amend_for(
             session=session,
             guild_id=ctx.guild_id,
             event_id=event,
@@ -192,7 +193,7 @@ def correct(
 def void(ctx: Context, event: int, reason: str) -> Reply:
     """``/td void event reason``: the event stays on record but no longer counts."""
     with ctx.transaction() as session:
-        summary = views.void_for(
+        summary = by_server.void_for(
             session=session, guild_id=ctx.guild_id, event_id=event, reason=reason, actor=ctx.actor
         )
     return announced(ctx, views.void_reply(summary))
@@ -203,7 +204,7 @@ def events(ctx: Context, season: str | None = None) -> Reply:
     from bot.features.league import wording as league_views
 
     with ctx.transaction() as session:
-        found = views.events_for(session=session, guild_id=ctx.guild_id, season=season)
+        found = by_server.events_for(session=session, guild_id=ctx.guild_id, season=season)
     if ctx.surface == "discord":
         page = league_views.event_list_pages(found)[-1]  # the latest events
     else:
@@ -306,7 +307,7 @@ def strike(
     Given today (``TIMEZONE``) or on ``date``; the suspension counts the events after that day.
     """
     with ctx.transaction() as session:
-        info, rules = views.strike_for(
+        info, rules = by_server.strike_for(
             session=session,
             guild_id=ctx.guild_id,
             player=player,
@@ -399,7 +400,9 @@ def settings(
                 views.settings_reply(get_guild_settings(session=session, guild_id=ctx.guild_id)),
                 private=True,
             )
-        rescored = views.preview_preset_for(session=session, guild_id=ctx.guild_id, preset=preset)
+        rescored = by_server.preview_preset_for(
+            session=session, guild_id=ctx.guild_id, preset=preset
+        )
         before, after = update_guild_settings(
             session=session,
             guild_id=ctx.guild_id,
