@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from sqlalchemy import Table, event, text
+from sqlalchemy import JSON, Table, event, insert, text
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel, create_engine
 
@@ -49,6 +51,48 @@ def core_table(model: type[SQLModel]) -> Table:
     """
     table: Table = model.__table__  # type: ignore[attr-defined]
     return table
+
+
+def insert_rows(session: Session, model: type[SQLModel], rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` (dicts with the same keys) into ``model``'s table: one statement.
+
+    In the session's transaction, so a later failure still undoes them. On PostgreSQL one
+    ``COPY ... FROM STDIN``: an executemany there runs one INSERT a row on the server
+    (pipelined, but each parsed, planned and executed), and a multi-row INSERT makes the
+    client parse a query string of thousands of placeholders. On SQLite, Core's executemany
+    (a loop in C, no round trips), and for a single row anywhere (a COPY costs a round trip
+    more than an INSERT). Both refuse what neither database can store
+    (``_refuse_unstorable``), before anything is sent.
+    """
+    if not rows:
+        return
+    table = core_table(model)
+    if len(rows) == 1 or session.get_bind().dialect.name != "postgresql":
+        session.execute(insert(table), list(rows))
+        return
+    problem = _unstorable(list(rows))
+    if problem is not None:
+        raise StorageError(f"{problem}; nothing was changed")
+    names = list(rows[0])
+    as_json = [i for i, name in enumerate(names) if isinstance(table.c[name].type, JSON)]
+    columns = ", ".join(f'"{name}"' for name in names)
+    statement = f'COPY "{table.name}" ({columns}) FROM STDIN'
+    session.flush()  # pending ORM writes first, as an execute would
+    connection = session.connection()
+    driver: Any = connection.connection.driver_connection
+    dumps = getattr(connection.dialect, "_json_serializer", None) or json.dumps
+    try:
+        with driver.cursor() as cursor, cursor.copy(statement) as copy:
+            for row in rows:
+                values = [row[name] for name in names]
+                for i in as_json:  # as SQLAlchemy's JSON type binds it
+                    if values[i] is not None:
+                        values[i] = dumps(values[i])
+                copy.write_row(values)
+    except driver.Error as exc:  # the one error type callers handle (retries, busy)
+        raise DBAPIError.instance(
+            statement, None, exc, driver.Error, dialect=connection.dialect
+        ) from exc
 
 
 _INT64 = range(-(2**63), 2**63)

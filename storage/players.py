@@ -15,7 +15,7 @@ import logging
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, insert, update
+from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
 from rulings import (
@@ -28,7 +28,7 @@ from rulings import (
     similar_name,
 )
 from storage.audit import add_audit_entries, add_audit_entry, utc_now
-from storage.db import core_table
+from storage.db import insert_rows
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (
     Bounty,
@@ -157,11 +157,11 @@ class PlayerDirectory:
                     raise DuplicatePlayerError(display, hint)
             fresh[key] = display
         if fresh:
-            # One multi-row INSERT and one audit INSERT, whatever the number of new players.
-            self.session.flush()
+            # One INSERT and one audit INSERT, whatever the number of new players.
             # (no RETURNING: SQLite would then insert row by row to keep the ids in order)
-            self.session.execute(
-                insert(core_table(Player)),
+            insert_rows(
+                self.session,
+                Player,
                 [
                     {"league_id": self.league_id, "display_name": display, "name_key": key}
                     for key, display in fresh.items()
