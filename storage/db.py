@@ -60,40 +60,44 @@ def insert_rows(session: Session, model: type[SQLModel], rows: Sequence[Mapping[
     ``COPY ... FROM STDIN``: an executemany there runs one INSERT a row on the server
     (pipelined, but each parsed, planned and executed), and a multi-row INSERT makes the
     client parse a query string of thousands of placeholders. On SQLite, Core's executemany
-    (a loop in C, no round trips), and for a single row anywhere (a COPY costs a round trip
-    more than an INSERT). Both refuse what neither database can store
+    (a loop in C, no round trips), and for fewer than ``COPY_MIN_ROWS`` rows anywhere. Both
+    refuse what neither database can store
     (``_refuse_unstorable``), before anything is sent.
     """
     if not rows:
         return
     table = core_table(model)
-    if len(rows) == 1 or session.get_bind().dialect.name != "postgresql":
+    if len(rows) < COPY_MIN_ROWS or session.get_bind().dialect.name != "postgresql":
         session.execute(insert(table), list(rows))
         return
-    problem = _unstorable(list(rows))
-    if problem is not None:
-        raise StorageError(f"{problem}; nothing was changed")
-    names = list(rows[0])
-    as_json = [i for i, name in enumerate(names) if isinstance(table.c[name].type, JSON)]
-    columns = ", ".join(f'"{name}"' for name in names)
-    statement = f'COPY "{table.name}" ({columns}) FROM STDIN'
     session.flush()  # pending ORM writes first, as an execute would
     connection = session.connection()
-    driver: Any = connection.connection.driver_connection
+    names = list(rows[0])
+    values = [[row[name] for name in names] for row in rows]
     dumps = getattr(connection.dialect, "_json_serializer", None) or json.dumps
+    for i, name in enumerate(names):
+        if isinstance(table.c[name].type, JSON):  # bound as SQLAlchemy's JSON type binds it
+            for line in values:
+                if line[i] is not None:
+                    line[i] = dumps(line[i])
+    problem = _unstorable(values)
+    if problem is not None:
+        raise StorageError(f"{problem}; nothing was changed")
+    columns = ", ".join(f'"{name}"' for name in names)
+    statement = f'COPY "{table.name}" ({columns}) FROM STDIN'
+    driver: Any = connection.connection.driver_connection
     try:
         with driver.cursor() as cursor, cursor.copy(statement) as copy:
-            for row in rows:
-                values = [row[name] for name in names]
-                for i in as_json:  # as SQLAlchemy's JSON type binds it
-                    if values[i] is not None:
-                        values[i] = dumps(values[i])
-                copy.write_row(values)
+            for line in values:
+                copy.write_row(line)
     except driver.Error as exc:  # the one error type callers handle (retries, busy)
         raise DBAPIError.instance(
             statement, None, exc, driver.Error, dialect=connection.dialect
         ) from exc
 
+
+COPY_MIN_ROWS = 2
+"""Fewer rows than this are INSERTed, not copied (a COPY costs one round trip more)."""
 
 _INT64 = range(-(2**63), 2**63)
 

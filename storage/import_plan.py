@@ -72,9 +72,13 @@ def _ensure_named(
     what: str,
     actor: str,
     now: dt.datetime,
+    known: dict[str, tuple[int, str]] | None = None,
 ) -> dict[str, int]:
-    """Return name key -> id, creating (and auditing) the seasons or locations not seen before."""
-    known = _named(session, table, league_id)
+    """Return name key -> id, creating (and auditing) the seasons or locations not seen before.
+
+    ``known``: the league's rows as ``_named`` read them (read here when None).
+    """
+    known = dict(_named(session, table, league_id) if known is None else known)
     display = {key: name for key, (_, name) in known.items()}
     created: list[str] = []
     for name in names:
@@ -423,7 +427,8 @@ def plan_import(
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
-    known_seasons = set(_named(session, Season, league_id))
+    stored_seasons = _named(session, Season, league_id)
+    known_seasons = set(stored_seasons)
     seasons = _ensure_named(
         session,
         Season,
@@ -433,6 +438,7 @@ def plan_import(
         what="season",
         actor=actor,
         now=at,
+        known=stored_seasons,
     )
     _follow_new_season(session, league_id, records, seasons, known_seasons)
     locations = _ensure_named(
