@@ -10,8 +10,11 @@ beside the fewest any balance could make (players of the broken tables plus the 
 kept tables over their even share).
 
 ``--store-only`` times only what ``/tournament finish`` writes (the night's event, its results,
-its new players and their audit rows) for 50 and 200 new players, beside the peer it replaced:
-the same import with the players added the old way, one INSERT and one audit INSERT a player.
+its new players and their audit rows) for 50 and 200 new players, wall and on CPU, with the
+statements sent and run by the server (``benchmarks.statements``), beside the paths it
+replaced, interleaved in the same run: on PostgreSQL one executemany a table (which the server
+runs as one INSERT a row), and everywhere the players added one INSERT and one audit INSERT a
+player.
 
 Run: ``.venv/bin/python -m benchmarks.tournament [--players 200] [--seed 1] [--no-postgres]
 [--store-only]``.
@@ -29,7 +32,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
@@ -38,6 +41,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
+from benchmarks.statements import Statements, counting, previous_path
 from bot.command.model import Context
 from bot.config import Settings
 from bot.database import Database
@@ -154,7 +158,11 @@ def run_night(
         record = get_open_tournament(session=s, channel_id=1)
         entries = list_entries(session=s, tournament_id=record.id)
     moves = sum(len(e.entry.moves) for e in entries if isinstance(e.entry, TablesBalanced))
-    timed("finish", t.finish)
+    with counting(engine) as seen:
+        cpu_began = time.process_time()
+        timed("finish", t.finish)
+        timings["finish CPU"].append((time.process_time() - cpu_began) * 1000)
+    timings["finish sent"].append(seen.sent)
     return timings, moves, fewest
 
 
@@ -188,16 +196,26 @@ def _report(label: str, players: int, seed: int, database: Callable[[str], Any])
     print(f"\n{players}-player night, {tables} tables of 8, {label} (shared machine)")
     print(f"{'command':<10} {'n':>5} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for name, values in ours.items():
+        if name in ("finish CPU", "finish sent"):
+            continue
         print(
             f"{name:<10} {len(values):>5} {statistics.median(values):>8.2f} "
             f"{_p(values, 0.99):>8.2f} {max(values):>8.2f}"
         )
+    print(
+        f"{'':<10} finish on CPU {ours['finish CPU'][0]:.2f} ms, "
+        f"{ours['finish sent'][0]:.0f} statements sent"
+    )
     naive = peer["balance"]
     print(
         f"{'peer bal.':<10} {len(naive):>5} {statistics.median(naive):>8.2f} "
         f"{_p(naive, 0.99):>8.2f} {max(naive):>8.2f}"
     )
-    print(f"finish with every player already in the league: {known['finish'][0]:.2f} ms")
+    print(
+        f"finish with every player already in the league: {known['finish'][0]:.2f} ms "
+        f"(on CPU {known['finish CPU'][0]:.2f} ms, {known['finish sent'][0]:.0f} statements)"
+    )
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"moves: pokerfloor {our_moves}, fewest possible {fewest}, naive redraw {peer_moves}")
 
 
@@ -222,8 +240,17 @@ def _old_resolve(session: Any, league_id: int, names: list[str]) -> None:
         )
 
 
-def time_finish_store(engine: Engine, players: int, *, peer: bool, day: int) -> float:
-    """Store one night of ``players`` new players as /tournament finish does; return ms."""
+def time_finish_store(
+    engine: Engine, players: int, *, how: str, day: int
+) -> tuple[float, float, Statements]:
+    """Store one night of ``players`` new players as /tournament finish does.
+
+    ``how``: ``pokerfloor``; ``executemany`` (the path COPY replaced: one executemany a
+    table); ``row-by-row`` (each new player added and audited by statements of its own).
+
+    Returns:
+        (wall ms, ms on CPU, statements sent).
+    """
     from rulings import build_event
     from storage.event_import import import_events
 
@@ -235,15 +262,23 @@ def time_finish_store(engine: Engine, players: int, *, peer: bool, day: int) -> 
         kind="regular",
         finish=[[n] for n in names],
     )
-    began = time.perf_counter()
-    with session_scope(engine) as s:
-        league = ensure_league(session=s, actor="bench", now=NOW)
-        if peer:
-            _old_resolve(s, league.id, names)
-        import_events(
-            [record], session=s, league_id=league.id, actor="bench", now=NOW, allow_new=True
-        )
-    return (time.perf_counter() - began) * 1000
+    with ExitStack() as stack:
+        if how != "pokerfloor":
+            stack.enter_context(previous_path())
+        seen = stack.enter_context(counting(engine))
+        began, cpu_began = time.perf_counter(), time.process_time()
+        with session_scope(engine) as s:
+            league = ensure_league(session=s, actor="bench", now=NOW)
+            if how == "row-by-row":
+                _old_resolve(s, league.id, names)
+            import_events(
+                [record], session=s, league_id=league.id, actor="bench", now=NOW, allow_new=True
+            )
+        wall, cpu = time.perf_counter() - began, time.process_time() - cpu_began
+    return wall * 1000, cpu * 1000, seen
+
+
+STORE_RUNS = 5
 
 
 def _store_report(label: str, database: Callable[[str], Any]) -> None:
@@ -252,19 +287,29 @@ def _store_report(label: str, database: Callable[[str], Any]) -> None:
             league = ensure_league(session=s, actor="bench", now=NOW)
             add_location(session=s, league_id=league.id, name="Brewpub", actor="bench")
             add_season(session=s, league_id=league.id, name="2026 Fall", actor="bench")
+        hows = ["pokerfloor", "row-by-row"]
+        if engine.dialect.name == "postgresql":  # on SQLite the previous path is ours
+            hows.insert(1, "executemany")
+        print(
+            f"\n/tournament finish's writes, {label}, load average {os.getloadavg()[0]:.1f} "
+            f"(median of {STORE_RUNS}, interleaved)"
+        )
+        print(f"{'players':>7} {'path':<12} {'wall ms':>8} {'CPU ms':>8} {'sent':>5} {'server':>6}")
         day = 1
-        print(f"\n/tournament finish's writes, {label} (median of 3, ms)")
         for players in (50, 200):
-            figures = {}
-            for peer in (False, True):
-                runs = []
-                for _ in range(3):
-                    runs.append(time_finish_store(engine, players, peer=peer, day=day))
+            runs: dict[str, list[tuple[float, float, Statements]]] = defaultdict(list)
+            for _ in range(STORE_RUNS):
+                for how in hows:
+                    runs[how].append(time_finish_store(engine, players, how=how, day=day))
                     day += 1
-                figures[peer] = statistics.median(runs)
-            print(
-                f"{players:>4} players: pokerfloor {figures[False]:8.1f}  peer {figures[True]:8.1f}"
-            )
+            for how in hows:
+                wall = statistics.median(r[0] for r in runs[how])
+                cpu = statistics.median(r[1] for r in runs[how])
+                seen = runs[how][-1][2]
+                print(
+                    f"{players:>7} {how:<12} {wall:>8.1f} {cpu:>8.1f} {seen.sent:>5} "
+                    f"{seen.server:>6}"
+                )
 
 
 def main() -> None:

@@ -145,9 +145,11 @@ class PlayerDirectory:
         confirmed = set() if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
         fresh: dict[str, str] = {}
         for raw in names:
+            if name_key(raw) in self.ids:  # known: valid already (a bad name has no known key)
+                continue
             display = check_name(raw, "player name")
             key = name_key(display)
-            if key in self.ids or key in fresh:
+            if key in fresh:
                 continue
             if allow_new is not True and key not in confirmed:
                 hint = similar_name(key, self.display, SIMILAR_NAME_SCORE) or similar_name(
