@@ -63,8 +63,7 @@ def insert_rows(session: Session, model: type[SQLModel], rows: Sequence[Mapping[
     (pipelined, but each parsed, planned and executed), and a multi-row INSERT makes the
     client parse a query string of thousands of placeholders. On SQLite, Core's executemany
     (a loop in C, no round trips), and for fewer than ``COPY_MIN_ROWS`` rows anywhere. Both
-    refuse what neither database can store
-    (``_refuse_unstorable``), before anything is sent.
+    refuse what neither database can store (``_refuse_unstorable``), before anything is sent.
     """
     if not rows:
         return
@@ -72,7 +71,7 @@ def insert_rows(session: Session, model: type[SQLModel], rows: Sequence[Mapping[
     if len(rows) < COPY_MIN_ROWS or session.get_bind().dialect.name != "postgresql":
         session.execute(insert(table), list(rows))
         return
-    session.flush()  # pending ORM writes first, as an execute would
+    session.flush()  # pending ORM writes first, as the INSERT would have found them
     connection = session.connection()
     names = list(rows[0])
     values = [[row[name] for name in names] for row in rows]

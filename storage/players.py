@@ -160,6 +160,7 @@ class PlayerDirectory:
             fresh[key] = display
         if fresh:
             # One INSERT and one audit INSERT, whatever the number of new players.
+            self.session.flush()
             # (no RETURNING: SQLite would then insert row by row to keep the ids in order)
             insert_rows(
                 self.session,
