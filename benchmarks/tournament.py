@@ -16,8 +16,14 @@ replaced, interleaved in the same run: on PostgreSQL one executemany a table (wh
 runs as one INSERT a row), and everywhere the players added one INSERT and one audit INSERT a
 player.
 
+``--finish-only`` times ``/tournament finish`` itself through its handler (read the night,
+score it, store the event, its results, new players, audit rows, the tournament entry and the
+no-shows) for 50 and 200 new players (chip counts at the time limit), after one warm-up finish
+so the statements are compiled, as in a running bot; on PostgreSQL beside the path COPY
+replaced, interleaved in the same run.
+
 Run: ``.venv/bin/python -m benchmarks.tournament [--players 200] [--seed 1] [--no-postgres]
-[--store-only]``.
+[--store-only] [--finish-only]``.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import math
 import os
 import random
 import statistics
+import string
 import tempfile
 import time
 from collections import defaultdict
@@ -312,6 +319,81 @@ def _store_report(label: str, database: Callable[[str], Any]) -> None:
                 )
 
 
+FINISH_RUNS = 5
+
+
+def time_finish(
+    engine: Engine, players: int, *, previous: bool, night: int
+) -> tuple[float, float, Statements]:
+    """One /tournament finish through its handler, of ``players`` new players (chip counts).
+
+    A night at a location of its own is opened, filled and started first (not timed).
+
+    Returns:
+        (wall ms, ms on CPU, statements sent) of the finish.
+    """
+    location = f"Bar {night:03d}"
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="bench", now=NOW)
+        add_location(session=s, league_id=league.id, name=location, actor="bench")
+    ctx = Context(
+        surface="console",
+        settings=Settings(_env_file=None),
+        db=Database(engine),
+        actor="bench",
+        channel_id=1000 + night,
+        now=lambda: NOW,
+        extras={"rng": random.Random(night)},
+    )
+    letters = random.Random(night)  # names unlike any other night's (no "looks like" refusal)
+    names = ["".join(letters.choices(string.ascii_lowercase, k=14)) for _ in range(players)]
+    t.open(ctx, location=location, tables=math.ceil(players / 8), seats=8)
+    for name in names:
+        t.register(ctx, player=name, on_time=True)
+    t.start(ctx)
+    chips = ", ".join(f"{name} {1000 + i}" for i, name in enumerate(names))
+    with ExitStack() as stack:
+        if previous:
+            stack.enter_context(previous_path())
+        seen = stack.enter_context(counting(engine))
+        began, cpu_began = time.perf_counter(), time.process_time()
+        t.finish(ctx, chips=chips)
+        wall, cpu = time.perf_counter() - began, time.process_time() - cpu_began
+    return wall * 1000, cpu * 1000, seen
+
+
+def _finish_report(label: str, database: Callable[[str], Any]) -> None:
+    with database("finish") as engine:
+        with session_scope(engine) as s:
+            league = ensure_league(session=s, actor="bench", now=NOW)
+            add_season(session=s, league_id=league.id, name="2026 Fall", actor="bench")
+        postgres = engine.dialect.name == "postgresql"
+        print(
+            f"\n/tournament finish through its handler, new players, {label}, load average "
+            f"{os.getloadavg()[0]:.1f} (median of {FINISH_RUNS}, interleaved, after one warm-up)"
+        )
+        print(f"{'players':>7} {'path':<12} {'wall ms':>8} {'CPU ms':>8} {'sent':>5} {'server':>6}")
+        night = 1
+        time_finish(engine, 10, previous=False, night=night)  # statements compiled once
+        for players in (50, 200):
+            runs: dict[bool, list[tuple[float, float, Statements]]] = defaultdict(list)
+            for _ in range(FINISH_RUNS):
+                for previous in (False, True) if postgres else (False,):
+                    night += 1
+                    runs[previous].append(
+                        time_finish(engine, players, previous=previous, night=night)
+                    )
+            for previous, values in runs.items():
+                wall = statistics.median(r[0] for r in values)
+                cpu = statistics.median(r[1] for r in values)
+                seen = values[-1][2]
+                how = "executemany" if previous else "pokerfloor"
+                print(
+                    f"{players:>7} {how:<12} {wall:>8.1f} {cpu:>8.1f} {seen.sent:>5} "
+                    f"{seen.server:>6}"
+                )
+
+
 def main() -> None:
     """Run both nights and print the figures side by side (SQLite, then PostgreSQL)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -319,9 +401,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--store-only", action="store_true")
+    parser.add_argument("--finish-only", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        if args.store_only:
+        if args.finish_only:
+            _finish_report("SQLite file", lambda name: _sqlite(Path(tmp), name))
+        elif args.store_only:
             _store_report("SQLite file", lambda name: _sqlite(Path(tmp), name))
         else:
             _report("SQLite file", args.players, args.seed, lambda name: _sqlite(Path(tmp), name))
@@ -332,6 +417,9 @@ def main() -> None:
             pass
     except OperationalError:
         print("\nPostgreSQL not reachable: skipped")
+        return
+    if args.finish_only:
+        _finish_report("PostgreSQL", lambda name: scratch_schema(POSTGRES_URL, prefix="bt"))
         return
     if args.store_only:
         _store_report("PostgreSQL", lambda name: scratch_schema(POSTGRES_URL, prefix="bt"))
