@@ -73,8 +73,15 @@ def insert_rows(session: Session, model: type[SQLModel], rows: Sequence[Mapping[
         return
     session.flush()  # pending ORM writes first, as the INSERT would have found them
     connection = session.connection()
-    names = list(rows[0])
-    values = [[row[name] for name in names] for row in rows]
+    given = list(rows[0])
+    # A column the rows leave out gets its default, as SQLAlchemy's INSERT would give it.
+    defaults = [c for c in table.columns if c.name not in rows[0] and c.default is not None]
+    if any(not c.default.is_scalar for c in defaults):  # type: ignore[union-attr]
+        session.execute(insert(table), list(rows))  # a default computed per row
+        return
+    names = given + [c.name for c in defaults]
+    filled = [c.default.arg for c in defaults]  # type: ignore[union-attr]
+    values = [[row[name] for name in given] + filled for row in rows]
     dumps = getattr(connection.dialect, "_json_serializer", None) or json.dumps
     for i, name in enumerate(names):
         if isinstance(table.c[name].type, JSON):  # bound as SQLAlchemy's JSON type binds it

@@ -75,3 +75,20 @@ def test_insert_rows_refuses_what_cannot_be_stored_and_writes_nothing(engine):
         insert_rows(s, AuditEntry, _audit_rows(league.id, 4, actor="a\x00b"))
     with session_scope(engine) as s:
         assert [e.action for e in list_audit(session=s, league_id=league.id)] == ["league.create"]
+
+
+def test_insert_rows_gives_a_left_out_column_its_default(engine):
+    """A COPY names only some columns; the others get the model's defaults, as an INSERT does."""
+    from sqlmodel import select
+
+    from storage.db import insert_rows, session_scope
+    from storage.league_models import Season
+    from storage.leagues import ensure_league
+
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="t")
+        rows = [{"league_id": league.id, "name": n, "name_key": n.lower()} for n in ("S1", "S2")]
+        insert_rows(s, Season, rows)
+    with session_scope(engine) as s:
+        stored = s.exec(select(Season.name, Season.is_current).order_by(Season.name)).all()
+    assert [tuple(r) for r in stored] == [("S1", False), ("S2", False)]
