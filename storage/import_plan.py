@@ -139,15 +139,16 @@ def _follow_new_season(
     records: Sequence[EventRecord],
     seasons: Mapping[str, int],
     known: Collection[str],
+    has_current: bool,
 ) -> None:
     """Make a season the import creates current when it holds the league's latest night.
 
-    Also when the league has no current season yet; importing an old season's nights never
-    moves the league back.
+    Also when the league has no current season yet (``has_current``: it had one when the
+    seasons were read); importing an old season's nights never moves the league back.
     """
     fresh = [r for r in records if name_key(r.season) not in known]
     if not fresh:
-        if records:
+        if records and not has_current:
             first = seasons[name_key(records[0].season)]
             mark_current_if_none(session=session, league_id=league_id, season_id=first)
         return
@@ -427,7 +428,15 @@ def plan_import(
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
-    stored_seasons = _named(session, Season, league_id)
+    stored_seasons: dict[str, tuple[int, str]] = {}
+    has_current = False  # one read of the seasons: names, and whether one is current
+    for sid, key, name, current in session.exec(
+        select(Season.id, Season.name_key, Season.name, Season.is_current).where(
+            Season.league_id == league_id
+        )
+    ):
+        stored_seasons[key] = (sid or 0, name)
+        has_current = has_current or current
     known_seasons = set(stored_seasons)
     seasons = _ensure_named(
         session,
@@ -440,7 +449,7 @@ def plan_import(
         now=at,
         known=stored_seasons,
     )
-    _follow_new_season(session, league_id, records, seasons, known_seasons)
+    _follow_new_season(session, league_id, records, seasons, known_seasons, has_current)
     locations = _ensure_named(
         session,
         Location,
