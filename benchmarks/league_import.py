@@ -14,10 +14,12 @@ resident memory just before the import (the import's own growth), both as a mult
 file's size, and the wall time. The target is a peak under 10x the file's size.
 
 With PostgreSQL reachable (``TEST_DATABASE_URL``), the same file is then streamed into a
-scratch schema twice and the results a second printed side by side: **pokerfloor** (one
-executemany a table a batch, which psycopg 3 pipelines) and the **peer**, SQLAlchemy's
-multi-row INSERTs of up to 1,000 rows ("insertmanyvalues" without RETURNING), the route the
-issue suggested; measured here the pipelined executemany was the faster. Target: >= 10,000/s.
+scratch schema three times and the results a second printed side by side, on the wall clock
+and on CPU (``time.process_time``: the machine is shared), with the statements sent and run by
+the server (``benchmarks.statements``): **pokerfloor** (one COPY a table a batch), the path it
+replaced (one executemany a table a batch, which psycopg 3 pipelines but the server runs as
+one INSERT a row) and SQLAlchemy's multi-row INSERTs of up to 1,000 rows ("insertmanyvalues"
+without RETURNING). Target: >= 10,000/s.
 
 Run: ``.venv/bin/python -m benchmarks.league_import [--mb 19]``.
 """
@@ -33,8 +35,11 @@ import random
 import resource
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+
+from benchmarks.statements import Statements, counting, previous_path
 
 LOCATIONS = 20
 FIRST = ["Ada", "Ben", "Cal", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kai", "Lou"]
@@ -178,8 +183,17 @@ POSTGRES_URL = os.environ.get(
 )
 
 
-def postgres_rate(path: Path, *, multi_row: bool) -> tuple[int, float]:
-    """Stream ``path`` into a scratch PostgreSQL schema; return (results stored, seconds)."""
+def postgres_rate(path: Path, *, how: str) -> tuple[int, float, float, Statements]:
+    """Stream ``path`` into a scratch PostgreSQL schema.
+
+    Args:
+        path: the import file.
+        how: ``copy`` (pokerfloor), ``executemany`` (the path COPY replaced) or ``multi-row``
+            (SQLAlchemy's multi-row INSERTs of up to 1,000 rows, no COPY).
+
+    Returns:
+        (results stored, wall seconds, seconds on CPU, statements sent).
+    """
     from sqlalchemy import func, select
 
     from storage.db import scratch_schema, session_scope
@@ -188,16 +202,20 @@ def postgres_rate(path: Path, *, multi_row: bool) -> tuple[int, float]:
     from storage.leagues import ensure_league
 
     with scratch_schema(POSTGRES_URL, prefix="bi") as engine:
-        engine.dialect.use_insertmanyvalues_wo_returning = multi_row
+        engine.dialect.use_insertmanyvalues_wo_returning = how == "multi-row"
         with session_scope(engine) as s:
             league = ensure_league(session=s, actor="bench")
-        started = time.perf_counter()
-        with session_scope(engine) as s:
-            import_event_file(path, session=s, league_id=league.id, actor="b", allow_new=True)
-        took = time.perf_counter() - started
+        with ExitStack() as stack:
+            if how != "copy":
+                stack.enter_context(previous_path())
+            seen = stack.enter_context(counting(engine))
+            started, cpu_started = time.perf_counter(), time.process_time()
+            with session_scope(engine) as s:
+                import_event_file(path, session=s, league_id=league.id, actor="b", allow_new=True)
+            took, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         with session_scope(engine) as s:
             results = int(s.execute(select(func.count()).select_from(Result)).scalar_one())
-    return results, took
+    return results, took, cpu, seen
 
 
 def main() -> None:
@@ -247,16 +265,25 @@ def _report_postgres(path: Path) -> None:
     from sqlalchemy.exc import OperationalError
 
     try:
-        ours = postgres_rate(path, multi_row=False)
+        ours = postgres_rate(path, how="copy")
     except OperationalError:
         print("PostgreSQL not reachable: skipped")
         return
-    peer = postgres_rate(path, multi_row=True)
-    for label, (results, took) in (
-        ("pokerfloor (pipelined executemany)", ours),
-        ("peer (multi-row INSERTs of 1,000)", peer),
-    ):
-        print(f"PostgreSQL {label}: {results:,} results in {took:.1f} s, {results / took:,.0f}/s")
+    runs = [
+        ("pokerfloor (COPY a table a batch)", ours),
+        (
+            "peer: pipelined executemany (the path COPY replaced)",
+            postgres_rate(path, how="executemany"),
+        ),
+        ("peer: multi-row INSERTs of 1,000", postgres_rate(path, how="multi-row")),
+    ]
+    print(f"PostgreSQL, same run, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:")
+    for label, (results, took, cpu, seen) in runs:
+        print(
+            f"  {label}: {results:,} results in {took:.1f} s, {results / took:,.0f}/s "
+            f"(on CPU {cpu:.1f} s, {results / cpu:,.0f}/s); statements sent {seen.sent:,}, "
+            f"run by the server {seen.server:,}"
+        )
 
 
 if __name__ == "__main__":

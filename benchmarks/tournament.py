@@ -10,11 +10,20 @@ beside the fewest any balance could make (players of the broken tables plus the 
 kept tables over their even share).
 
 ``--store-only`` times only what ``/tournament finish`` writes (the night's event, its results,
-its new players and their audit rows) for 50 and 200 new players, beside the peer it replaced:
-the same import with the players added the old way, one INSERT and one audit INSERT a player.
+its new players and their audit rows) for 50 and 200 new players, wall and on CPU, with the
+statements sent and run by the server (``benchmarks.statements``), beside the paths it
+replaced, interleaved in the same run: on PostgreSQL one executemany a table (which the server
+runs as one INSERT a row), and everywhere the players added one INSERT and one audit INSERT a
+player.
+
+``--finish-only`` times ``/tournament finish`` itself through its handler (read the night,
+score it, store the event, its results, new players, audit rows, the tournament entry and the
+no-shows) for 50 and 200 new players (chip counts at the time limit), after one warm-up finish
+so the statements are compiled, as in a running bot; on PostgreSQL beside the path COPY
+replaced, interleaved in the same run.
 
 Run: ``.venv/bin/python -m benchmarks.tournament [--players 200] [--seed 1] [--no-postgres]
-[--store-only]``.
+[--store-only] [--finish-only]``.
 """
 
 from __future__ import annotations
@@ -25,11 +34,12 @@ import math
 import os
 import random
 import statistics
+import string
 import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
@@ -38,6 +48,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
+from benchmarks.statements import Statements, counting, previous_path
 from bot.command.model import Context
 from bot.config import Settings
 from bot.database import Database
@@ -154,7 +165,11 @@ def run_night(
         record = get_open_tournament(session=s, channel_id=1)
         entries = list_entries(session=s, tournament_id=record.id)
     moves = sum(len(e.entry.moves) for e in entries if isinstance(e.entry, TablesBalanced))
-    timed("finish", t.finish)
+    with counting(engine) as seen:
+        cpu_began = time.process_time()
+        timed("finish", t.finish)
+        timings["finish CPU"].append((time.process_time() - cpu_began) * 1000)
+    timings["finish sent"].append(seen.sent)
     return timings, moves, fewest
 
 
@@ -188,16 +203,26 @@ def _report(label: str, players: int, seed: int, database: Callable[[str], Any])
     print(f"\n{players}-player night, {tables} tables of 8, {label} (shared machine)")
     print(f"{'command':<10} {'n':>5} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for name, values in ours.items():
+        if name in ("finish CPU", "finish sent"):
+            continue
         print(
             f"{name:<10} {len(values):>5} {statistics.median(values):>8.2f} "
             f"{_p(values, 0.99):>8.2f} {max(values):>8.2f}"
         )
+    print(
+        f"{'':<10} finish on CPU {ours['finish CPU'][0]:.2f} ms, "
+        f"{ours['finish sent'][0]:.0f} statements sent"
+    )
     naive = peer["balance"]
     print(
         f"{'peer bal.':<10} {len(naive):>5} {statistics.median(naive):>8.2f} "
         f"{_p(naive, 0.99):>8.2f} {max(naive):>8.2f}"
     )
-    print(f"finish with every player already in the league: {known['finish'][0]:.2f} ms")
+    print(
+        f"finish with every player already in the league: {known['finish'][0]:.2f} ms "
+        f"(on CPU {known['finish CPU'][0]:.2f} ms, {known['finish sent'][0]:.0f} statements)"
+    )
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"moves: pokerfloor {our_moves}, fewest possible {fewest}, naive redraw {peer_moves}")
 
 
@@ -222,8 +247,17 @@ def _old_resolve(session: Any, league_id: int, names: list[str]) -> None:
         )
 
 
-def time_finish_store(engine: Engine, players: int, *, peer: bool, day: int) -> float:
-    """Store one night of ``players`` new players as /tournament finish does; return ms."""
+def time_finish_store(
+    engine: Engine, players: int, *, how: str, day: int
+) -> tuple[float, float, Statements]:
+    """Store one night of ``players`` new players as /tournament finish does.
+
+    ``how``: ``pokerfloor``; ``executemany`` (the path COPY replaced: one executemany a
+    table); ``row-by-row`` (each new player added and audited by statements of its own).
+
+    Returns:
+        (wall ms, ms on CPU, statements sent).
+    """
     from rulings import build_event
     from storage.event_import import import_events
 
@@ -235,15 +269,23 @@ def time_finish_store(engine: Engine, players: int, *, peer: bool, day: int) -> 
         kind="regular",
         finish=[[n] for n in names],
     )
-    began = time.perf_counter()
-    with session_scope(engine) as s:
-        league = ensure_league(session=s, actor="bench", now=NOW)
-        if peer:
-            _old_resolve(s, league.id, names)
-        import_events(
-            [record], session=s, league_id=league.id, actor="bench", now=NOW, allow_new=True
-        )
-    return (time.perf_counter() - began) * 1000
+    with ExitStack() as stack:
+        if how != "pokerfloor":
+            stack.enter_context(previous_path())
+        seen = stack.enter_context(counting(engine))
+        began, cpu_began = time.perf_counter(), time.process_time()
+        with session_scope(engine) as s:
+            league = ensure_league(session=s, actor="bench", now=NOW)
+            if how == "row-by-row":
+                _old_resolve(s, league.id, names)
+            import_events(
+                [record], session=s, league_id=league.id, actor="bench", now=NOW, allow_new=True
+            )
+        wall, cpu = time.perf_counter() - began, time.process_time() - cpu_began
+    return wall * 1000, cpu * 1000, seen
+
+
+STORE_RUNS = 5
 
 
 def _store_report(label: str, database: Callable[[str], Any]) -> None:
@@ -252,19 +294,104 @@ def _store_report(label: str, database: Callable[[str], Any]) -> None:
             league = ensure_league(session=s, actor="bench", now=NOW)
             add_location(session=s, league_id=league.id, name="Brewpub", actor="bench")
             add_season(session=s, league_id=league.id, name="2026 Fall", actor="bench")
+        hows = ["pokerfloor", "row-by-row"]
+        if engine.dialect.name == "postgresql":  # on SQLite the previous path is ours
+            hows.insert(1, "executemany")
+        print(
+            f"\n/tournament finish's writes, {label}, load average {os.getloadavg()[0]:.1f} "
+            f"(median of {STORE_RUNS}, interleaved)"
+        )
+        print(f"{'players':>7} {'path':<12} {'wall ms':>8} {'CPU ms':>8} {'sent':>5} {'server':>6}")
         day = 1
-        print(f"\n/tournament finish's writes, {label} (median of 3, ms)")
         for players in (50, 200):
-            figures = {}
-            for peer in (False, True):
-                runs = []
-                for _ in range(3):
-                    runs.append(time_finish_store(engine, players, peer=peer, day=day))
+            runs: dict[str, list[tuple[float, float, Statements]]] = defaultdict(list)
+            for _ in range(STORE_RUNS):
+                for how in hows:
+                    runs[how].append(time_finish_store(engine, players, how=how, day=day))
                     day += 1
-                figures[peer] = statistics.median(runs)
-            print(
-                f"{players:>4} players: pokerfloor {figures[False]:8.1f}  peer {figures[True]:8.1f}"
-            )
+            for how in hows:
+                wall = statistics.median(r[0] for r in runs[how])
+                cpu = statistics.median(r[1] for r in runs[how])
+                seen = runs[how][-1][2]
+                print(
+                    f"{players:>7} {how:<12} {wall:>8.1f} {cpu:>8.1f} {seen.sent:>5} "
+                    f"{seen.server:>6}"
+                )
+
+
+FINISH_RUNS = 5
+
+
+def time_finish(
+    engine: Engine, players: int, *, previous: bool, night: int
+) -> tuple[float, float, Statements]:
+    """One /tournament finish through its handler, of ``players`` new players (chip counts).
+
+    A night at a location of its own is opened, filled and started first (not timed).
+
+    Returns:
+        (wall ms, ms on CPU, statements sent) of the finish.
+    """
+    location = f"Bar {night:03d}"
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="bench", now=NOW)
+        add_location(session=s, league_id=league.id, name=location, actor="bench")
+    ctx = Context(
+        surface="console",
+        settings=Settings(_env_file=None),
+        db=Database(engine),
+        actor="bench",
+        channel_id=1000 + night,
+        now=lambda: NOW,
+        extras={"rng": random.Random(night)},
+    )
+    letters = random.Random(night)  # names unlike any other night's (no "looks like" refusal)
+    names = ["".join(letters.choices(string.ascii_lowercase, k=14)) for _ in range(players)]
+    t.open(ctx, location=location, tables=math.ceil(players / 8), seats=8)
+    for name in names:
+        t.register(ctx, player=name, on_time=True)
+    t.start(ctx)
+    chips = ", ".join(f"{name} {1000 + i}" for i, name in enumerate(names))
+    with ExitStack() as stack:
+        if previous:
+            stack.enter_context(previous_path())
+        seen = stack.enter_context(counting(engine))
+        began, cpu_began = time.perf_counter(), time.process_time()
+        t.finish(ctx, chips=chips)
+        wall, cpu = time.perf_counter() - began, time.process_time() - cpu_began
+    return wall * 1000, cpu * 1000, seen
+
+
+def _finish_report(label: str, database: Callable[[str], Any]) -> None:
+    with database("finish") as engine:
+        with session_scope(engine) as s:
+            league = ensure_league(session=s, actor="bench", now=NOW)
+            add_season(session=s, league_id=league.id, name="2026 Fall", actor="bench")
+        postgres = engine.dialect.name == "postgresql"
+        print(
+            f"\n/tournament finish through its handler, new players, {label}, load average "
+            f"{os.getloadavg()[0]:.1f} (median of {FINISH_RUNS}, interleaved, after one warm-up)"
+        )
+        print(f"{'players':>7} {'path':<12} {'wall ms':>8} {'CPU ms':>8} {'sent':>5} {'server':>6}")
+        night = 1
+        time_finish(engine, 10, previous=False, night=night)  # statements compiled once
+        for players in (50, 200):
+            runs: dict[bool, list[tuple[float, float, Statements]]] = defaultdict(list)
+            for _ in range(FINISH_RUNS):
+                for previous in (False, True) if postgres else (False,):
+                    night += 1
+                    runs[previous].append(
+                        time_finish(engine, players, previous=previous, night=night)
+                    )
+            for previous, values in runs.items():
+                wall = statistics.median(r[0] for r in values)
+                cpu = statistics.median(r[1] for r in values)
+                seen = values[-1][2]
+                how = "executemany" if previous else "pokerfloor"
+                print(
+                    f"{players:>7} {how:<12} {wall:>8.1f} {cpu:>8.1f} {seen.sent:>5} "
+                    f"{seen.server:>6}"
+                )
 
 
 def main() -> None:
@@ -274,9 +401,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--store-only", action="store_true")
+    parser.add_argument("--finish-only", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        if args.store_only:
+        if args.finish_only:
+            _finish_report("SQLite file", lambda name: _sqlite(Path(tmp), name))
+        elif args.store_only:
             _store_report("SQLite file", lambda name: _sqlite(Path(tmp), name))
         else:
             _report("SQLite file", args.players, args.seed, lambda name: _sqlite(Path(tmp), name))
@@ -287,6 +417,9 @@ def main() -> None:
             pass
     except OperationalError:
         print("\nPostgreSQL not reachable: skipped")
+        return
+    if args.finish_only:
+        _finish_report("PostgreSQL", lambda name: scratch_schema(POSTGRES_URL, prefix="bt"))
         return
     if args.store_only:
         _store_report("PostgreSQL", lambda name: scratch_schema(POSTGRES_URL, prefix="bt"))

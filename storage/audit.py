@@ -8,10 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
-from storage.db import core_table
+from storage.db import insert_rows
 from storage.league_models import AuditEntry
 
 log = logging.getLogger(__name__)
@@ -84,7 +83,7 @@ def add_audit_entries(
         }
         for action, target, before, after in entries
     ]
-    session.execute(insert(core_table(AuditEntry)), rows)
+    insert_rows(session, AuditEntry, rows)
 
 
 def list_audit(

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
+import json
 import logging
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from sqlalchemy import Table, event, text
+from sqlalchemy import JSON, Table, event, insert, text
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel, create_engine
 
@@ -51,6 +55,58 @@ def core_table(model: type[SQLModel]) -> Table:
     return table
 
 
+def insert_rows(session: Session, model: type[SQLModel], rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` (dicts with the same keys) into ``model``'s table: one statement.
+
+    In the session's transaction, so a later failure still undoes them. On PostgreSQL one
+    ``COPY ... FROM STDIN``: an executemany there runs one INSERT a row on the server
+    (pipelined, but each parsed, planned and executed), and a multi-row INSERT makes the
+    client parse a query string of thousands of placeholders. On SQLite, Core's executemany
+    (a loop in C, no round trips), and for fewer than ``COPY_MIN_ROWS`` rows anywhere. Both
+    refuse what neither database can store (``_refuse_unstorable``), before anything is sent.
+    """
+    if not rows:
+        return
+    table = core_table(model)
+    if len(rows) < COPY_MIN_ROWS or session.get_bind().dialect.name != "postgresql":
+        session.execute(insert(table), list(rows))
+        return
+    session.flush()  # pending ORM writes first, as the INSERT would have found them
+    connection = session.connection()
+    given = list(rows[0])
+    # A column the rows leave out gets its default, as SQLAlchemy's INSERT would give it.
+    defaults = [c for c in table.columns if c.name not in rows[0] and c.default is not None]
+    if any(not c.default.is_scalar for c in defaults):  # type: ignore[union-attr]
+        session.execute(insert(table), list(rows))  # a default computed per row
+        return
+    names = given + [c.name for c in defaults]
+    filled = [c.default.arg for c in defaults]  # type: ignore[union-attr]
+    values = [[row[name] for name in given] + filled for row in rows]
+    dumps = getattr(connection.dialect, "_json_serializer", None) or json.dumps
+    for i, name in enumerate(names):
+        if isinstance(table.c[name].type, JSON):  # bound as SQLAlchemy's JSON type binds it
+            for line in values:
+                if line[i] is not None:
+                    line[i] = dumps(line[i])
+    problem = _unstorable(values)
+    if problem is not None:
+        raise StorageError(f"{problem}; nothing was changed")
+    columns = ", ".join(f'"{name}"' for name in names)
+    statement = f'COPY "{table.name}" ({columns}) FROM STDIN'
+    driver: Any = connection.connection.driver_connection
+    try:
+        with driver.cursor() as cursor, cursor.copy(statement) as copy:
+            for line in values:
+                copy.write_row(line)
+    except driver.Error as exc:  # the one error type callers handle (retries, busy)
+        raise DBAPIError.instance(
+            statement, None, exc, driver.Error, dialect=connection.dialect
+        ) from exc
+
+
+COPY_MIN_ROWS = 2
+"""Fewer rows than this are INSERTed, not copied (a COPY costs one round trip more)."""
+
 _INT64 = range(-(2**63), 2**63)
 
 
@@ -58,22 +114,41 @@ def _unstorable(parameters: Any) -> str | None:
     """Say what in a statement's parameters neither database can store, if anything.
 
     Walks nested rows (an executemany's list of dicts or tuples) without recursion: a large
-    import binds hundreds of thousands of values, so each costs one type test.
+    import binds hundreds of thousands of values, so the common ones (exact ``str``, ``int``,
+    None, a date) cost one type lookup each, in a loop over a row's values.
     """
     pending = [parameters]
     while pending:
         value = pending.pop()
-        if isinstance(value, str):
-            if "\x00" in value:
-                return "text can't hold a NUL character (\\0)"
-        elif isinstance(value, int):
-            if value not in _INT64:
-                return f"{value} is beyond 64 bits"
-        elif isinstance(value, dict):
-            pending.extend(value.values())
+        if isinstance(value, dict):
+            items: Any = value.values()
         elif isinstance(value, list | tuple):
-            pending.extend(value)
+            items = value
+        else:
+            items = (value,)
+        for item in items:
+            kind = type(item)
+            if kind is str:
+                if "\x00" in item:
+                    return _NUL
+            elif kind is int:
+                if item not in _INT64:
+                    return f"{item} is beyond 64 bits"
+            elif kind in _PLAIN:
+                continue
+            elif isinstance(item, dict | list | tuple):
+                pending.append(item)
+            elif isinstance(item, str):
+                if "\x00" in item:
+                    return _NUL
+            elif isinstance(item, int) and item not in _INT64:
+                return f"{item} is beyond 64 bits"
     return None
+
+
+_NUL = "text can't hold a NUL character (\\0)"
+_PLAIN = frozenset({type(None), bool, float, dt.date, dt.datetime, dt.time, Decimal})
+"""Types bound as they are, with nothing to check."""
 
 
 def _refuse_unstorable(

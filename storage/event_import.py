@@ -20,7 +20,7 @@ from sqlmodel import Session, col
 
 from rulings import EventRecord, name_key
 from storage.audit import add_audit_entries
-from storage.db import core_table
+from storage.db import insert_rows
 from storage.event_points import result_rows
 from storage.events import (
     ImportOutcome,
@@ -286,8 +286,7 @@ def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> li
         (SecondChanceWin, wins),
         (ReceiptAward, receipts),
     ):
-        if rows_:  # Core's executemany: the ORM's bulk path costs more than the insert
-            session.execute(insert(core_table(table)), rows_)
+        insert_rows(session, table, rows_)  # one statement a table (COPY on PostgreSQL)
 
     outcomes: list[ImportOutcome] = []
     summaries = event_summaries(session, league_id, set(event_ids.values()))

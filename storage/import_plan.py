@@ -72,9 +72,13 @@ def _ensure_named(
     what: str,
     actor: str,
     now: dt.datetime,
+    known: dict[str, tuple[int, str]] | None = None,
 ) -> dict[str, int]:
-    """Return name key -> id, creating (and auditing) the seasons or locations not seen before."""
-    known = _named(session, table, league_id)
+    """Return name key -> id, creating (and auditing) the seasons or locations not seen before.
+
+    ``known``: the league's rows as ``_named`` read them (read here when None).
+    """
+    known = dict(_named(session, table, league_id) if known is None else known)
     display = {key: name for key, (_, name) in known.items()}
     created: list[str] = []
     for name in names:
@@ -135,15 +139,16 @@ def _follow_new_season(
     records: Sequence[EventRecord],
     seasons: Mapping[str, int],
     known: Collection[str],
+    has_current: bool,
 ) -> None:
     """Make a season the import creates current when it holds the league's latest night.
 
-    Also when the league has no current season yet; importing an old season's nights never
-    moves the league back.
+    Also when the league has no current season yet (``has_current``: it had one when the
+    seasons were read); importing an old season's nights never moves the league back.
     """
     fresh = [r for r in records if name_key(r.season) not in known]
     if not fresh:
-        if records:
+        if records and not has_current:
             first = seasons[name_key(records[0].season)]
             mark_current_if_none(session=session, league_id=league_id, season_id=first)
         return
@@ -423,7 +428,16 @@ def plan_import(
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
-    known_seasons = set(_named(session, Season, league_id))
+    stored_seasons: dict[str, tuple[int, str]] = {}
+    has_current = False  # one read of the seasons: names, and whether one is current
+    for sid, key, name, current in session.exec(
+        select(Season.id, Season.name_key, Season.name, Season.is_current).where(
+            Season.league_id == league_id
+        )
+    ):
+        stored_seasons[key] = (sid or 0, name)
+        has_current = has_current or current
+    known_seasons = set(stored_seasons)
     seasons = _ensure_named(
         session,
         Season,
@@ -433,8 +447,9 @@ def plan_import(
         what="season",
         actor=actor,
         now=at,
+        known=stored_seasons,
     )
-    _follow_new_season(session, league_id, records, seasons, known_seasons)
+    _follow_new_season(session, league_id, records, seasons, known_seasons, has_current)
     locations = _ensure_named(
         session,
         Location,

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import and_, case, delete, func, insert, update
+from sqlalchemy import and_, case, delete, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -29,7 +29,7 @@ from rulings import (
     similar_name,
 )
 from storage.audit import add_audit_entries, add_audit_entry, utc_now
-from storage.db import core_table
+from storage.db import insert_rows
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (
     Bounty,
@@ -146,9 +146,11 @@ class PlayerDirectory:
         confirmed = set() if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
         fresh: dict[str, str] = {}
         for raw in names:
+            if name_key(raw) in self.ids:  # known: valid already (a bad name has no known key)
+                continue
             display = check_name(raw, "player name")
             key = name_key(display)
-            if key in self.ids or key in fresh:
+            if key in fresh:
                 continue
             if allow_new is not True and key not in confirmed:
                 hint = similar_name(key, self.display, SIMILAR_NAME_SCORE) or similar_name(
@@ -158,11 +160,12 @@ class PlayerDirectory:
                     raise DuplicatePlayerError(display, hint)
             fresh[key] = display
         if fresh:
-            # One multi-row INSERT and one audit INSERT, whatever the number of new players.
+            # One INSERT and one audit INSERT, whatever the number of new players.
             self.session.flush()
             # (no RETURNING: SQLite would then insert row by row to keep the ids in order)
-            self.session.execute(
-                insert(core_table(Player)),
+            insert_rows(
+                self.session,
+                Player,
                 [
                     {"league_id": self.league_id, "display_name": display, "name_key": key}
                     for key, display in fresh.items()

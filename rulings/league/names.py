@@ -29,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
@@ -102,6 +103,7 @@ def check_name(value: Any, what: str = "name") -> str:
     return name
 
 
+@functools.lru_cache(maxsize=1 << 16)  # an import asks for the same few names many times
 def name_key(name: str) -> str:
     """Return the comparison key of a name.
 

@@ -19,3 +19,76 @@ def test_session_scope_rolls_back_on_error(engine):
         pass
     with engine.connect() as conn:
         assert conn.execute(text("select count(*) from probe")).scalar_one() == 0
+
+
+def _audit_rows(league_id: int, count: int, *, actor: str = "copier") -> list[dict[str, object]]:
+    import datetime as dt
+
+    at = dt.datetime(2026, 11, 20, 23, 0, tzinfo=dt.UTC)
+    return [
+        {
+            "league_id": league_id,
+            "actor": actor,
+            "at": at,
+            "action": "player.add",
+            "target": f"player:P{i}\ttab\\slash\nline",
+            "before": None if i % 2 else {"reason": "late\x00", "n": [i, "ü"]},
+            "after": {"name": f"P{i}"},
+        }
+        for i in range(count)
+    ]
+
+
+def test_insert_rows_stores_many_rows_as_one_insert_would(engine):
+    """COPY on PostgreSQL, executemany on SQLite: the same rows read back, JSON and times.
+
+    A NUL inside JSON is stored escaped (``\\u0000``), as an INSERT binds it.
+    """
+    from storage.audit import list_audit
+    from storage.db import insert_rows, session_scope
+    from storage.league_models import AuditEntry
+    from storage.leagues import ensure_league
+
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="t")
+        rows = _audit_rows(league.id, 5)
+        insert_rows(s, AuditEntry, rows)
+    with session_scope(engine) as s:
+        stored = [e for e in list_audit(session=s, league_id=league.id) if e.actor == "copier"]
+    assert [(e.at, e.action, e.target, e.before, e.after) for e in reversed(stored)] == [
+        (r["at"], r["action"], r["target"], r["before"], r["after"]) for r in rows
+    ]
+
+
+def test_insert_rows_refuses_what_cannot_be_stored_and_writes_nothing(engine):
+    import pytest
+
+    from storage.audit import list_audit
+    from storage.db import insert_rows, session_scope
+    from storage.errors import StorageError
+    from storage.league_models import AuditEntry
+    from storage.leagues import ensure_league
+
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="t")
+    with pytest.raises(StorageError, match="NUL"), session_scope(engine) as s:
+        insert_rows(s, AuditEntry, _audit_rows(league.id, 4, actor="a\x00b"))
+    with session_scope(engine) as s:
+        assert [e.action for e in list_audit(session=s, league_id=league.id)] == ["league.create"]
+
+
+def test_insert_rows_gives_a_left_out_column_its_default(engine):
+    """A COPY names only some columns; the others get the model's defaults, as an INSERT does."""
+    from sqlmodel import select
+
+    from storage.db import insert_rows, session_scope
+    from storage.league_models import Season
+    from storage.leagues import ensure_league
+
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="t")
+        rows = [{"league_id": league.id, "name": n, "name_key": n.lower()} for n in ("S1", "S2")]
+        insert_rows(s, Season, rows)
+    with session_scope(engine) as s:
+        stored = s.exec(select(Season.name, Season.is_current).order_by(Season.name)).all()
+    assert [tuple(r) for r in stored] == [("S1", False), ("S2", False)]
