@@ -542,3 +542,9 @@ def tournament_channel(*, session: Session, tournament_id: int) -> int:
     if row is None:
         raise NotFound("that tournament no longer exists")
     return int(row.channel_id)
+
+
+def series_creator(*, session: Session, series_id: int) -> str | None:
+    """Who scheduled a series (its audit actor, ``discord:<id>:<name>``), or None."""
+    row = session.get(NightSeriesRow, series_id)
+    return None if row is None else row.created_by

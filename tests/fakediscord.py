@@ -415,6 +415,9 @@ class FakeDiscord:
         self.role_members: dict[int, set[int]] = {}
         self.refuse_roles = False
         self._nonces: dict[str, tuple[float, dict[str, Any]]] = {}  # nonce -> (when, message)
+        # Channels refusing posts (channel id -> status, code, message) and DMs opened.
+        self.refusing: dict[int, tuple[int, int, str]] = {}
+        self.dm_channels: dict[int, int] = {}  # user id -> DM channel id
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -865,7 +868,10 @@ class FakeDiscord:
         if parts[0] == "guilds" and len(parts) >= 3 and parts[2] == "scheduled-events":
             return self._scheduled_event(method, parts, body)
         if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
+            self._refuse_post(method, int(parts[1]))
             return self._channel_message(method, int(parts[1]), parts, body, rec)
+        if method == "POST" and parts == ["users", "@me", "channels"]:
+            return self._open_dm(body)
         raise DiscordError(404, 0, "404: Not Found")
 
     def _scheduled_event(self, method: str, parts: list[str], body: Any) -> web.Response:
@@ -1037,6 +1043,39 @@ class FakeDiscord:
             self._message_event.set()
             return _json(self._message(body, channel_id, int(parts[3])))
         raise DiscordError(404, 0, "404: Not Found")
+
+    # -- refused posts and direct messages ------------------------------------------------
+
+    def refuse_posts(
+        self, channel_id: int, status: int = 403, code: int = 50013, message: str = ""
+    ) -> None:
+        """Make ``channel_id`` refuse the bot's posts and edits as Discord does.
+
+        403/50013 Missing Permissions (the default), 403/50001 Missing Access, 404/10003
+        Unknown Channel (a deleted channel). ``allow_posts`` lifts it.
+        """
+        text = message or {50001: "Missing Access", 50013: "Missing Permissions"}.get(
+            code, "Unknown Channel"
+        )
+        self.refusing[channel_id] = (status, code, text)
+
+    def allow_posts(self, channel_id: int) -> None:
+        """Let ``channel_id`` take posts again."""
+        self.refusing.pop(channel_id, None)
+
+    def _refuse_post(self, method: str, channel_id: int) -> None:
+        refusal = self.refusing.get(channel_id)
+        if refusal is not None and method in ("POST", "PATCH"):
+            raise DiscordError(*refusal)
+
+    def _open_dm(self, body: Any) -> web.Response:
+        """``POST /users/@me/channels``: the DM channel with a user (one per user)."""
+        user_id = int(body["recipient_id"])
+        channel_id = self.dm_channels.setdefault(user_id, snowflake())
+        user = {"id": str(user_id), "username": "user", "discriminator": "0", "avatar": None}
+        return _json(
+            {"id": str(channel_id), "type": 1, "last_message_id": None, "recipients": [user]}
+        )
 
     # -- payload builders -----------------------------------------------------------------
 

@@ -45,7 +45,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -172,10 +172,14 @@ class ClockPoster(Protocol):
         """
 
     async def post_status(self, channel_id: int, status: ClockStatus) -> int:
-        """Post the live status message; return its id."""
+        """Post the live status message; return its id (``PostRejected``: refused for good)."""
 
     async def edit_status(self, channel_id: int, message_id: int, status: ClockStatus) -> bool:
         """Edit the live status message; return False when it no longer exists."""
+
+
+PostFailed = Callable[[ClockRecord, str, BaseException], Awaitable[None]]
+"""What the service calls when an announcement did not go out (see ``ClockService``)."""
 
 
 def utcnow() -> dt.datetime:
@@ -211,6 +215,9 @@ class ClockService:
         post_retry_delays: waits between attempts at a post that failed (not ``PostRejected``).
         web_base_url: the league pages' public address (``WEB_BASE_URL``): the status
             message links the channel's live page, unless the league hides it.
+        on_post_failure: called (in a task of its own, after the post's turn) with the clock,
+            what failed (an announcement's key, or ``"status"``) and the error when a post is
+            refused or given up on: the Discord cog tells the league's directors.
     """
 
     def __init__(
@@ -226,8 +233,10 @@ class ClockService:
         instance_id: str | None = None,
         post_retry_delays: Sequence[float] = POST_RETRY_DELAYS_S,
         web_base_url: str | None = None,
+        on_post_failure: PostFailed | None = None,
     ) -> None:
         self.db = db
+        self.on_post_failure = on_post_failure
         self.warning_seconds = warning_seconds
         self.poster = poster
         self.now = now
@@ -678,10 +687,12 @@ class ClockService:
                 return
             except PostRejected as exc:
                 log.warning("clock %s: %s refused: %s", record.id, announcement.key, exc)
+                self._failed(record, announcement.key, exc)
                 return
-            except Exception:
+            except Exception as exc:
                 if delay is None:  # claimed: lost rather than repeated; the status still tells
                     log.exception("clock %s: gave up posting %s", record.id, announcement.key)
+                    self._failed(record, announcement.key, exc)
                     return
                 log.warning(
                     "clock %s: posting %s failed; again in %g s",
@@ -691,6 +702,18 @@ class ClockService:
                     exc_info=True,
                 )
                 await asyncio.sleep(delay)
+
+    def _failed(self, record: ClockRecord, what: str, exc: BaseException) -> None:
+        """Hand a lost post to ``on_post_failure``, off the posting path."""
+        if self.on_post_failure is not None:
+            self._spawn(self._report(record, what, exc), "clock-post-failed")
+
+    async def _report(self, record: ClockRecord, what: str, exc: BaseException) -> None:
+        assert self.on_post_failure is not None
+        try:
+            await self.on_post_failure(record, what, exc)
+        except Exception:
+            log.exception("clock %s: could not report the failed %s", record.id, what)
 
     def _reschedule(self, record: ClockRecord, after: dt.datetime) -> None:
         if self.scheduler is None or record.id not in self._live:
@@ -724,6 +747,10 @@ class ClockService:
             return
         try:
             await self._edit_status(clock_id, live)
+        except PostRejected as exc:  # no access to the channel: the directors hear of it
+            log.warning("clock %s: status message refused: %s", clock_id, exc)
+            record = await self.db.run(clocks.get_clock, clock_id=clock_id)
+            self._failed(record, "status", exc)
         except Exception:
             log.exception("clock %s: status update failed", clock_id)
         self._schedule_status(clock_id, self.status_interval)
