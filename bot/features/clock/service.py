@@ -309,6 +309,12 @@ class ClockService:
         self._tasks.clear()
         self._adopting.clear()
         if self.scheduler is not None and self.scheduler.running:
+            # Jobs handed to the executor but not started yet would be cancelled before their
+            # first step, which APScheduler logs as an error: let them start (they end quietly
+            # when cancelled, ``_quietly``), then cancel what is in flight.
+            self.scheduler.remove_all_jobs()
+            for _ in range(2):
+                await asyncio.sleep(0)
             self.scheduler.shutdown(wait=False)
         self.scheduler = None
         if self._flusher is not None and not self._flusher.done():
@@ -612,13 +618,12 @@ class ClockService:
                 continue
             live.failures += 1
             delay = min(MAX_BACKOFF_S, 0.5 * 2 ** (live.failures - 1))
-            self.scheduler.add_job(
+            self._add_job(
+                f"clock:{clock_id}",
+                utcnow() + dt.timedelta(seconds=delay),
                 self._retry_tick,
-                "date",
-                run_date=utcnow() + dt.timedelta(seconds=delay),
-                args=[clock_id, collapse],
-                id=f"clock:{clock_id}",
-                replace_existing=True,
+                clock_id,
+                collapse,
             )
 
     async def _process(
@@ -724,14 +729,7 @@ class ClockService:
             if self.scheduler.get_job(job_id) is not None:
                 self.scheduler.remove_job(job_id)
             return
-        self.scheduler.add_job(
-            self._tick,
-            "date",
-            run_date=when,
-            args=[record.id, when],
-            id=job_id,
-            replace_existing=True,
-        )
+        self._add_job(job_id, when, self._tick, record.id, when)
 
     async def _status(self, clock_id: int, *, force: bool = False) -> None:
         """Bring the status message up to date now, or at the end of the 30-second window.
@@ -758,13 +756,30 @@ class ClockService:
     def _schedule_status(self, clock_id: int, delay: float, *, force: bool = False) -> None:
         if self.scheduler is None or clock_id not in self._live:
             return
-        self.scheduler.add_job(
+        self._add_job(
+            f"clock-status:{clock_id}",
+            utcnow() + dt.timedelta(seconds=delay),
             self._status,
+            clock_id,
+            force=force,
+        )
+
+    def _add_job(
+        self,
+        job_id: str,
+        when: dt.datetime,
+        fn: Callable[..., Coroutine[Any, Any, None]],
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        """Run ``fn(*args, **kwargs)`` at ``when`` (in place of the job ``job_id``), stoppable."""
+        self.scheduler.add_job(
+            _quietly,
             "date",
-            run_date=utcnow() + dt.timedelta(seconds=delay),
-            args=[clock_id],
-            kwargs={"force": force},
-            id=f"clock-status:{clock_id}",
+            run_date=when,
+            args=[fn, *args],
+            kwargs=kwargs,
+            id=job_id,
             replace_existing=True,
         )
 
@@ -807,6 +822,19 @@ class ClockService:
         for job_id in (f"clock:{clock_id}", f"clock-status:{clock_id}"):
             if self.scheduler.get_job(job_id) is not None:
                 self.scheduler.remove_job(job_id)
+
+
+async def _quietly(fn: Callable[..., Coroutine[Any, Any, None]], *args: Any, **kwargs: Any) -> None:
+    """A scheduler job: ``fn``, ending without an error when a stop cancels it mid-way.
+
+    A status edit or a pass in flight at shutdown is cancelled by the stop; APScheduler logs any
+    exception of a job at ERROR, and this one is no error (what was claimed and not posted, the
+    adopter re-posts).
+    """
+    try:
+        await fn(*args, **kwargs)
+    except asyncio.CancelledError:
+        log.debug("clock job %s cancelled by the stop", getattr(fn, "__name__", fn))
 
 
 def _same(a: ClockStatus, b: ClockStatus) -> bool:
