@@ -273,7 +273,9 @@ def checkin_decision(ctx: Context, *args: str) -> Reply:
     decision, request_id = args[0], int(args[1])
     with ctx.transaction() as session:
         asked = peek_checkin(session=session, request_id=request_id)
-        channel = tournament_channel(session=session, tournament_id=asked.tournament_id)
+        channel = tournament_channel(  # another server's check-in: NotFound, nothing written
+            session=session, tournament_id=asked.tournament_id, guild_id=ctx.guild_id
+        )
     director = str(ctx.extras.get("display_name") or ctx.actor)
     if decision == "approve":
         # An ordinary sign-in in the tournament's channel: a second press finds him signed in.
