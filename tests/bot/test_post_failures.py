@@ -102,6 +102,12 @@ async def test_a_clock_in_a_channel_without_access_is_told_once_in_the_results_c
         assert "Missing Permissions" in field["value"]
         assert FIX in field["value"]
         assert "told in the results channel" in field["value"]
+
+        # The directors see the same list (the last three) with the league's settings.
+        shown = await _as_director(fake, "td", ["settings"], {})
+        (listed,) = [f for f in shown["embeds"][0]["fields"] if f["name"] == "Failed posts"]
+        assert FIX in listed["value"]
+        assert len(listed["value"].splitlines()) == 3
     finally:
         fake.allow_posts(CHANNEL_ID)
         await _as_director(fake, "clock", ["end"], {})
