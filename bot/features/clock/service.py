@@ -708,17 +708,20 @@ class ClockService:
                 )
                 await asyncio.sleep(delay)
 
-    def _failed(self, record: ClockRecord, what: str, exc: BaseException) -> None:
-        """Hand a lost post to ``on_post_failure``, off the posting path."""
+    def _failed(self, clock: ClockRecord | int, what: str, exc: BaseException) -> None:
+        """Hand a lost post of a clock (record or id) to ``on_post_failure``, off its path."""
         if self.on_post_failure is not None:
-            self._spawn(self._report(record, what, exc), "clock-post-failed")
+            self._spawn(self._report(clock, what, exc), "clock-post-failed")
 
-    async def _report(self, record: ClockRecord, what: str, exc: BaseException) -> None:
+    async def _report(self, clock: ClockRecord | int, what: str, exc: BaseException) -> None:
         assert self.on_post_failure is not None
+        clock_id = clock if isinstance(clock, int) else clock.id
         try:
-            await self.on_post_failure(record, what, exc)
+            if isinstance(clock, int):
+                clock = await self.db.run(clocks.get_clock, clock_id=clock)
+            await self.on_post_failure(clock, what, exc)
         except Exception:
-            log.exception("clock %s: could not report the failed %s", record.id, what)
+            log.exception("clock %s: could not report the failed %s", clock_id, what)
 
     def _reschedule(self, record: ClockRecord, after: dt.datetime) -> None:
         if self.scheduler is None or record.id not in self._live:
@@ -747,8 +750,7 @@ class ClockService:
             await self._edit_status(clock_id, live)
         except PostRejected as exc:  # no access to the channel: the directors hear of it
             log.warning("clock %s: status message refused: %s", clock_id, exc)
-            record = await self.db.run(clocks.get_clock, clock_id=clock_id)
-            self._failed(record, "status", exc)
+            self._failed(clock_id, "status", exc)
         except Exception:
             log.exception("clock %s: status update failed", clock_id)
         self._schedule_status(clock_id, self.status_interval)
