@@ -1,8 +1,9 @@
 """Posts Discord refused for good: recorded, told once to the directors, listed for the owner.
 
 ``add_post_failure`` records one failure and decides in the same transaction whether the
-directors are told of it: not when they were told of the same kind of post in the same channel
-within ``QUIET_FOR`` (a clock whose channel lost the bot's access fails at every level; the
+directors are told of it (one conditional write on ``post_failure_notice``: of two failures
+recorded at once, one is told): not when they were told of the same kind of post in the same
+channel within ``QUIET_FOR`` (a clock whose channel lost the bot's access fails at every level; the
 directors hear of it once an hour, not twenty times a night). ``list_post_failures`` gives a
 server's last ones for ``/admin health``.
 """
@@ -12,13 +13,15 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import delete, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from storage.audit import utc_now
 from storage.clocks import utc
-from storage.post_failure_models import PostFailure
+from storage.post_failure_models import PostFailure, PostFailureNotice
 
 log = logging.getLogger(__name__)
 
@@ -99,15 +102,7 @@ def add_post_failure(
     if kind not in KINDS:
         raise ValueError(f"unknown kind of post: {kind!r}")
     at = utc_now(now)
-    told = session.exec(
-        select(PostFailure.id)
-        .where(PostFailure.guild_id == guild_id)
-        .where(PostFailure.kind == kind)
-        .where(PostFailure.channel_id == channel_id)
-        .where(col(PostFailure.told_at) > at - quiet_for)
-        .limit(1)
-    ).first()
-    should_tell = told is None
+    should_tell = _claim_notice(session, (guild_id, kind, channel_id), at, quiet_for)
     row = PostFailure(
         guild_id=guild_id,
         kind=kind,
@@ -123,11 +118,47 @@ def add_post_failure(
     return _info(row, should_tell=should_tell)
 
 
+def _claim_notice(
+    session: Session, key: tuple[int, str, int], at: dt.datetime, quiet_for: dt.timedelta
+) -> bool:
+    """Whether this failure is the one to tell (one conditional write: a race has one winner)."""
+    guild_id, kind, channel_id = key
+    dialect = session.get_bind().dialect.name
+    insert: Any = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    table: Any = PostFailureNotice.__table__  # type: ignore[attr-defined]
+    made = session.execute(
+        insert(table)
+        .values(guild_id=guild_id, kind=kind, channel_id=channel_id, told_at=at)
+        .on_conflict_do_nothing(index_elements=["guild_id", "kind", "channel_id"])
+        .returning(table.c.guild_id)
+    ).first()
+    if made is not None:
+        return True
+    renewed = session.execute(
+        update(table)
+        .where(table.c.guild_id == guild_id)
+        .where(table.c.kind == kind)
+        .where(table.c.channel_id == channel_id)
+        .where(table.c.told_at <= at - quiet_for)
+        .values(told_at=at)
+        .returning(table.c.guild_id)
+    ).first()
+    return renewed is not None
+
+
 def set_told(*, session: Session, failure_id: int, how: str | None) -> None:
     """How the directors were told of a failure; ``None``: nobody could be (told again later)."""
     values: dict[str, object] = {"told_how": how}
     if how is None:
         values["told_at"] = None
+        row = session.get(PostFailure, failure_id)
+        if row is not None:
+            session.execute(
+                delete(PostFailureNotice)
+                .where(col(PostFailureNotice.guild_id) == row.guild_id)
+                .where(col(PostFailureNotice.kind) == row.kind)
+                .where(col(PostFailureNotice.channel_id) == row.channel_id)
+            )
     session.execute(update(PostFailure).where(col(PostFailure.id) == failure_id).values(**values))
 
 

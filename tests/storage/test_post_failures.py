@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from sqlmodel import Session
 
+from storage.db import create_schema, make_engine, session_scope
 from storage.post_failures import PostFailureInfo, add_post_failure, list_post_failures, set_told
 
 T0 = dt.datetime(2026, 12, 4, 19, 0, tzinfo=dt.UTC)
@@ -56,3 +60,20 @@ def test_a_notice_nobody_could_receive_is_told_at_the_next_failure(session):
 def test_an_unknown_kind_is_a_bug(session):
     with pytest.raises(ValueError, match="unknown kind"):
         _fail(session, T0, kind="tweet")
+
+
+def test_failures_recorded_at_once_are_told_once(tmp_path: Path):
+    # A clock's status message and its announcement fail together: two threads, one notice.
+    engine = make_engine(f"sqlite:///{tmp_path / 'race.db'}")
+    create_schema(engine)
+    start = threading.Barrier(4)
+
+    def record(_: int) -> bool:
+        start.wait()
+        with session_scope(engine) as session:
+            return _fail(session, T0).should_tell
+
+    with ThreadPoolExecutor(4) as pool:
+        told = list(pool.map(record, range(4)))
+    engine.dispose()
+    assert sorted(told) == [False, False, False, True]

@@ -1,4 +1,4 @@
-"""Posts Discord refused for good: post_failure (told once to the directors, listed by health).
+"""Posts Discord refused for good: post_failure and post_failure_notice (told once an hour).
 
 Revision ID: 0018
 Revises: 0015
@@ -35,9 +35,18 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_post_failure_guild_at", "post_failure", ["guild_id", "at"], unique=False)
+    op.create_table(
+        "post_failure_notice",
+        sa.Column("guild_id", sa.BigInteger(), autoincrement=False, nullable=False),
+        sa.Column("kind", sa.String(length=16), nullable=False),
+        sa.Column("channel_id", sa.BigInteger(), autoincrement=False, nullable=False),
+        sa.Column("told_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("guild_id", "kind", "channel_id"),
+    )
 
 
 def downgrade() -> None:
     """Revert this revision."""
+    op.drop_table("post_failure_notice")
     op.drop_index("ix_post_failure_guild_at", table_name="post_failure")
     op.drop_table("post_failure")
