@@ -128,18 +128,24 @@ async def results_post_failed(
 ) -> None:
     """A command's post to the results channel was refused: record it, tell its user the fix.
 
-    The user's private answer is the notice (the results channel is the one that failed).
+    A director's private answer is the notice (the results channel is the one that failed); a
+    player's (``/me link`` asks the directors there) is not: the failure stays untold, and the
+    next one is told, ``/td settings`` and ``/admin health`` listing it meanwhile.
     """
     from bot.features.admin.wording import failure_fix
 
+    try:
+        director = bool(await bot.slash.is_director(interaction))
+    except Exception:  # the failure is still recorded below
+        log.warning("could not tell whether user %s directs", interaction.user.id, exc_info=True)
+        director = False
     await report_post_failure(
         bot,
         guild_id=interaction.guild_id or 0,
         kind="results",
         channel_id=channel_id,
         exc=exc,
-        starter_id=interaction.user.id,
-        told_already=True,
+        told_already=director,
     )
     fix = failure_fix("results", channel_id, exc.status, exc.code)
     await interaction.followup.send(
