@@ -110,3 +110,39 @@ async def test_a_forged_interaction_from_another_server_changes_no_row(
         return get_open_tournament(session=session, channel_id=CHANNEL_ID, guild_id=GUILD_ID).seq
 
     assert await bot.db.run(night) == 7  # 5 sign-ins, the start, the bust
+
+
+async def test_a_forged_interaction_cannot_touch_another_servers_events(
+    fake: FakeDiscord, bot: LeagueBot
+):
+    g_a, g_b = GUILD_ID + 7, OTHER_GUILD + 7  # servers of this test alone
+    await _as(fake, g_a, "td", ["season", "add"], name="2026 Fall")
+    await _as(fake, g_a, "td", ["location", "add"], name="Taproom")
+    await _as(
+        fake, g_a, "td", ["result"], finish="1 Ann, 2 Bob, 3 Cy", location="Taproom",
+        new_players="Ann, Bob, Cy",
+    )  # fmt: skip
+    await _as(fake, g_b, "td", ["season", "add"], name="2026 Fall")
+
+    def a_event(*, session: Session) -> int:
+        from storage.events import list_events
+        from storage.leagues import get_league
+
+        league = get_league(session=session, guild_id=g_a)
+        (event,) = list_events(session=session, league_id=league.id)
+        return event.id
+
+    event = await bot.db.run(a_event)
+    before = await _every_row(bot)
+    forged: list[tuple[list[str], dict[str, Any]]] = [
+        (["void"], {"event": event, "reason": "forged"}),
+        (["correct"], {"event": event, "finish": "1 Cy, 2 Bob, 3 Ann", "reason": "forged"}),
+        (["bounty"], {"player": "Ann", "event": event, "chips": 5}),
+        (["premium"], {"player": "Ann", "event": event, "hand": "quads"}),
+        (["receipt"], {"event": event, "player": "Ann", "amount": "12.50", "ref": "R1"}),
+    ]
+    for sub, options in forged:
+        answer = await _as(fake, g_b, "td", sub, **options)
+        assert int(answer.get("flags") or 0) & EPHEMERAL, sub
+        assert f"there is no event \\#{event}" in _text(answer), (sub, _text(answer))  # escaped
+    assert await _every_row(bot) == before
