@@ -52,7 +52,9 @@ log = logging.getLogger(__name__)
 
 FORMAT = "pokerfloor-backup"
 VERSION = 1
-NOT_LEAGUE_DATA = frozenset({"alembic_version", "command_sync", "backup_run"})
+NOT_LEAGUE_DATA = frozenset(
+    {"alembic_version", "command_sync", "backup_run", "post_failure", "post_failure_notice"}
+)
 """The deployment's bookkeeping: never written to a backup, never touched by a restore."""
 BATCH_ROWS = 5_000
 

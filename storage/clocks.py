@@ -176,11 +176,14 @@ def get_clocks(*, session: Session, clock_ids: Sequence[int]) -> list[ClockRecor
     return _load(list(rows), session)
 
 
-def find_running_clock(*, session: Session, channel_id: int) -> ClockRecord | None:
-    """The running clock of a channel, or None."""
-    row = session.execute(
-        select(Clock).where(col(Clock.channel_id) == channel_id, col(Clock.ended_at).is_(None))
-    ).scalar_one_or_none()
+def find_running_clock(
+    *, session: Session, channel_id: int, guild_id: int | None = None
+) -> ClockRecord | None:
+    """The running clock of a channel, or None (with ``guild_id``: only that server's)."""
+    query = select(Clock).where(col(Clock.channel_id) == channel_id, col(Clock.ended_at).is_(None))
+    if guild_id is not None:
+        query = query.where(col(Clock.guild_id) == guild_id)
+    row = session.execute(query).scalar_one_or_none()
     return None if row is None else _load([row], session)[0]
 
 

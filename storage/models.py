@@ -8,4 +8,5 @@ import storage.guild_settings_models
 import storage.league_models
 import storage.link_models
 import storage.night_models
+import storage.post_failure_models
 import storage.tournament_models  # noqa: F401

@@ -528,9 +528,20 @@ def peek_checkin(*, session: Session, request_id: int) -> CheckinRequest:
     return peek(session=session, model=CheckinRequest, row_id=request_id, gone=_CHECKIN_ANSWERED)
 
 
-def tournament_channel(*, session: Session, tournament_id: int) -> int:
-    """The channel a tournament runs in."""
+def tournament_channel(*, session: Session, tournament_id: int, guild_id: int | None = None) -> int:
+    """The channel a tournament runs in (with ``guild_id``: only a night of that server's league).
+
+    Raises:
+        NotFound: no such tournament, or it is another server's.
+    """
     row = session.get(Tournament, tournament_id)
-    if row is None:
+    league = None if row is None or guild_id is None else session.get(League, row.league_id)
+    if row is None or (guild_id is not None and (league is None or league.guild_id != guild_id)):
         raise NotFound("that tournament no longer exists")
     return int(row.channel_id)
+
+
+def series_creator(*, session: Session, series_id: int) -> str | None:
+    """Who scheduled a series (its audit actor, ``discord:<id>:<name>``), or None."""
+    row = session.get(NightSeriesRow, series_id)
+    return None if row is None else row.created_by

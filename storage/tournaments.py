@@ -168,27 +168,38 @@ def open_tournament(
     return record
 
 
-def _open_row(session: Session, channel_id: int, *, for_update: bool = False) -> Tournament | None:
+def _open_row(
+    session: Session, channel_id: int, *, for_update: bool = False, guild_id: int | None = None
+) -> Tournament | None:
     query = (
         select(Tournament)
         .where(Tournament.channel_id == channel_id)
         .where(col(Tournament.finished_at).is_(None))
     )
+    if guild_id is not None:  # only the server's own league's night (a forged id finds none)
+        query = query.where(
+            col(Tournament.league_id).in_(select(League.id).where(League.guild_id == guild_id))
+        )
     if for_update:
         query = query.with_for_update()
     return session.exec(query).first()
 
 
 def find_open_tournament(
-    *, session: Session, channel_id: int, with_log: bool = False
+    *, session: Session, channel_id: int, with_log: bool = False, guild_id: int | None = None
 ) -> TournamentRecord | None:
-    """The tournament open in a channel, or None."""
-    row = _open_row(session, channel_id)
+    """The tournament open in a channel, or None (with ``guild_id``: only that server's)."""
+    row = _open_row(session, channel_id, guild_id=guild_id)
     return None if row is None else _record(session, row, with_log=with_log)
 
 
 def get_open_tournament(
-    *, session: Session, channel_id: int, with_log: bool = False, for_update: bool = False
+    *,
+    session: Session,
+    channel_id: int,
+    with_log: bool = False,
+    for_update: bool = False,
+    guild_id: int | None = None,
 ) -> TournamentRecord:
     """The tournament open in a channel.
 
@@ -197,11 +208,13 @@ def get_open_tournament(
         channel_id: the channel.
         with_log: load the live log too (undo needs it).
         for_update: lock the row until the transaction ends (PostgreSQL).
+        guild_id: the Discord server asking: a night of another server's league is not found
+            (an interaction naming one server and another's channel changes nothing).
 
     Raises:
-        NotFound: no tournament is open there.
+        NotFound: no tournament (of the server's league) is open there.
     """
-    row = _open_row(session, channel_id, for_update=for_update)
+    row = _open_row(session, channel_id, for_update=for_update, guild_id=guild_id)
     if row is None:
         raise NotFound("no tournament is open in this channel; /tournament open starts one")
     return _record(session, row, with_log=with_log)
@@ -434,16 +447,21 @@ def signin_name(*, session: Session, league_id: int, name: str, confirmed: bool 
 
 
 def late_entry_for(
-    *, session: Session, channel_id: int, now: dt.datetime, big_blind: int | None = None
+    *,
+    session: Session,
+    channel_id: int,
+    now: dt.datetime,
+    big_blind: int | None = None,
+    guild_id: int | None = None,
 ) -> LateEntry:
     """What the channel's running clock says about a late sign-in (1.E.d).
 
     The big blind is the one of the level being played (during a break, of the level that
     follows it); the director's ``big_blind`` wins when given (no clock, or a correction).
     Late registration is closed once the clock is past its structure's late-registration
-    step (the end of the first break at BTown).
+    step (the end of the first break at BTown). With ``guild_id`` only that server's clock.
     """
-    clock = find_running_clock(session=session, channel_id=channel_id)
+    clock = find_running_clock(session=session, channel_id=channel_id, guild_id=guild_id)
     if clock is None:
         return LateEntry(big_blind=big_blind)
     position = position_at(clock.state, now)
@@ -453,9 +471,11 @@ def late_entry_for(
     return LateEntry(big_blind=big_blind or clock_blind, is_closed=closed)
 
 
-def clock_summary(*, session: Session, channel_id: int, now: dt.datetime) -> str | None:
-    """The channel's running clock in one line (level and next break), None without one."""
-    clock = find_running_clock(session=session, channel_id=channel_id)
+def clock_summary(
+    *, session: Session, channel_id: int, now: dt.datetime, guild_id: int | None = None
+) -> str | None:
+    """The channel's running clock (with ``guild_id``: the server's) in one line, or None."""
+    clock = find_running_clock(session=session, channel_id=channel_id, guild_id=guild_id)
     if clock is None:
         return None
     position = position_at(clock.state, now)
@@ -465,18 +485,33 @@ def clock_summary(*, session: Session, channel_id: int, now: dt.datetime) -> str
     return text
 
 
-def pause_for_redraw(*, session: Session, channel_id: int, now: dt.datetime) -> int | None:
+def pause_for_redraw(
+    *, session: Session, channel_id: int, now: dt.datetime, guild_id: int | None = None
+) -> int | None:
     """Pause the channel's running clock for a button redraw (2.D.d), in the caller's unit.
 
     Returns:
-        The clock's id when it was paused here; None without a running clock or when it is
-        paused already.
+        The clock's id when it was paused here; None without a running clock (of the server
+        ``guild_id``, when given) or when it is paused already.
     """
-    clock = find_running_clock(session=session, channel_id=channel_id)
+    clock = find_running_clock(session=session, channel_id=channel_id, guild_id=guild_id)
     if clock is None or position_at(clock.state, now).is_paused:
         return None
     add_clock_event(session=session, clock_id=clock.id, action=ClockAction.PAUSE, at=now)
     return clock.id
+
+
+def check_channel_guild(*, session: Session, channel_id: int, guild_id: int) -> None:
+    """Refuse a server acting in a channel where another server's league runs a night.
+
+    Raises:
+        NotFound: the channel's open tournament belongs to another server's league.
+    """
+    if (
+        _open_row(session, channel_id) is not None
+        and _open_row(session, channel_id, guild_id=guild_id) is None
+    ):
+        raise NotFound("that channel is not one of this server's")
 
 
 def tournament_status_line(*, session: Session, channel_id: int) -> str | None:

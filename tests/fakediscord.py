@@ -499,6 +499,9 @@ class FakeDiscord:
         # check they exist.
         self.threads: dict[int, dict[str, Any]] = {}
         self.message_channels: dict[int, int] = {}
+        # Channels refusing posts (channel id -> status, code, message) and DMs opened.
+        self.refusing: dict[int, tuple[int, int, str]] = {}
+        self.dm_channels: dict[int, int] = {}  # user id -> DM channel id
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -1105,7 +1108,10 @@ class FakeDiscord:
         if parts[0] == "channels" and len(parts) == 5 and parts[2:5:2] == ["messages", "threads"]:
             return self._thread_from_message(method, int(parts[1]), int(parts[3]), body)
         if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
+            self._refuse_post(method, int(parts[1]))
             return self._channel_message(method, int(parts[1]), parts, body, rec)
+        if method == "POST" and parts == ["users", "@me", "channels"]:
+            return self._open_dm(body)
         raise DiscordError(404, 0, "404: Not Found")
 
     def _scheduled_event(self, method: str, parts: list[str], body: Any) -> web.Response:
@@ -1354,6 +1360,39 @@ class FakeDiscord:
         }
         self.threads[message_id] = thread
         return _json(thread)
+
+    # -- refused posts and direct messages ------------------------------------------------
+
+    def refuse_posts(
+        self, channel_id: int, status: int = 403, code: int = 50013, message: str = ""
+    ) -> None:
+        """Make ``channel_id`` refuse the bot's posts and edits as Discord does.
+
+        403/50013 Missing Permissions (the default), 403/50001 Missing Access, 404/10003
+        Unknown Channel (a deleted channel). ``allow_posts`` lifts it.
+        """
+        text = message or {50001: "Missing Access", 50013: "Missing Permissions"}.get(
+            code, "Unknown Channel"
+        )
+        self.refusing[channel_id] = (status, code, text)
+
+    def allow_posts(self, channel_id: int) -> None:
+        """Let ``channel_id`` take posts again."""
+        self.refusing.pop(channel_id, None)
+
+    def _refuse_post(self, method: str, channel_id: int) -> None:
+        refusal = self.refusing.get(channel_id)
+        if refusal is not None and method in ("POST", "PATCH"):
+            raise DiscordError(*refusal)
+
+    def _open_dm(self, body: Any) -> web.Response:
+        """``POST /users/@me/channels``: the DM channel with a user (one per user)."""
+        user_id = int(body["recipient_id"])
+        channel_id = self.dm_channels.setdefault(user_id, snowflake())
+        user = {"id": str(user_id), "username": "user", "discriminator": "0", "avatar": None}
+        return _json(
+            {"id": str(channel_id), "type": 1, "last_message_id": None, "recipients": [user]}
+        )
 
     # -- payload builders -----------------------------------------------------------------
 

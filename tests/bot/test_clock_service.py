@@ -708,3 +708,39 @@ async def test_status_shows_players_left_and_average_stack_while_a_tournament_ru
     assert other.channel_id == CHANNEL + 1
     _, _, status = poster.statuses[-1]
     assert "Tournament" not in {f.name for f in status.reply.fields}  # no tournament there
+
+
+async def test_a_post_refused_or_given_up_is_reported_off_the_posting_path(
+    engine: Engine, poster: Poster, clock: Clock
+):
+    reported: list[tuple[int, str, str]] = []
+
+    async def on_post_failure(record: Any, what: str, exc: BaseException) -> None:
+        reported.append((record.id, what, str(exc)))
+
+    service = ClockService(
+        Database(engine),
+        poster,
+        now=clock,
+        status_interval=0,
+        post_retry_delays=(0.0,),
+        on_post_failure=on_post_failure,
+    )
+    clock_id = await start(service)
+    clock.advance(19)
+    poster.reject_next = True  # 403: reported once, not retried
+    await service.run_due(clock_id)
+    clock.advance(1)
+
+    async def always_down(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("Discord is down")
+
+    poster.announce = always_down  # type: ignore[method-assign]  # every retry fails: given up
+    await service.run_due(clock_id)
+    for _ in range(10):  # the reports run in tasks of their own
+        await asyncio.sleep(0)
+    assert reported == [
+        (clock_id, "0.0:warn60:0", "403 Missing Access"),
+        (clock_id, "0:start:1", "Discord is down"),  # level 2
+    ]
+    await service.stop()

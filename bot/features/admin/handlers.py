@@ -7,7 +7,9 @@ import time
 from typing import Any
 
 from bot.command.model import Context
+from bot.features.admin.wording import failures_field
 from bot.reply import Field, Reply
+from storage.post_failures import list_post_failures
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +21,10 @@ def _ping(*, session: Any) -> None:
 
 
 def health(ctx: Context) -> Reply:
-    """``/admin health``: gateway latency, database round trip, servers, what is loaded."""
+    """``/admin health``: gateway latency, database round trip, servers, what is loaded.
+
+    On a server, also that server's last failed posts (``storage.post_failures``).
+    """
     started = time.perf_counter()
     ctx.db.run_sync(_ping)
     db_ms = (time.perf_counter() - started) * 1000
@@ -32,6 +37,8 @@ def health(ctx: Context) -> Reply:
         fields.append(Field("Cogs", ", ".join(sorted(bot.cogs)) or "none"))
     else:
         fields.append(Field("Rulebooks", ", ".join(ctx.rules().book_names)))
+    if ctx.guild_id is not None:
+        fields.append(failures_field(ctx.db.run_sync(list_post_failures, guild_id=ctx.guild_id)))
     return Reply(title="Health", fields=tuple(fields), private=True)
 
 

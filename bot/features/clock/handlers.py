@@ -109,6 +109,10 @@ def start(
         settings = ctx.db.run_sync(get_guild_settings, guild_id=ctx.guild_id)
         ping_role = settings.clock_ping_role_id
     channel_id = channel if channel is not None else ctx.channel
+    if ctx.guild_id is not None:  # not in a channel where another server's night runs
+        from storage.tournaments import check_channel_guild
+
+        ctx.db.run_sync(check_channel_guild, channel_id=channel_id, guild_id=ctx.guild_id)
     record = door.call(
         door.service.start_clock(
             guild_id=ctx.guild_id or 0,

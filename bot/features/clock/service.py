@@ -45,7 +45,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -172,10 +172,14 @@ class ClockPoster(Protocol):
         """
 
     async def post_status(self, channel_id: int, status: ClockStatus) -> int:
-        """Post the live status message; return its id."""
+        """Post the live status message; return its id (``PostRejected``: refused for good)."""
 
     async def edit_status(self, channel_id: int, message_id: int, status: ClockStatus) -> bool:
         """Edit the live status message; return False when it no longer exists."""
+
+
+PostFailed = Callable[[ClockRecord, str, BaseException], Awaitable[None]]
+"""What the service calls when an announcement did not go out (see ``ClockService``)."""
 
 
 def utcnow() -> dt.datetime:
@@ -211,6 +215,9 @@ class ClockService:
         post_retry_delays: waits between attempts at a post that failed (not ``PostRejected``).
         web_base_url: the league pages' public address (``WEB_BASE_URL``): the status
             message links the channel's live page, unless the league hides it.
+        on_post_failure: called (in a task of its own, after the post's turn) with the clock,
+            what failed (an announcement's key, or ``"status"``) and the error when a post is
+            refused or given up on: the Discord cog tells the league's directors.
     """
 
     def __init__(
@@ -226,8 +233,10 @@ class ClockService:
         instance_id: str | None = None,
         post_retry_delays: Sequence[float] = POST_RETRY_DELAYS_S,
         web_base_url: str | None = None,
+        on_post_failure: PostFailed | None = None,
     ) -> None:
         self.db = db
+        self.on_post_failure = on_post_failure
         self.warning_seconds = warning_seconds
         self.poster = poster
         self.now = now
@@ -300,6 +309,12 @@ class ClockService:
         self._tasks.clear()
         self._adopting.clear()
         if self.scheduler is not None and self.scheduler.running:
+            # Jobs handed to the executor but not started yet would be cancelled before their
+            # first step, which APScheduler logs as an error: let them start (they end quietly
+            # when cancelled, ``_quietly``), then cancel what is in flight.
+            self.scheduler.remove_all_jobs()
+            for _ in range(2):
+                await asyncio.sleep(0)
             self.scheduler.shutdown(wait=False)
         self.scheduler = None
         if self._flusher is not None and not self._flusher.done():
@@ -603,13 +618,12 @@ class ClockService:
                 continue
             live.failures += 1
             delay = min(MAX_BACKOFF_S, 0.5 * 2 ** (live.failures - 1))
-            self.scheduler.add_job(
+            self._add_job(
+                f"clock:{clock_id}",
+                utcnow() + dt.timedelta(seconds=delay),
                 self._retry_tick,
-                "date",
-                run_date=utcnow() + dt.timedelta(seconds=delay),
-                args=[clock_id, collapse],
-                id=f"clock:{clock_id}",
-                replace_existing=True,
+                clock_id,
+                collapse,
             )
 
     async def _process(
@@ -678,10 +692,12 @@ class ClockService:
                 return
             except PostRejected as exc:
                 log.warning("clock %s: %s refused: %s", record.id, announcement.key, exc)
+                self._failed(record, announcement.key, exc)
                 return
-            except Exception:
+            except Exception as exc:
                 if delay is None:  # claimed: lost rather than repeated; the status still tells
                     log.exception("clock %s: gave up posting %s", record.id, announcement.key)
+                    self._failed(record, announcement.key, exc)
                     return
                 log.warning(
                     "clock %s: posting %s failed; again in %g s",
@@ -692,6 +708,21 @@ class ClockService:
                 )
                 await asyncio.sleep(delay)
 
+    def _failed(self, clock: ClockRecord | int, what: str, exc: BaseException) -> None:
+        """Hand a lost post of a clock (record or id) to ``on_post_failure``, off its path."""
+        if self.on_post_failure is not None:
+            self._spawn(self._report(clock, what, exc), "clock-post-failed")
+
+    async def _report(self, clock: ClockRecord | int, what: str, exc: BaseException) -> None:
+        assert self.on_post_failure is not None
+        clock_id = clock if isinstance(clock, int) else clock.id
+        try:
+            if isinstance(clock, int):
+                clock = await self.db.run(clocks.get_clock, clock_id=clock)
+            await self.on_post_failure(clock, what, exc)
+        except Exception:
+            log.exception("clock %s: could not report the failed %s", clock_id, what)
+
     def _reschedule(self, record: ClockRecord, after: dt.datetime) -> None:
         if self.scheduler is None or record.id not in self._live:
             return
@@ -701,14 +732,7 @@ class ClockService:
             if self.scheduler.get_job(job_id) is not None:
                 self.scheduler.remove_job(job_id)
             return
-        self.scheduler.add_job(
-            self._tick,
-            "date",
-            run_date=when,
-            args=[record.id, when],
-            id=job_id,
-            replace_existing=True,
-        )
+        self._add_job(job_id, when, self._tick, record.id, when)
 
     async def _status(self, clock_id: int, *, force: bool = False) -> None:
         """Bring the status message up to date now, or at the end of the 30-second window.
@@ -724,6 +748,9 @@ class ClockService:
             return
         try:
             await self._edit_status(clock_id, live)
+        except PostRejected as exc:  # no access to the channel: the directors hear of it
+            log.warning("clock %s: status message refused: %s", clock_id, exc)
+            self._failed(clock_id, "status", exc)
         except Exception:
             log.exception("clock %s: status update failed", clock_id)
         self._schedule_status(clock_id, self.status_interval)
@@ -731,13 +758,30 @@ class ClockService:
     def _schedule_status(self, clock_id: int, delay: float, *, force: bool = False) -> None:
         if self.scheduler is None or clock_id not in self._live:
             return
-        self.scheduler.add_job(
+        self._add_job(
+            f"clock-status:{clock_id}",
+            utcnow() + dt.timedelta(seconds=delay),
             self._status,
+            clock_id,
+            force=force,
+        )
+
+    def _add_job(
+        self,
+        job_id: str,
+        when: dt.datetime,
+        fn: Callable[..., Coroutine[Any, Any, None]],
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        """Run ``fn(*args, **kwargs)`` at ``when`` (in place of the job ``job_id``), stoppable."""
+        self.scheduler.add_job(
+            _quietly,
             "date",
-            run_date=utcnow() + dt.timedelta(seconds=delay),
-            args=[clock_id],
-            kwargs={"force": force},
-            id=f"clock-status:{clock_id}",
+            run_date=when,
+            args=[fn, *args],
+            kwargs=kwargs,
+            id=job_id,
             replace_existing=True,
         )
 
@@ -780,6 +824,19 @@ class ClockService:
         for job_id in (f"clock:{clock_id}", f"clock-status:{clock_id}"):
             if self.scheduler.get_job(job_id) is not None:
                 self.scheduler.remove_job(job_id)
+
+
+async def _quietly(fn: Callable[..., Coroutine[Any, Any, None]], *args: Any, **kwargs: Any) -> None:
+    """A scheduler job: ``fn``, ending without an error when a stop cancels it mid-way.
+
+    A status edit or a pass in flight at shutdown is cancelled by the stop; APScheduler logs any
+    exception of a job at ERROR, and this one is no error (what was claimed and not posted, the
+    adopter re-posts).
+    """
+    try:
+        await fn(*args, **kwargs)
+    except asyncio.CancelledError:
+        log.debug("clock job %s cancelled by the stop", getattr(fn, "__name__", fn))
 
 
 def _same(a: ClockStatus, b: ClockStatus) -> bool:

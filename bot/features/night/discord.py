@@ -41,6 +41,7 @@ from storage.nights import (
     mark_role_removed,
     roles_to_remove,
     rsvps,
+    series_creator,
     series_for_event,
     set_discord_event,
     set_reminder_role,
@@ -317,9 +318,28 @@ class NightCog(commands.Cog):
         )
         roles = [discord.Object(role_id)] if role_id is not None else False
         channel = self.bot.get_partial_messageable(settings.results_channel_id, guild_id=guild_id)
-        await channel.send(
-            text,
-            allowed_mentions=discord.AllowedMentions(everyone=False, users=False, roles=roles),
+        try:
+            await channel.send(
+                text,
+                allowed_mentions=discord.AllowedMentions(everyone=False, users=False, roles=roles),
+            )
+        except discord.HTTPException as exc:  # claimed: the directors hear of it instead
+            await self._reminder_failed(guild_id, info, settings.results_channel_id, exc)
+
+    async def _reminder_failed(
+        self, guild_id: int, info: NightInfo, channel_id: int, exc: discord.HTTPException
+    ) -> None:
+        """The reminder was refused: told to whoever scheduled the night (the channel failed)."""
+        from bot.surfaces.discord.failures import actor_user_id, report_post_failure
+
+        creator = await self.bot.db.run(series_creator, series_id=info.id)
+        await report_post_failure(
+            self.bot,
+            guild_id=guild_id,
+            kind="reminder",
+            channel_id=channel_id,
+            exc=exc,
+            starter_id=actor_user_id(creator),
         )
 
     async def _night_role(

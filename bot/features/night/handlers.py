@@ -260,7 +260,9 @@ def checkin_decision(ctx: Context, *args: str) -> Reply:
     decision, request_id = answer_of(args, ("approve", "refuse"))
     with ctx.transaction() as session:
         asked = peek_checkin(session=session, request_id=request_id)
-        channel = tournament_channel(session=session, tournament_id=asked.tournament_id)
+        channel = tournament_channel(  # another server's check-in: NotFound, nothing written
+            session=session, tournament_id=asked.tournament_id, guild_id=ctx.guild_id
+        )
     director = director_name(ctx)
     if decision == "approve":
         # An ordinary sign-in in the tournament's channel: a second press finds him signed in.

@@ -396,10 +396,8 @@ def settings(
         return _own_league_settings(ctx, preset, values, confirm)
     with ctx.transaction() as session:
         if not changing:
-            return replace(
-                views.settings_reply(get_guild_settings(session=session, guild_id=ctx.guild_id)),
-                private=True,
-            )
+            shown = views.settings_reply(get_guild_settings(session=session, guild_id=ctx.guild_id))
+            return replace(_with_failed_posts(session, ctx.guild_id, shown), private=True)
         rescored = by_server.preview_preset_for(
             session=session, guild_id=ctx.guild_id, preset=preset
         )
@@ -416,6 +414,15 @@ def settings(
         # Build the home book's index now (off the loop) so that no /rule waits for it.
         reply = replace(reply, effects=(Effect("rule_home", after.rulebook), *reply.effects))
     return reply
+
+
+def _with_failed_posts(session: Any, guild_id: int, shown: Reply) -> Reply:
+    """The settings, with the server's last posts Discord refused (and the fix), when any."""
+    from bot.features.admin.wording import failures_field
+    from storage.post_failures import list_post_failures
+
+    failed = list_post_failures(session=session, guild_id=guild_id, limit=3)
+    return replace(shown, fields=(*shown.fields, failures_field(failed))) if failed else shown
 
 
 def _own_league_settings(

@@ -163,7 +163,11 @@ def _write(
     """Read the channel's night (locked), decide an entry, store it: one transaction."""
     with ctx.transaction() as session:
         record = get_open_tournament(
-            session=session, channel_id=ctx.channel, with_log=with_log, for_update=True
+            session=session,
+            channel_id=ctx.channel,
+            with_log=with_log,
+            for_update=True,
+            guild_id=ctx.guild_id,  # another server's night in this channel: NotFound
         )
         night, entry = decide(session, record)
         if isinstance(entry, TablesBalanced) and not entry.moves and not entry.broken:
@@ -269,7 +273,11 @@ def register(
         late = None
         if record.night.chart.status == "running":
             late = late_entry_for(
-                session=session, channel_id=ctx.channel, now=ctx.now(), big_blind=big_blind
+                session=session,
+                channel_id=ctx.channel,
+                now=ctx.now(),
+                big_blind=big_blind,
+                guild_id=ctx.guild_id,
             )
         night, entry, stack = rulings.sign_in(
             record.night, name, replace(arrival, events_played=played), rules, _rng(ctx), late
@@ -328,7 +336,7 @@ def checkin(
 ) -> Reply:
     """/tournament checkin: one tap to sign in a player who RSVP'd to tonight's night."""
     with ctx.transaction() as session:
-        record = get_open_tournament(session=session, channel_id=ctx.channel)
+        record = get_open_tournament(session=session, channel_id=ctx.channel, guild_id=ctx.guild_id)
         coming = rsvp_names(session, record.league_id, record.night.setup.location, ctx.today())
     match = [n for n in coming if rulings.name_key(n) == rulings.name_key(player)]
     if not match:
@@ -355,7 +363,9 @@ def start(ctx: Context) -> Reply:
 
     record, night, _ = _write(ctx, decide)
     with ctx.transaction() as session:
-        clock = clock_summary(session=session, channel_id=ctx.channel, now=ctx.now())
+        clock = clock_summary(
+            session=session, channel_id=ctx.channel, now=ctx.now(), guild_id=ctx.guild_id
+        )
         rules = get_league_rules(session=session, league_id=record.league_id)
     structure = rules.blind_structure
     lines = [_head(night.chart), f"Chips in play: {_n(night.chart.chips_in_play)}"]
@@ -422,7 +432,9 @@ def _bust(
         if not any(chart.players[k].late for k in chart.reserve):
             return rulings.bust_players(record.night, names, counts, _rng(ctx))
         # A late reserve player seated now is chipped down at the level being played (1.E.d).
-        late = late_entry_for(session=session, channel_id=ctx.channel, now=ctx.now())
+        late = late_entry_for(
+            session=session, channel_id=ctx.channel, now=ctx.now(), guild_id=ctx.guild_id
+        )
         rules = get_league_rules(session=session, league_id=record.league_id)
         return rulings.bust_players(record.night, names, counts, _rng(ctx), late, rules)
 
@@ -478,7 +490,9 @@ def balance(ctx: Context) -> Reply:
         buttons.update(record.night.chart.buttons)
         night, entry = rulings.balance_tables(record.night, _rng(ctx))
         if entry.redraw and door is None:  # no live clock service here: pause it in storage
-            clock_id = pause_for_redraw(session=session, channel_id=ctx.channel, now=ctx.now())
+            clock_id = pause_for_redraw(
+                session=session, channel_id=ctx.channel, now=ctx.now(), guild_id=ctx.guild_id
+            )
             if clock_id is not None:
                 paused.append(clock_id)
         return night, entry
@@ -575,7 +589,11 @@ def undo(ctx: Context) -> Reply:
     """/tournament undo: take back the last sign-in, bust, move, balance or award."""
     with ctx.transaction() as session:
         record = get_open_tournament(
-            session=session, channel_id=ctx.channel, with_log=True, for_update=True
+            session=session,
+            channel_id=ctx.channel,
+            with_log=True,
+            for_update=True,
+            guild_id=ctx.guild_id,
         )
         after, entry = undo_entry(session=session, record=record, actor=ctx.actor, now=ctx.now())
     text = f"Took back {_undone_text(record.night.chart, entry)}."
@@ -669,7 +687,7 @@ def _table_lines(chart: Chart, table: int) -> list[str]:
 def seats(ctx: Context, table: int | None = None) -> Reply:
     """/tournament seats: the seating chart."""
     with ctx.transaction() as session:
-        record = get_open_tournament(session=session, channel_id=ctx.channel)
+        record = get_open_tournament(session=session, channel_id=ctx.channel, guild_id=ctx.guild_id)
     chart = record.night.chart
     if table is not None and table not in chart.tables:
         in_play = ", ".join(map(str, chart.tables)) or "none"
@@ -701,9 +719,13 @@ TABLES_PER_REPLY = 25
 def status(ctx: Context) -> Reply:
     """/tournament status: players left, average stack, late registration, the clock."""
     with ctx.transaction() as session:
-        record = get_open_tournament(session=session, channel_id=ctx.channel)
-        clock = clock_summary(session=session, channel_id=ctx.channel, now=ctx.now())
-        late = late_entry_for(session=session, channel_id=ctx.channel, now=ctx.now())
+        record = get_open_tournament(session=session, channel_id=ctx.channel, guild_id=ctx.guild_id)
+        clock = clock_summary(
+            session=session, channel_id=ctx.channel, now=ctx.now(), guild_id=ctx.guild_id
+        )
+        late = late_entry_for(
+            session=session, channel_id=ctx.channel, now=ctx.now(), guild_id=ctx.guild_id
+        )
         coming = rsvp_names(session, record.league_id, record.night.setup.location, ctx.today())
         reports = list_bust_reports(session=session, tournament_id=record.id)
     chart = record.night.chart
@@ -743,7 +765,9 @@ def _store_finish(
     ctx: Context, decide: Callable[[Night], tuple[Night, NightFinished]]
 ) -> tuple[TournamentRecord, ImportOutcome, NightFinished, Reply | None]:
     with ctx.transaction() as session:
-        record = get_open_tournament(session=session, channel_id=ctx.channel, for_update=True)
+        record = get_open_tournament(
+            session=session, channel_id=ctx.channel, for_update=True, guild_id=ctx.guild_id
+        )
         night, entry = decide(record.night)
         season = record.night.setup.season
         if season is None:  # a room stored without one: the league's current season

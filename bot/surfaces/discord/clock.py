@@ -91,13 +91,21 @@ class DiscordClockPoster:
         return db is not None and bool(await db.run(is_clock_read_aloud, channel_id=channel_id))
 
     async def post_status(self, channel_id: int, status: ClockStatus) -> int:
-        """Post the live status message with its director buttons."""
+        """Post the live status message with its director buttons.
+
+        A 4xx refusal (no access, unknown channel) raises ``PostRejected``.
+        """
         channel = self.bot.get_partial_messageable(channel_id)
-        message = await channel.send(
-            embed=render.embed(status.reply),
-            view=status_view(status),
-            allowed_mentions=render.NO_MENTIONS,
-        )
+        try:
+            message = await channel.send(
+                embed=render.embed(status.reply),
+                view=status_view(status),
+                allowed_mentions=render.NO_MENTIONS,
+            )
+        except discord.HTTPException as exc:
+            if 400 <= exc.status < 500 and exc.status != 429:
+                raise PostRejected(f"{exc.status} {exc.text}") from exc
+            raise
         return message.id
 
     async def edit_status(self, channel_id: int, message_id: int, status: ClockStatus) -> bool:
@@ -205,6 +213,20 @@ class ClockCog(commands.Cog):
             DiscordClockPoster(bot),
             lease_seconds=bot.settings.clock_lease_seconds,
             web_base_url=bot.settings.public_url,
+            on_post_failure=self._post_failed,
+        )
+
+    async def _post_failed(self, record: ClockRecord, what: str, exc: BaseException) -> None:
+        """A clock post Discord refused for good: the directors hear of it, once."""
+        from bot.surfaces.discord.failures import report_post_failure
+
+        await report_post_failure(
+            self.bot,
+            guild_id=record.guild_id,
+            kind="clock",
+            channel_id=record.channel_id,
+            exc=exc,
+            starter_id=record.created_by,
         )
 
     async def cog_load(self) -> None:

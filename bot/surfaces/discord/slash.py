@@ -439,13 +439,10 @@ class SlashRunner:
                 await channel.send(embed=embed, allowed_mentions=render.NO_MENTIONS)
             else:
                 await channel.send(embed=embed, view=view, allowed_mentions=render.NO_MENTIONS)
-        except discord.HTTPException as exc:
-            log.warning("could not post to results channel %s: %s", channel_id, exc)
-            await interaction.followup.send(
-                "Saved, but I could not post to the results channel; check my permissions there.",
-                ephemeral=True,
-                allowed_mentions=render.NO_MENTIONS,
-            )
+        except discord.HTTPException as exc:  # recorded; the user is told the fix
+            from bot.surfaces.discord.failures import results_post_failed
+
+            await results_post_failed(self.bot, interaction, channel_id, exc)
 
     async def fail(
         self,
