@@ -77,6 +77,9 @@ VERSION = 1
 NOT_LEAGUE_DATA = frozenset({"alembic_version", "command_sync", "backup_run"})
 """The deployment's bookkeeping: never written to a backup, never touched by a restore."""
 BATCH_ROWS = 5_000
+BATCH_CHARS = 1_000_000
+"""A batch of rows read or written at once: this many rows, or a restore's batch of lines
+reaching this many characters first (an event's record or an audit entry is ~2 KB)."""
 
 
 @dataclass(frozen=True)
@@ -234,7 +237,8 @@ def _write_table(conn: Connection, table: Table, out: IO[str]) -> int:
     wanted = [
         _as_text(c, conn.dialect.name) if i in documents else c for i, c in enumerate(columns)
     ]
-    result = conn.execution_options(stream_results=True, yield_per=BATCH_ROWS).execute(
+    per = BATCH_ROWS // 10 if documents else BATCH_ROWS  # rows with documents: ~2 KB each
+    result = conn.execution_options(stream_results=True, yield_per=per).execute(
         select(*wanted).select_from(table).order_by(*order)
     )
     line = _line_writer(len(columns), documents)
@@ -367,15 +371,17 @@ def _sections(lines: IO[str], path: Path) -> Iterator[Section]:
         def batches(name: str = name, box: list[str] = box) -> Iterator[list[list[Any]]]:
             count = 0
             chunk: list[str] = []
+            size = 0
             for line in lines:
                 if not line.startswith("["):
                     box.append(line)
                     break
                 chunk.append(line)
-                if len(chunk) >= BATCH_ROWS:
+                size += len(line)
+                if len(chunk) >= BATCH_ROWS or size >= BATCH_CHARS:
                     yield _json_rows(chunk, path)
                     count += len(chunk)
-                    chunk = []
+                    chunk, size = [], 0
             if chunk:
                 yield _json_rows(chunk, path)
                 count += len(chunk)
