@@ -5,7 +5,8 @@ imported into a SQLite file, then:
 
 - **pokerfloor**: ``storage.backup.write_backup`` (gzip JSON lines, one read transaction) and
   ``restore_backup`` into an empty SQLite file, into an empty PostgreSQL schema (SQLite ->
-  PostgreSQL), and that PostgreSQL copy backed up and restored into SQLite again;
+  PostgreSQL), and that PostgreSQL copy backed up and restored into SQLite again and into
+  another PostgreSQL schema;
 - **peers**: the ``sqlite3`` tool's ``.backup`` (a page copy that cannot cross databases or
   schema versions) and ``.dump`` loaded into a new file (SQL text), and ``pg_dump -Fc`` /
   ``pg_restore`` for the PostgreSQL copy, when those tools are on the PATH.
@@ -312,6 +313,8 @@ def main() -> None:
                 back = make_engine(f"sqlite:///{folder / 'back.db'}")
                 ours("PostgreSQL -> SQLite", pg, back, folder / "c.jsonl.gz", expected)
                 back.dispose()
+                with scratch_schema(POSTGRES_URL, prefix="bk", create=False) as pg2:
+                    ours("PostgreSQL -> PostgreSQL", pg, pg2, folder / "d.jsonl.gz", expected)
                 postgres_peers(pg, folder)
         empty.dispose()
         source.dispose()

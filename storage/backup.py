@@ -237,7 +237,7 @@ def _write_table(conn: Connection, table: Table, out: IO[str]) -> int:
     wanted = [
         _as_text(c, conn.dialect.name) if i in documents else c for i, c in enumerate(columns)
     ]
-    per = BATCH_ROWS // 10 if documents else BATCH_ROWS  # rows with documents: ~2 KB each
+    per = max(1, BATCH_ROWS // 10) if documents else BATCH_ROWS  # a row with documents: ~2 KB
     result = conn.execution_options(stream_results=True, yield_per=per).execute(
         select(*wanted).select_from(table).order_by(*order)
     )

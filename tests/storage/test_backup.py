@@ -15,6 +15,7 @@ from sqlalchemy import MetaData, insert, inspect, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from storage import backup
 from storage.audit import list_audit
 from storage.backup import restore_backup, write_backup
 from storage.backup_schedule import (
@@ -142,6 +143,20 @@ def test_backup_then_restore_gives_the_same_league(source: Engine, target: Engin
     assert _league(target) == before
     again = write_backup(target, tmp_path / "again.jsonl.gz")
     assert _body(again.path) == _body(written.path)  # every row of every table, byte for byte
+
+
+def test_a_league_larger_than_a_batch_comes_back_whole(source, target, tmp_path, monkeypatch):
+    """Every table read and written in many batches (a batch here: 2 rows or 300 characters)."""
+    _fill(source)
+    before = _league(source)
+    monkeypatch.setattr(backup, "BATCH_ROWS", 2)
+    monkeypatch.setattr(backup, "BATCH_CHARS", 300)
+    written = write_backup(source, tmp_path / "league.jsonl.gz")
+    restored = restore_backup(target, written.path)
+
+    assert restored.tables == written.tables
+    assert written.tables["result"] > 2
+    assert _league(target) == before
 
 
 def test_a_restored_database_goes_on_numbering_after_the_restored_rows(source, target, tmp_path):
