@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import MetaData, insert, text
+from sqlalchemy import MetaData, insert, inspect, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 
+from storage import backup
 from storage.audit import list_audit
 from storage.backup import restore_backup, write_backup
 from storage.backup_schedule import (
@@ -143,6 +145,20 @@ def test_backup_then_restore_gives_the_same_league(source: Engine, target: Engin
     assert _body(again.path) == _body(written.path)  # every row of every table, byte for byte
 
 
+def test_a_league_larger_than_a_batch_comes_back_whole(source, target, tmp_path, monkeypatch):
+    """Every table read and written in many batches (a batch here: 2 rows or 300 characters)."""
+    _fill(source)
+    before = _league(source)
+    monkeypatch.setattr(backup, "BATCH_ROWS", 2)
+    monkeypatch.setattr(backup, "BATCH_CHARS", 300)
+    written = write_backup(source, tmp_path / "league.jsonl.gz")
+    restored = restore_backup(target, written.path)
+
+    assert restored.tables == written.tables
+    assert written.tables["result"] > 2
+    assert _league(target) == before
+
+
 def test_a_restored_database_goes_on_numbering_after_the_restored_rows(source, target, tmp_path):
     _fill(source)
     restore_backup(target, write_backup(source, tmp_path / "b.jsonl.gz").path)
@@ -203,6 +219,55 @@ def test_a_failed_replace_keeps_the_old_league(source: Engine, tmp_path):
     with pytest.raises(BackupError, match="damaged"):
         restore_backup(source, broken, replace=True)
     assert _league(source) == before
+
+
+def _foreign_keys(engine: Engine) -> list[tuple[str, ...]]:
+    """Every foreign key of the database: its table, columns, and what it refers to."""
+    found = inspect(engine)
+    return sorted(
+        (
+            table,
+            ",".join(key["constrained_columns"]),
+            key["referred_table"],
+            ",".join(key["referred_columns"]),
+            str(key.get("options")),
+        )
+        for table in found.get_table_names()
+        for key in found.get_foreign_keys(table)
+    )
+
+
+def test_a_restored_database_still_checks_its_foreign_keys(source: Engine, target, tmp_path):
+    _fill(source)
+    upgrade_schema(target)
+    keys = _foreign_keys(target)
+    restore_backup(target, write_backup(source, tmp_path / "b.jsonl.gz").path)
+
+    assert _foreign_keys(target) == keys
+    assert ("result", "player_id", "player", "id", "{}") in keys
+    with pytest.raises(IntegrityError), target.begin() as conn:
+        conn.execute(text("UPDATE result SET player_id = 999999 WHERE id = 1"))
+
+
+def test_a_backup_referring_to_rows_it_does_not_hold_restores_nothing(source, target, tmp_path):
+    _fill(source)
+    path = write_backup(source, tmp_path / "b.jsonl").path
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith('{"table":"result"'))
+    column = json.loads(lines[at])["columns"].index("player_id")
+    row = json.loads(lines[at + 1])
+    row[column] = 999999  # a player the backup does not hold
+    lines[at + 1] = json.dumps(row) + "\n"
+    broken = tmp_path / "orphan.jsonl"
+    broken.write_text("".join(lines), encoding="utf-8")
+    upgrade_schema(target)
+    keys = _foreign_keys(target)
+
+    with pytest.raises(BackupError, match="table 'result'"):
+        restore_backup(target, broken)
+    with session_scope(target) as session:
+        assert session.execute(text("SELECT count(*) FROM league")).scalar_one() == 0
+    assert _foreign_keys(target) == keys
 
 
 @pytest.mark.parametrize(
