@@ -27,7 +27,8 @@ from sqlalchemy.engine import Engine
 import rulings
 import rulings.rulebook
 from bot.command.model import Command, Context
-from bot.command.options import bind, parse_line, usage
+from bot.command.options import parse_line, usage
+from bot.command.run import run_command
 from bot.config import Settings
 from bot.database import Database
 from bot.errors import UnknownCommandError, describe, one_line
@@ -224,9 +225,7 @@ class Console:
             rest = rest[rest.index(word) + len(word) :]
         raw = parse_line(command, rest.strip())
         ctx = self.ctx.context(clock=command.path[0] == "clock" and command.path[-1] != "status")
-        kwargs = bind(command, raw, surface="console", today=ctx.today)
-        reply: Reply = command.resolve()(ctx, **kwargs)
-        return reply
+        return run_command(command, ctx, raw)
 
     def _unknown(self, words: Sequence[str]) -> UnknownCommandError:
         under = [

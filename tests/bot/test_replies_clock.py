@@ -67,7 +67,7 @@ def test_console_clock_status_lists_every_running_clock_briefly(engine: Engine):
     _clocks(engine)
     reply = clock_console(_console(engine, now=T0 + dt.timedelta(minutes=65.5)), "status")
     assert reply.text == "3 running."
-    assert not reply.private
+    assert reply.private  # /clock status is private on every surface (the one runner)
     assert [(f.name, f.value) for f in reply.fields] == [
         (
             "Clock 1: BTown Poker League, channel 10",

@@ -421,7 +421,7 @@ def run(command: Command, args: argparse.Namespace, *, words: tuple[str, ...] = 
     A user mistake exits 2 with one line on stderr (nothing is written); a bug exits 1.
     ``words``: how it was typed; an older spelling prints one deprecation line first.
     """
-    from bot.command.options import bind
+    from bot.command.run import run_command
     from bot.errors import describe, one_line
 
     name = " ".join(command.cli_path)
@@ -436,8 +436,8 @@ def run(command: Command, args: argparse.Namespace, *, words: tuple[str, ...] = 
             league=command.league,
             writes=command.writes or command.who is not Who.EVERYONE,
         )
-        kwargs = bind(command, _values(command, args), surface="cli", today=ctx.today)
-        reply = command.resolve()(ctx, **kwargs)
+        values = _values(command, args)
+        reply = run_command(command, ctx, values)
     except Exception as exc:  # the one error path
         message, is_bug = describe(exc)
         if is_bug:
@@ -450,7 +450,7 @@ def run(command: Command, args: argparse.Namespace, *, words: tuple[str, ...] = 
     finally:
         if db is not None:
             db.dispose()
-    if kwargs.get("json") and reply.data is not None:
+    if values.get("json") and reply.data is not None:
         sys.stdout.write(json.dumps(reply.data, indent=2, ensure_ascii=False) + "\n")
         if reply.note:
             sys.stderr.write(f"pokerfloor {name}: {reply.note}\n")

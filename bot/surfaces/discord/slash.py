@@ -25,7 +25,8 @@ import discord
 from discord import app_commands
 
 from bot.command.model import Action, Command, Context, Menu, Opt, Upload, Who
-from bot.command.options import MAX_FILE_BYTES, bind, check_accepted
+from bot.command.options import MAX_FILE_BYTES, check_accepted
+from bot.command.run import run_action, run_command
 from bot.errors import REFUSAL, BadOption, NotDirectorError, describe
 from bot.features import ACTIONS, COMMANDS, group_description
 from bot.reply import Effect, Reply, error_reply, escape
@@ -242,11 +243,9 @@ class SlashRunner:
                 elif isinstance(value, discord.Role | discord.abc.User):
                     value = value.id
                 given[name] = value
-            kwargs = bind(command, given, surface="discord", today=ctx.today)
-            handler = command.resolve()
             private = private or command.private
-            reply = await self._call(interaction, lambda: handler(ctx, **kwargs), private)
-            if private and not reply.private:
+            reply = await self._call(interaction, lambda: run_command(command, ctx, given), private)
+            if private and not reply.private:  # a context menu's answer is private
                 reply = _private(reply)
             await self.carry_out(interaction, reply, announce=False)  # e.g. the new home book
             await self.send(interaction, reply)
@@ -478,8 +477,9 @@ class SlashRunner:
             action = _action(name)
             director = await self.allowed(interaction, action.who, guild_only=False)
             ctx = self.context(interaction, is_director=director)
-            handler = action.resolve()
-            reply = await self._press_call(interaction, action, lambda: handler(ctx, *args))
+            reply = await self._press_call(
+                interaction, action, lambda: run_action(action, ctx, tuple(args))
+            )
             if action.edit:
                 await self.edit(interaction, reply)
             else:
