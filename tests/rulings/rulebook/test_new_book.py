@@ -186,3 +186,84 @@ def test_the_unseen_lift_is_the_home_books_and_moves_the_order_only(folder, inde
     assert plain.evidence.best_cosine == lifted.evidence.best_cosine
     # a league whose own book is a bundled one: the unseen book is not lifted above it
     assert index.search(query).matches[0].book != BOOK
+
+
+def _spy_on_cosines(monkeypatch: pytest.MonkeyPatch) -> list[np.ndarray]:
+    """Every cosine array the search hands to the fusion, in order."""
+    seen: list[np.ndarray] = []
+
+    def spy(
+        lexical: list[tuple[float, int, float]],
+        cosines: np.ndarray,
+        allowed: np.ndarray,
+        weight: float | np.ndarray,
+        depth: int,
+    ) -> list[tuple[float, int, float]]:
+        seen.append(cosines)
+        return fuse(lexical, cosines, allowed, weight, depth)
+
+    monkeypatch.setattr(search_module, "fuse", spy)
+    return seen
+
+
+def _unseen_weights(monkeypatch: pytest.MonkeyPatch, centring: float, feedback: float) -> None:
+    monkeypatch.setattr(search_module, "_UNSEEN_CENTRING", centring)
+    monkeypatch.setattr(search_module, "_UNSEEN_FEEDBACK", feedback)
+
+
+def test_centring_and_feedback_move_the_own_unseen_books_cosines_only(folder, monkeypatch):
+    own = load_rulebooks(folder, home=BOOK)
+    new = own.index.book_of == BOOK
+    query = "can I bring my dog inside"
+    cosines = _spy_on_cosines(monkeypatch)
+    _unseen_weights(monkeypatch, 0.0, 0.0)
+    plain = own.search(query)
+    assert len(cosines) == 1  # one fusion: nothing fed back
+    _unseen_weights(monkeypatch, 1.0, 0.5)
+    moved = own.search(query)
+    assert len(cosines) == 3  # the first ranking, then again with the query fed back
+    before, first, fed = cosines
+    np.testing.assert_array_equal(first[~new], before[~new])
+    np.testing.assert_array_equal(fed[~new], before[~new])
+    assert not np.allclose(first[new], before[new])  # centred
+    assert not np.allclose(fed[new], first[new])  # fed back
+    # whether anything answers is still the raw cosine's
+    assert plain.evidence is not None
+    assert moved.evidence is not None
+    assert plain.evidence.best_cosine == moved.evidence.best_cosine
+    assert moved.matches[0].book == BOOK
+
+
+def test_centring_takes_the_books_mean_from_its_unseen_rows_only(folder, monkeypatch):
+    own = load_rulebooks(folder, home=BOOK)
+    semantic = own.index.semantic
+    assert semantic is not None
+    mine = (own.index.book_of == BOOK)[semantic.owners]
+    _unseen_weights(monkeypatch, 1.0, 0.0)
+    rows = own._unseen_rows()
+    np.testing.assert_array_equal(rows[~mine], semantic.vectors[~mine])
+    np.testing.assert_allclose(np.linalg.norm(rows[mine], axis=1), 1.0, rtol=1e-5)
+    centre = semantic.vectors[mine].mean(axis=0)
+    # what every row of the book shared is gone: the rows no longer lean towards their mean
+    leaning = float((semantic.vectors[mine] @ centre).mean())
+    assert leaning > 0.1
+    assert abs(float((rows[mine] @ centre).mean())) < 0.2 * leaning
+
+
+def test_centring_and_feedback_change_nothing_where_the_leagues_own_book_is_seen(
+    index, monkeypatch
+):
+    # the league's own book is BTown (bundled, seen); the new book is another league's
+    queries = ("can I bring my dog inside", "when do the blinds go up", "oversized chip")
+    bundled = load_rulebooks()
+    _unseen_weights(monkeypatch, 0.0, 0.0)
+    plain = [
+        [(m.key, m.score) for m in i.search(q).matches] for i in (index, bundled) for q in queries
+    ]
+    cosines = _spy_on_cosines(monkeypatch)
+    _unseen_weights(monkeypatch, 1.0, 1.0)
+    moved = [
+        [(m.key, m.score) for m in i.search(q).matches] for i in (index, bundled) for q in queries
+    ]
+    assert moved == plain
+    assert len(cosines) == len(plain)  # one fusion a search: nothing fed back
