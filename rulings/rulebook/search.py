@@ -108,14 +108,6 @@ _LEXICAL_SHARE = _W["lexical_share"]
 # (benchmarks/rules.py --unseen's guard).
 _UNSEEN_LEXICAL_SHARE = _W["unseen_lexical_share"]
 _UNSEEN_COSINE_LIFT = _W["unseen_cosine_lift"]
-# Two more for those passages only. Centring: the league's own book's mean vector (its rows,
-# wholes and sentences), times this, is taken from each such passage's rows before the cosine,
-# so what every passage of that book shares ("a poker rulebook") stops deciding the order.
-# Feedback: the query's vector gets this much of the mean of the best few such passages' (the
-# first fused ranking's), and their cosines are computed again with it.
-_UNSEEN_CENTRING = _W["unseen_centring"]
-_UNSEEN_FEEDBACK = _W["unseen_feedback"]
-_FEEDBACK_DEPTH = 3  # how many of the first ranking's unseen passages feed the query back
 
 
 _SILENT_MIN_IDF = stage_weights("present")["silent_min_idf"]
@@ -288,7 +280,6 @@ class RuleIndex:
         if vectors is not None:
             self._own_unseen = ~vectors.seen & (self.index.book_of == self.index.home)
         self._unseen_fusion = bool(self._own_unseen.any())
-        self._centred: dict[float, np.ndarray] = {}  # the unseen rows centred, by the weight
         self.answer_model: AnswerModel | None = None
         if decide:
             self.answer_model = answer_model if answer_model is not None else AnswerModel.bundled()
@@ -483,8 +474,7 @@ class RuleIndex:
         fused = None
         evidence = None
         if self.index.semantic is not None:
-            vector = self.index.semantic.model.embed([text_for_terms])[0]
-            meaning = self.index.semantic.scores_of(vector)
+            meaning = self.index.semantic.scores(text_for_terms)
             cosines = meaning
             if self.home is not None and favoured is None:
                 # The league's own book is preferred here too, by a little (for the order only:
@@ -504,16 +494,7 @@ class RuleIndex:
                 # The league's own book, never seen by the model: the lexical ranker's larger share.
                 unseen = _UNSEEN_LEXICAL_SHARE + (1 - _UNSEEN_LEXICAL_SHARE) * trust * coverage
                 share = np.where(self._own_unseen, unseen, share)
-            centred = meaning
-            if self._unseen_fusion and _UNSEEN_CENTRING > 0:
-                centred = self.index.semantic.scores_of(vector, self._unseen_rows())
-                cosines = np.where(self._own_unseen, cosines - meaning + centred, cosines)
             fused = fuse(scored, cosines, allowed, share, _SEMANTIC_DEPTH)
-            if self._unseen_fusion and _UNSEEN_FEEDBACK > 0:
-                fed = self._fed_back(vector, fused)
-                if fed is not None:
-                    cosines = np.where(self._own_unseen, cosines - centred + fed, cosines)
-                    fused = fuse(scored, cosines, allowed, share, _SEMANTIC_DEPTH)
             best = float(np.max(np.where(allowed, meaning, -1.0)))
             evidence = _evidence(meaning, allowed, fused, scored, weighted, self.index, answer)
             answer = answer or best >= _SEMANTIC_FOUND
@@ -529,44 +510,6 @@ class RuleIndex:
             fused=fused,
         )
         return replace(result, evidence=evidence)
-
-    def _unseen_rows(self) -> np.ndarray:
-        """Every passage row, the league's own book's unseen ones centred.
-
-        ``_UNSEEN_CENTRING`` times the mean of the book's rows is taken from each, which is then
-        normalised again; kept for each weight.
-        """
-        rows = self._centred.get(_UNSEEN_CENTRING)
-        if rows is None:
-            semantic = self.index.semantic
-            assert semantic is not None
-            rows = semantic.vectors.copy()
-            if _UNSEEN_CENTRING > 0:
-                book = (self.index.book_of == self.index.home)[semantic.owners]
-                mine = self._own_unseen[semantic.owners]
-                centred = rows[mine] - _UNSEEN_CENTRING * rows[book].mean(axis=0)
-                norms = np.linalg.norm(centred, axis=1, keepdims=True)
-                rows[mine] = centred / np.maximum(norms, 1e-9)
-            self._centred[_UNSEEN_CENTRING] = rows
-        return rows
-
-    def _fed_back(
-        self, vector: np.ndarray, fused: Sequence[tuple[float, int, float]]
-    ) -> np.ndarray | None:
-        """The unseen passages' cosines with the query's vector fed back.
-
-        The vector moves towards the first ranking's best unseen passages (their whole texts'
-        rows); None when none of them was ranked.
-        """
-        semantic = self.index.semantic
-        assert semantic is not None
-        best = [i for _, i, _ in fused if self._own_unseen[i]][:_FEEDBACK_DEPTH]
-        if not best:
-            return None
-        rows = self._unseen_rows()
-        moved = vector + _UNSEEN_FEEDBACK * rows[semantic.starts[best]].mean(axis=0)
-        moved = moved / max(float(np.linalg.norm(moved)), 1e-9)
-        return semantic.scores_of(moved, rows)
 
     def _allowed(self, wanted: frozenset[str]) -> np.ndarray:
         """A boolean mask of the passages in the books searched (kept per set of books)."""

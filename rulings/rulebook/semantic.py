@@ -286,11 +286,8 @@ class SemanticIndex:
 
     def scores(self, query: str) -> np.ndarray:
         """Cosine of the query with each passage: the best of its whole and its sentences."""
-        return self.scores_of(self.model.embed([query])[0])
-
-    def scores_of(self, vector: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """The same for a query's unit vector, against ``rows`` (default: ``vectors``)."""
-        sims = (self.vectors if rows is None else rows) @ vector
+        q = self.model.embed([query])[0]
+        sims = self.vectors @ q
         # Each passage's rows are contiguous (whole text first, then its sentences).
         best: np.ndarray = np.maximum.reduceat(sims, self.starts)
         return best
