@@ -40,9 +40,10 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 
 from benchmarks.league import POSTGRES_URL, import_league
-from storage.backup import restore_backup, write_backup
+from storage.backup import write_backup
 from storage.db import create_schema, make_engine, scratch_schema, session_scope
 from storage.leagues import list_leagues
+from storage.restore import restore_backup
 from storage.seasons import list_seasons
 from storage.standings import season_standings, season_toc
 

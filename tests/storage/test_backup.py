@@ -15,9 +15,9 @@ from sqlalchemy import MetaData, insert, inspect, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
-from storage import backup
+from storage import backup, restore
 from storage.audit import list_audit
-from storage.backup import restore_backup, write_backup
+from storage.backup import write_backup
 from storage.backup_schedule import (
     claim_backup,
     finish_backup,
@@ -37,6 +37,7 @@ from storage.errors import BackupError
 from storage.events import list_events, void_event
 from storage.leagues import list_leagues
 from storage.players import add_player, add_strike
+from storage.restore import restore_backup
 from storage.seasons import get_season
 from storage.standings import season_standings, season_toc
 from tests.conftest import SKIP_POSTGRES, postgres_url
@@ -150,7 +151,8 @@ def test_a_league_larger_than_a_batch_comes_back_whole(source, target, tmp_path,
     _fill(source)
     before = _league(source)
     monkeypatch.setattr(backup, "BATCH_ROWS", 2)
-    monkeypatch.setattr(backup, "BATCH_CHARS", 300)
+    monkeypatch.setattr(restore, "BATCH_ROWS", 2)
+    monkeypatch.setattr(restore, "BATCH_CHARS", 300)
     written = write_backup(source, tmp_path / "league.jsonl.gz")
     restored = restore_backup(target, written.path)
 

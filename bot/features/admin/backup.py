@@ -48,7 +48,7 @@ def backup(ctx: Context, file: str) -> Reply:
 
 def restore(ctx: Context, file: str, replace: bool = False) -> Reply:
     """``pokerfloor restore FILE [--replace]``: a backup into an empty database, all or nothing."""
-    from storage.backup import check_backup, restore_backup
+    from storage.restore import check_backup, restore_backup
 
     path = Path(file).expanduser()
     check_backup(path)  # before the database is opened (and a missing SQLite file made)
