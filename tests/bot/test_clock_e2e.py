@@ -176,7 +176,7 @@ async def test_clock_runs_pings_only_the_role_and_resumes_exactly_after_restarts
     status = posts(fake)[already]
     assert status.body["embeds"][0]["title"] == "Tournament clock: Bar League"
     buttons = [c["custom_id"] for row in status.body["components"] for c in row["components"]]
-    assert buttons == ["clock:pause:1", "clock:plus1:1"]
+    assert buttons == ["pf:clock:pause:1", "pf:clock:plus1:1"]
 
     level1 = await wait_for(fake, "Level 1: blinds 1/2", after=start)
     assert level1.body["content"] == f"<@&{ROLE}> Level 1: blinds 1/2"
@@ -225,7 +225,9 @@ async def test_clock_runs_pings_only_the_role_and_resumes_exactly_after_restarts
         record = await third.db.run(clocks.get_clock, clock_id=1)
         assert record.status_message_id is not None
         pressed = len(announcements(fake))
-        reply = await press(fake, status, record.status_message_id, "clock:pause:1", director=True)
+        reply = await press(
+            fake, status, record.status_message_id, "pf:clock:pause:1", director=True
+        )
         assert reply["flags"] & EPHEMERAL
         notice = await wait_for(fake, "The clock is paused", after=pressed)
         assert notice.body["allowed_mentions"] == {"parse": []}
@@ -282,7 +284,7 @@ async def test_directors_only_and_clear_errors(fake: FakeDiscord, tmp_path: Path
         assert record.status_message_id is not None
         status = [r for r in posts(fake) if r.body.get("embeds")][-1]
         pressed = await press(
-            fake, status, record.status_message_id, "clock:plus1:1", director=False
+            fake, status, record.status_message_id, "pf:clock:plus1:1", director=False
         )
         assert REFUSAL in pressed["embeds"][0]["description"]
 
@@ -363,7 +365,7 @@ async def test_league_director_role_runs_the_clock_and_the_configured_role_is_pi
         assert record.status_message_id is not None
         status = [r for r in posts(fake) if r.body.get("embeds")][-1]
         pressed = await press(
-            fake, status, record.status_message_id, "clock:pause:1", director=False
+            fake, status, record.status_message_id, "pf:clock:pause:1", director=False
         )
         assert pressed["embeds"][0]["description"] == REFUSAL
         assert (await bot.db.run(clocks.get_clock, clock_id=1)).state.events == ()
@@ -371,11 +373,12 @@ async def test_league_director_role_runs_the_clock_and_the_configured_role_is_pi
         paused = await clock(fake, "pause", director=False, member_roles=[DIRECTOR_ROLE])
         assert paused["flags"] & EPHEMERAL
         await wait_for(fake, "The clock is paused", after=before)
-        # The status message shows "Resume" once its next edit is due (at most every 30 s).
-        with_resume = json.loads(json.dumps(status.body).replace("clock:pause:1", "clock:resume:1"))
+        # The status message shows "Resume" once its next edit is due (at most every 30 s);
+        # here, one posted before the buttons were actions (``clock:resume:1``) still works.
+        legacy = json.loads(json.dumps(status.body).replace("pf:clock:pause:1", "clock:resume:1"))
         resumed = await press(
             fake,
-            dataclasses.replace(status, body=with_resume),
+            dataclasses.replace(status, body=legacy),
             record.status_message_id,
             "clock:resume:1",
             director=False,
@@ -407,7 +410,7 @@ async def test_a_button_pressed_in_another_server_does_not_touch_this_servers_cl
         # A manager of another server crafts the same custom id on a message there.
         payload = fake._interaction_base(
             3,
-            {"custom_id": "clock:pause:1", "component_type": 2},
+            {"custom_id": "pf:clock:pause:1", "component_type": 2},
             user_id=43,
             permissions=MANAGE_GUILD,
             guild_id=GUILD_ID + 1,

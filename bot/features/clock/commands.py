@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.command.model import Command, Group, Opt, Surface, Who
+from bot.command.model import Action, Command, Group, Opt, Surface, Who
 
 GROUPS = (Group(("clock",), "Run the live tournament clock"),)
 
@@ -108,3 +108,6 @@ COMMANDS = (
         guild_only=True,
     ),
 )
+
+ACTIONS = (Action("clock", "bot.features.clock.handlers:button", who=Who.DIRECTOR),)
+"""The director buttons on a clock's status message: ``pf:clock:<pause|resume|plus1>:<id>``."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.command.model import Context
 from bot.errors import BadOption
-from bot.reply import Reply
+from bot.reply import Button, Reply
 from rulings import ClockAction, position_at
 
 if TYPE_CHECKING:
@@ -84,6 +84,41 @@ def _door(ctx: Context) -> ClockDoor:
 
 def _done(record: ClockRecord, now: dt.datetime) -> Reply:
     return Reply(title="Clock", text=position_at(record.state, now).summary, private=True)
+
+
+BUTTONS: dict[str, tuple[str, str, ClockAction, float]] = {
+    "pause": ("Pause", "secondary", ClockAction.PAUSE, 0.0),
+    "resume": ("Resume", "success", ClockAction.RESUME, 0.0),
+    "plus1": ("+1 min", "primary", ClockAction.ADD_TIME, 1.0),
+}
+"""A status message's buttons: label, style, what the clock does, and by how many minutes."""
+
+
+def status_buttons(clock_id: int, *, paused: bool, ended: bool) -> tuple[Button, ...]:
+    """The director buttons under a clock's status message (none once it has ended)."""
+    if ended:
+        return ()
+    shown = ("resume" if paused else "pause", "plus1")
+    return tuple(Button(BUTTONS[b][0], f"pf:clock:{b}:{clock_id}", BUTTONS[b][1]) for b in shown)
+
+
+def button(ctx: Context, what: str, clock_id: str) -> Reply:
+    """A status message's button: pause, resume or add a minute, confirmed privately.
+
+    Raises:
+        BadOption: a button this bot no longer has.
+        NotFound: another server's clock (nothing is changed).
+    """
+    if what not in BUTTONS or not clock_id.isdigit():
+        raise BadOption("That button no longer works; ask again.")
+    door = _door(ctx)
+    _, _, action, minutes = BUTTONS[what]
+    record = door.call(
+        door.service.act_on(
+            int(clock_id), action, minutes, user_id=ctx.user_id or 0, guild_id=ctx.guild_id or 0
+        )
+    )
+    return _done(record, door.now())
 
 
 def start(

@@ -2,8 +2,9 @@
 
 Directors start, pause, resume, move and end the clock; everyone can ask ``/clock status``
 (``bot.features.clock.commands``). The clock itself runs in
-``bot.features.clock.service.ClockService``; this cog owns it, posts its messages
-(``DiscordClockPoster``) and answers the status message's buttons.
+``bot.features.clock.service.ClockService``; this cog owns it and posts its messages
+(``DiscordClockPoster``). The status message's buttons are ``Action`` buttons
+(``pf:clock:...``), answered by the one runner like every other button.
 
 Who is a director: ``slash.SlashRunner.allowed`` (the league's director role, or
 Manage Server), checked at call time for each director command and each button press.
@@ -15,21 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import TYPE_CHECKING, Any
 
 import discord
-from discord import app_commands
 from discord.ext import commands
 
-from bot.command.model import Who
-from bot.errors import describe
-from bot.features.clock.handlers import ClockDoor
+from bot.features.clock.handlers import ClockDoor, status_buttons
 from bot.features.clock.service import ClockService, ClockStatus, PostRejected
 from bot.reply import Reply
 from bot.surfaces.discord import render
-from bot.surfaces.discord.tree import reply_privately, respond
-from rulings import Announcement, AnnouncementKind, ClockAction, position_at
+from rulings import Announcement, AnnouncementKind
 from storage.clocks import ClockRecord
 
 if TYPE_CHECKING:
@@ -122,81 +118,16 @@ class DiscordClockPoster:
         return True
 
 
-_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
-    "pause": ("Pause", discord.ButtonStyle.secondary),
-    "resume": ("Resume", discord.ButtonStyle.success),
-    "plus1": ("+1 min", discord.ButtonStyle.primary),
-}
-
-
-class ClockButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"clock:(?P<action>pause|resume|plus1):(?P<clock_id>[0-9]+)",
-):
-    """A director button on a status message; works across restarts (the id is in it)."""
-
-    def __init__(self, action: str, clock_id: int) -> None:
-        label, style = _BUTTONS[action]
-        super().__init__(
-            discord.ui.Button(label=label, style=style, custom_id=f"clock:{action}:{clock_id}")
-        )
-        self.action = action
-        self.clock_id = clock_id
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction,
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> ClockButton:
-        """Rebuild the button from its custom id."""
-        return cls(match["action"], int(match["clock_id"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        """Pause, resume or add a minute, then confirm privately."""
-        try:
-            # Refused privately (NotDirectorError, through describe); nothing is written.
-            runner = interaction.client.slash  # type: ignore[attr-defined]
-            await runner.allowed(interaction, Who.DIRECTOR, guild_only=True)
-            cog = interaction.client.get_cog("ClockCog")  # type: ignore[attr-defined]
-            if not isinstance(cog, ClockCog):
-                raise app_commands.CheckFailure("The clock is not running on this bot right now.")
-            action, value = {
-                "pause": (ClockAction.PAUSE, 0.0),
-                "resume": (ClockAction.RESUME, 0.0),
-                "plus1": (ClockAction.ADD_TIME, 1.0),
-            }[self.action]
-            record = await cog.service.act_on(  # a clock of another server: NotFound
-                self.clock_id,
-                action,
-                value,
-                user_id=interaction.user.id,
-                guild_id=interaction.guild_id or 0,
-            )
-            await respond(interaction, _done(record, cog.service))
-        except Exception as exc:  # buttons do not go through LeagueTree: answer like it does
-            text, is_bug = describe(exc)
-            if is_bug:
-                log.error("clock button %s failed", self.action, exc_info=exc)
-            else:
-                log.debug("clock button %s refused: %s", self.action, exc)
-            await reply_privately(interaction, text)
-
-
 def status_view(status: ClockStatus) -> discord.ui.View:
-    """The director buttons for a status message (none once the clock has ended)."""
-    view = discord.ui.View(timeout=None)
-    if not status.is_ended:
-        view.add_item(ClockButton("resume" if status.is_paused else "pause", status.clock_id))
-        view.add_item(ClockButton("plus1", status.clock_id))
-    return view
+    """The director buttons for a status message (none once the clock has ended).
 
+    They are ``Action`` buttons (``pf:clock:...``, ``bot.features.clock.commands.ACTIONS``),
+    run by the one runner like every other button.
+    """
+    from bot.surfaces.discord.slash import buttons_view
 
-def _done(record: ClockRecord, service: ClockService) -> Reply:
-    pos = position_at(record.state, service.now())
-    return Reply(title="Clock", text=pos.summary, private=True)
+    buttons = status_buttons(status.clock_id, paused=status.is_paused, ended=status.is_ended)
+    return buttons_view(Reply(title="", buttons=buttons)) or discord.ui.View(timeout=None)
 
 
 class ClockCog(commands.Cog):
@@ -231,14 +162,12 @@ class ClockCog(commands.Cog):
 
     async def cog_load(self) -> None:
         """Register the persistent buttons and resume every stored clock."""
-        self.bot.add_dynamic_items(ClockButton)
         await self.service.start()
         self.bot.clock_door = ClockDoor(self.service, asyncio.get_running_loop())
 
     async def cog_unload(self) -> None:
         """Stop the scheduler (the clocks stay in the database)."""
         await self.service.stop()
-        self.bot.remove_dynamic_items(ClockButton)
         self.bot.clock_door = None
 
 

@@ -568,9 +568,13 @@ def buttons_view(reply: Reply) -> discord.ui.View | None:
 
 class ActionButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"pf:(?P<name>[a-z_]+)(?::(?P<args>[^ ]*))?",
+    template=r"(?:pf:[a-z_]+|clock:(?:pause|resume|plus1):[0-9]+)(?::[^ ]*)?",
 ):
-    """Any ``pf:`` button; pressing it runs its ``Action`` (works across restarts)."""
+    """Any ``pf:`` button; pressing it runs its ``Action`` (works across restarts).
+
+    A clock status message posted before its buttons were actions (``clock:pause:12``) is the
+    ``clock`` action too, so a message still showing one works after an upgrade.
+    """
 
     def __init__(
         self,
@@ -598,7 +602,7 @@ class ActionButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Run the action (``pf:<name>:<arg>:...``)."""
-        _, name, *args = self.custom_id.split(":")
+        name, *args = self.custom_id.removeprefix("pf:").split(":")
         runner: SlashRunner = interaction.client.slash
         await runner.press(interaction, name, args)
 
