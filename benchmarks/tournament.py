@@ -52,6 +52,7 @@ from benchmarks.statements import Statements, counting, previous_path
 from bot.command.model import Context
 from bot.config import Settings
 from bot.database import Database
+from bot.features.tournament import finish as tf
 from bot.features.tournament import handlers as t
 from bot.reply import Reply
 from rulings import Night, Seat, SeatMove, TablesBalanced, tables_needed
@@ -167,7 +168,7 @@ def run_night(
     moves = sum(len(e.entry.moves) for e in entries if isinstance(e.entry, TablesBalanced))
     with counting(engine) as seen:
         cpu_began = time.process_time()
-        timed("finish", t.finish)
+        timed("finish", tf.finish)
         timings["finish CPU"].append((time.process_time() - cpu_began) * 1000)
     timings["finish sent"].append(seen.sent)
     return timings, moves, fewest
@@ -357,7 +358,7 @@ def time_finish(
             stack.enter_context(previous_path())
         seen = stack.enter_context(counting(engine))
         began, cpu_began = time.perf_counter(), time.process_time()
-        t.finish(ctx, chips=chips)
+        tf.finish(ctx, chips=chips)
         wall, cpu = time.perf_counter() - began, time.process_time() - cpu_began
     return wall * 1000, cpu * 1000, seen
 

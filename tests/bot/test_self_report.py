@@ -20,8 +20,10 @@ from bot.command.model import Context
 from bot.config import Settings
 from bot.database import Database
 from bot.errors import BadOption
+from bot.features.tournament import finish as tf
 from bot.features.tournament import handlers as t
 from bot.features.tournament import reports
+from bot.features.tournament import views as tv
 from bot.reply import Reply
 from rulings import Chart, RulingsError, TournamentError
 from storage.audit import list_audit
@@ -161,7 +163,7 @@ def test_a_report_is_pending_counts_for_nothing_and_reaches_the_directors(engine
     assert [b.label for b in post.buttons] == ["Confirm", "Reject"]
     assert all(b.custom_id.startswith("pf:bust_report:") for b in post.buttons)
     assert chart(engine) == before  # seats, players left and finish order unchanged
-    status = t.status(director(engine))
+    status = tv.status(director(engine))
     assert "Players left: 3" in status.text
     assert "Dan" in status.fields[-1].value
     # Twice is one pending report.
@@ -252,7 +254,7 @@ def test_reject_drops_the_report_audited_and_nothing_else(engine):
         league = ensure_guild_league(session=s, guild_id=GUILD, actor="test")
         last = list_audit(session=s, league_id=league.id)[0]
     assert (last.action, last.actor) == ("tournament bust report reject", f"discord:{TD}:tdmike")
-    assert "Dan" not in str(t.status(director(engine)).fields)
+    assert "Dan" not in str(tv.status(director(engine)).fields)
 
 
 def test_a_stale_report_cannot_be_confirmed(engine):
@@ -265,9 +267,9 @@ def test_a_stale_report_cannot_be_confirmed(engine):
     with pytest.raises(TournamentError, match=r"Nothing to confirm: Dan is not at a table"):
         reports.report_decision(td, *button(post, "Confirm"))
     assert dump(engine) == before
-    assert "Dan" not in str(t.status(td).fields)  # a report of a busted player is not listed
+    assert "Dan" not in str(tv.status(td).fields)  # a report of a busted player is not listed
     post = posted(reports.out(member(engine, EVE, "eve")))
-    t.finish(td, chips="Ann 30000, Eve 24000")
+    tf.finish(td, chips="Ann 30000, Eve 24000")
     with pytest.raises(RulingsError, match="tournament has finished"):
         reports.report_decision(td, *button(post, "Confirm"))
     assert reports.report_decision(td, *button(post, "Reject")).title == "Bust report rejected"

@@ -21,6 +21,7 @@ from sqlalchemy.engine import Engine
 from bot.command.model import Context
 from bot.config import Settings
 from bot.database import Database
+from bot.features.tournament import finish as tf
 from bot.features.tournament import handlers as t
 from storage.audit import list_audit
 from storage.db import session_scope
@@ -89,7 +90,7 @@ def test_finish_sends_as_many_statements_for_2n_players_as_for_n(engine, monkeyp
         ctx = _finish_night(engine, channel, location, names)
         chips = ", ".join(f"{name} {1000 + i}" for i, name in enumerate(names))
         with _counting(engine, monkeypatch) as seen:
-            reply = t.finish(ctx, chips=chips)
+            reply = tf.finish(ctx, chips=chips)
         counts.append(seen)
         assert "Stored as event" in reply.text
         with session_scope(engine) as s:

@@ -14,6 +14,7 @@ from bot.command.model import Context, Surface
 from bot.config import Settings
 from bot.database import Database
 from bot.features.league import handlers as league_answers
+from bot.features.tournament import finish as tf
 from bot.features.tournament import handlers as t
 from rulings import RulingsError, build_event
 from storage.db import create_schema, make_engine, session_scope
@@ -76,7 +77,7 @@ def test_2_d_a_b_the_balance_reply_says_when_a_seat_was_drawn(engine):
     for i in range(8):
         t.register(ctx, player=f"P{i}")
     t.start(ctx)
-    first = t.show(ctx, json=True).data["tables"][0]["seats"]
+    first = tf.show(ctx, json=True).data["tables"][0]["seats"]
     t.bust(ctx, players=first[0]["player"])
     t.bust(ctx, players=first[1]["player"])
     reply = t.balance(ctx)  # 2 against 4: one player moves to table 1, whose button is unknown
@@ -160,7 +161,7 @@ def test_a_stored_result_refuses_the_finish_naming_the_surfaces_command(engine):
         t.register(ctx, player=name)
     t.start(ctx)
     with pytest.raises(RulingsError, match=r"correct that event \(/td correct\)"):
-        t.finish(ctx, chips="Ann 20000, Bob 16000")
+        tf.finish(ctx, chips="Ann 20000, Bob 16000")
 
 
 def test_1_e_d_late_extras_are_reported_not_given_early_as_birthday(engine):
@@ -208,7 +209,7 @@ def test_finish_points_group_digits_as_everywhere(engine):
     for i in range(10):
         t.register(ctx, player=f"P{i}")
     t.start(ctx)
-    done = t.finish(ctx, chips=", ".join(f"P{i} {1000 * (i + 1)}" for i in range(10)))
+    done = tf.finish(ctx, chips=", ".join(f"P{i} {1000 * (i + 1)}" for i in range(10)))
     points = done.fields[0].value
     assert re.search(r"1st P9: \d{1,3}(,\d{3})* RP, \d{1,3}(,\d{3})* BP", points)
     assert " / " not in points

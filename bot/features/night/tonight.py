@@ -1,6 +1,6 @@
 """Tonight's league night as the tournament sees it: its RSVP list and its no-shows.
 
-``bot.features.tournament.handlers`` calls these (status, check-in, the finish, sign-in
+``bot.features.tournament`` handlers call these (status, check-in, the finish, sign-in
 autocomplete); they read the night through ``storage.nights`` and import nothing of the
 tournament feature, so the dependency runs one way.
 """

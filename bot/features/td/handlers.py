@@ -17,7 +17,7 @@ from bot.errors import BadOption, NotDirectorError
 from bot.features.td import by_server
 from bot.features.td import wording as views
 from bot.features.td.announce import announced
-from bot.features.tournament.handlers import NightAward, note_award
+from bot.features.tournament.views import NightAward, note_award
 from bot.reply import Effect, Field, Reply, escape
 from storage.event_changes import EventEdit, RecordBuilder
 

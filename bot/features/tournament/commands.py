@@ -3,7 +3,8 @@
 Directors run it; ``seats`` and ``status`` are for everyone. The rules are in
 ``rulings.tournament``; the night lives in the database (``storage.tournaments``), so a
 restart or another instance carries on; the handlers are in
-``bot.features.tournament.handlers``.
+``bot.features.tournament.handlers`` (sign-in and play), ``.views`` (seats, status) and
+``.finish`` (chop, finish, show).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from bot.command.model import CLI_ONLY, Action, Command, Form, Group, Opt, Picker, Who
 
 _HANDLERS = "bot.features.tournament.handlers"
+_VIEWS = "bot.features.tournament.views"
+_FINISH = "bot.features.tournament.finish"
 
 GROUPS = (
     Group(("tournament",), "Tonight's tournament: sign-in, seats, busts, balancing, results"),
@@ -25,11 +28,12 @@ def _t(
     private: bool = False,
     writes: bool = False,
     form: Form | None = None,
+    module: str = _HANDLERS,
 ) -> Command:
     return Command(
         path=("tournament", name),
         description=description,
-        handler=f"{_HANDLERS}:{name}",
+        handler=f"{module}:{name}",
         options=options,
         who=who,
         private=private,
@@ -146,17 +150,20 @@ TOURNAMENT: tuple[Command, ...] = (
         "Show the seating chart",
         Opt("table", "Only this table", "int", min=1, max=100, positional=True),
         who=Who.EVERYONE,
+        module=_VIEWS,
     ),
     _t(
         "status",
         "Players left, average stack, late registration and the clock",
         who=Who.EVERYONE,
+        module=_VIEWS,
     ),
     _t(
         "chop",
         "Heads-up chop offered by the chip leader: he takes 1st (2.F.b)",
         Opt("leader", "The chip leader", required=True, positional=True, max_length=100),
         writes=True,
+        module=_FINISH,
     ),
     _t(
         "finish",
@@ -167,11 +174,12 @@ TOURNAMENT: tuple[Command, ...] = (
             max_length=2000,
         ),
         writes=True,
+        module=_FINISH,
     ),
     Command(
         path=("tournament", "show"),
         description="Print the open (or last) tournament",
-        handler=f"{_HANDLERS}:show",
+        handler=f"{_FINISH}:show",
         options=(Opt("json", "Print it as JSON", "yes", default=False, surfaces=CLI_ONLY),),
         who=Who.EVERYONE,
         surfaces=frozenset({"console", "cli"}),
