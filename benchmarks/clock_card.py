@@ -9,10 +9,10 @@ action or the players left, and only then is it edited.
 The night replayed (the same for both, from one seed): the BTown structure at 20-minute levels
 for four hours; 40 players, busts at random (about one every six minutes); the director pauses
 twice for five minutes and adds a minute once. Both cards go through the service's own rule
-(``bot.clock_service``: a look every ``STATUS_INTERVAL_S`` and right after each action; edited
-when the fields, the pause or the end differ: ``_same``). The "after" figure is also measured on
-the real ``ClockService`` (SQLite file, injected time, a counting poster) over the same night:
-the two must agree.
+(``bot.clock_service``: a look every ``STATUS_INTERVAL_S`` and right after each action;
+edited when the fields, the pause or the end differ: ``same_status``). The "after" figure is
+also measured on the real ``ClockService`` (SQLite file, injected time, a counting poster)
+over the same night: the two must agree.
 
     .venv/bin/python -m benchmarks.clock_card [--hours 4] [--seed 7]
 """
@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.database import Database
-from bot.features.clock.service import STATUS_INTERVAL_S, ClockService, ClockStatus, _same
+from bot.features.clock.posting import ClockStatus
+from bot.features.clock.service import STATUS_INTERVAL_S, ClockService
+from bot.features.clock.status import same_status
 from bot.features.clock.wording import status_reply
 from rulings import Announcement, ClockAction, ClockEvent, ClockState, load_structure, position_at
 from storage.clocks import ClockRecord
@@ -100,7 +102,7 @@ def replay(night: Night, hours: float, *, card: bool) -> int:
             position_at(state, now).is_paused,
             False,
         )
-        if last is None or not _same(last, status):
+        if last is None or not same_status(last, status):
             edits += 1
         last = status
     return edits

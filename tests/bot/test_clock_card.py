@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from sqlalchemy.engine import Engine
 
 from bot.database import Database
-from bot.features.clock.service import ClockService, ClockStatus
+from bot.features.clock.posting import ClockStatus
+from bot.features.clock.service import ClockService
 from bot.features.clock.wording import status_reply
 from rulings import Announcement, ClockAction, ClockEvent, ClockState, load_structure
 from storage.clocks import ClockRecord

@@ -15,13 +15,9 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from bot.database import Database
-from bot.features.clock.service import (
-    ClockService,
-    ClockStatus,
-    PostRejected,
-    announcement_nonce,
-    new_instance_id,
-)
+from bot.features.clock.leases import announcement_nonce, new_instance_id
+from bot.features.clock.posting import ClockStatus, PostRejected
+from bot.features.clock.service import ClockService
 from bot.features.clock.wording import status_reply
 from rulings import (
     Announcement,

@@ -28,7 +28,7 @@ async def test_a_stop_mid_status_edit_logs_no_error(
     fake: FakeDiscord, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ):
     caplog.set_level(logging.INFO)
-    caplog.set_level(logging.DEBUG, logger="bot.features.clock.service")
+    caplog.set_level(logging.DEBUG, logger="bot.features.clock")
     bot = make_bot(fake, f"sqlite:///{tmp_path / 'shutdown.db'}")
     await start_bot(fake, bot)
     release = asyncio.Event()

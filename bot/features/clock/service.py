@@ -4,34 +4,20 @@ Truth is in the database (``storage.clocks``): a clock's start and the director'
 scheduler's jobs are derived from that state after every change, one date job per clock at its
 next announcement and one per clock for the status message, so nothing is lost by a restart:
 
-* several instances (processes) may share one database. Each running clock has one owner
-  holding a lease (``lease_seconds``, 10 s, renewed by a heartbeat every third of it); only
-  the owner posts its announcements and edits its status message. A live instance adopts a
-  clock whose lease ran out (its owner died), at most ``lease_seconds`` plus one heartbeat
-  after the death, and posts the one catch-up for what was missed. A clean stop releases the
-  leases, so another instance adopts at once;
-* every announcement has a stable key; keys are claimed in the same transaction that renews
-  the lease (which fences out an adopter) and decides what is due, *before* anything is
-  posted, and settled once the post is done with. Claims are inserted ``ON CONFLICT DO
-  NOTHING``: losing a race is a normal outcome, never an error;
-* each announcement is posted with a Discord ``nonce`` derived from its key (and
-  ``enforce_nonce``), so Discord itself drops a second post of it. An adopter re-posts the dead
-  owner's unsettled claims of the last ``NONCE_WINDOW_S`` seconds as they were (Discord
-  deduplicates the ones that had gone out); older ones, and everything missed while nobody
-  owned the clock, are folded into one catch-up message ("We are now at level 6: blinds
-  1,000/2,000"); a paused clock stays paused;
+* several instances (processes) may share one database: each running clock has one owner
+  holding a lease (``lease_seconds``, 10 s, renewed by a heartbeat every third of it), and a
+  live instance adopts a clock whose owner died and posts one catch-up for what was missed;
+  every announcement's key is claimed before it is posted and posted with a Discord nonce
+  (``.leases`` says how); a clean stop releases the leases, so another instance adopts at once;
 * a director action taken through another instance is stored with a change counter
   (``version``) that the owner polls every ``poll_interval`` (0.5 s), so it reaches the
   owner's schedule within a second, on SQLite and PostgreSQL alike;
 * errors never drop a clock: a failed pass is retried with backoff, a post is retried (same
   nonce) unless Discord refused it for good (``PostRejected``);
-* each clock has one live status message, looked at every ``status_interval`` seconds (30 s)
-  and edited only when its fields changed: it shows the level's end and the next break as
-  Discord's relative timestamps, which every client counts down by itself, so the fields
-  change only with the level, a pause, the players left or a director's action.
+* each clock has one live status message, edited only when it changed (``.status``).
 
-Posting goes through an injected ``ClockPoster`` (the Discord cog provides one; tests and the
-benchmark use others), so the service never imports discord.
+Posting goes through an injected ``ClockPoster`` (``.posting``), so the service never imports
+discord; its timed jobs are ``.jobs``.
 """
 
 from __future__ import annotations
@@ -39,147 +25,43 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import hashlib
 import logging
-import os
-import socket
 import time
-import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
-from sqlmodel import Session
+from typing import Any
 
 from bot.database import Database
-from bot.features.clock.wording import status_reply
-from bot.reply import Reply
-from bot.surfaces.web.links import live_url
-from rulings import (
-    Announcement,
-    ClockAction,
-    announcements_between,
-    catch_up,
-    next_announcement_at,
-    position_at,
+from bot.features.clock.jobs import ClockJobs
+from bot.features.clock.leases import (
+    claim_due,
+    is_dead_here,
+    new_instance_id,
+    release_leases,
+    renew_and_adopt,
+    settle,
 )
-from storage import clocks, tournaments
+from bot.features.clock.posting import (
+    POST_RETRY_DELAYS_S,
+    ClockPoster,
+    ClockStatus,
+    PostFailed,
+    PostRejected,
+    post_announcements,
+)
+from bot.features.clock.status import refresh_status, status_of
+from bot.reply import Reply
+from rulings import ClockAction, next_announcement_at
+from storage import clocks
 from storage.clocks import ClockRecord
-from storage.live import is_live_page_shown_for_guild
 
 log = logging.getLogger(__name__)
 
 STATUS_INTERVAL_S = 30.0
 LEASE_S = 10.0
 POLL_INTERVAL_S = 0.5
-RELEASE_WAIT_S = 3.0
-"""How long a stop waits to release its leases before leaving them to run out."""
-# Discord checks a nonce against the author's messages of "the past few minutes".
-NONCE_WINDOW_S = 90.0
-POST_RETRY_DELAYS_S = (0.5, 1.0, 2.0, 4.0)
 MAX_BACKOFF_S = 10.0
 ADOPTION_STATUS_SPREAD_S = 5.0
-
-
-@dataclass(frozen=True)
-class ClockStatus:
-    """What the live status message shows.
-
-    Attributes:
-        clock_id: the clock (director buttons carry it).
-        reply: the message itself.
-        is_paused: the pause button reads "Resume" when True.
-        is_ended: no buttons once the clock ended.
-    """
-
-    clock_id: int
-    reply: Reply
-    is_paused: bool
-    is_ended: bool
-
-
-class PostRejected(Exception):
-    """A poster's refusal for good (no access to the channel...): the post is not retried."""
-
-
-def announcement_nonce(record: ClockRecord, key: str) -> str:
-    """The Discord nonce of one announcement: stable, unique per clock and key, 25 characters.
-
-    The clock's start is in it as well as its id, so that two databases (a test run, a
-    restored backup) posting through one bot never share nonces.
-    """
-    seed = f"pokerfloor:{record.id}:{record.state.started_at.isoformat()}:{key}"
-    return hashlib.sha256(seed.encode()).hexdigest()[:25]
-
-
-# Tells this process's life from an earlier one that had the same pid (a container's pid 1).
-_PROCESS_LIFE = f"{time.time_ns() // 1_000_000:x}"
-
-
-def new_instance_id() -> str:
-    """An id for a clock service: host, pid, this process's start and a random part."""
-    host = socket.gethostname()[:28].replace(":", "-")
-    return f"{host}:{os.getpid()}:{_PROCESS_LIFE}:{uuid.uuid4().hex[:8]}"
-
-
-def is_dead_here(owner_id: str, instance_id: str) -> bool:
-    """Whether ``owner_id`` was a process of this machine that no longer runs.
-
-    A bot restarted after a crash (systemd, docker restart) need not wait for its former self's
-    lease: same host, and its pid is gone, or is this process's pid in an earlier life (a
-    container's pid 1). Services of this very process, and other machines' owners, are never
-    judged dead here: their lease decides. Containers that share one hostname (``uts: host``)
-    look like one machine: a starting one then takes the others' clocks over at once (a clean
-    handover: the old owner's next claim finds the lease gone and posts nothing).
-
-    >>> is_dead_here("h:1:a1:0000", "h:1:b2:1111")
-    True
-    >>> is_dead_here("h:1:b2:0000", "h:1:b2:1111")
-    False
-    >>> is_dead_here("other:1:a1:0000", "h:1:b2:1111")
-    False
-    """
-    theirs, mine = owner_id.split(":"), instance_id.split(":")
-    if len(theirs) != 4 or len(mine) != 4 or theirs[0] != mine[0] or not theirs[1].isdigit():
-        return False
-    if theirs[1] == mine[1]:
-        return theirs[2] != mine[2]
-    try:
-        os.kill(int(theirs[1]), 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OverflowError):  # alive (another user's), or no such pid
-        return False
-    return False
-
-
-class ClockPoster(Protocol):
-    """Where a clock's messages go (Discord in production)."""
-
-    async def announce(
-        self,
-        channel_id: int,
-        announcement: Announcement,
-        ping_role_id: int | None,
-        *,
-        nonce: str | None = None,
-    ) -> None:
-        """Post one announcement; ping ``ping_role_id`` only when ``announcement.pings``.
-
-        ``nonce`` goes with the message (``enforce_nonce``): Discord drops a repeat. Raise
-        ``PostRejected`` for a refusal that a retry cannot fix; anything else is retried.
-        """
-
-    async def post_status(self, channel_id: int, status: ClockStatus) -> int:
-        """Post the live status message; return its id (``PostRejected``: refused for good)."""
-
-    async def edit_status(self, channel_id: int, message_id: int, status: ClockStatus) -> bool:
-        """Edit the live status message; return False when it no longer exists."""
-
-
-PostFailed = Callable[[ClockRecord, str, BaseException], Awaitable[None]]
-"""What the service calls when an announcement did not go out (see ``ClockService``)."""
 
 
 def utcnow() -> dt.datetime:
@@ -246,7 +128,7 @@ class ClockService:
         self.instance_id = instance_id or new_instance_id()
         self.post_retry_delays = tuple(post_retry_delays)
         self.web_base_url = web_base_url
-        self.scheduler: Any = None
+        self.jobs = ClockJobs()
         self._live: dict[int, _Live] = {}  # the clocks this instance owns
         self._batch: dict[int, dt.datetime] = {}
         self._flusher: asyncio.Task[None] | None = None
@@ -263,12 +145,7 @@ class ClockService:
 
     async def start(self) -> None:
         """Start the scheduler, adopt every clock nobody runs, then watch leases and changes."""
-        self.scheduler = AsyncIOScheduler(
-            timezone=dt.UTC,
-            event_loop=asyncio.get_running_loop(),
-            job_defaults={"misfire_grace_time": None, "coalesce": True, "max_instances": 4},
-        )
-        self.scheduler.start()
+        self.jobs.start()
         try:
             count = await self.resume_all()
         except Exception:  # the watcher's next heartbeat tries again
@@ -308,34 +185,12 @@ class ClockService:
             task.cancel()  # what they claimed and did not post, the adopter re-posts
         self._tasks.clear()
         self._adopting.clear()
-        if self.scheduler is not None and self.scheduler.running:
-            # Jobs handed to the executor but not started yet would be cancelled before their
-            # first step, which APScheduler logs as an error: let them start (they end quietly
-            # when cancelled, ``_quietly``), then cancel what is in flight.
-            self.scheduler.remove_all_jobs()
-            for _ in range(2):
-                await asyncio.sleep(0)
-            self.scheduler.shutdown(wait=False)
-        self.scheduler = None
+        await self.jobs.stop()
         if self._flusher is not None and not self._flusher.done():
             self._flusher.cancel()  # what it claimed and did not post, the adopter re-posts
         self._batch.clear()
         self._live.clear()
-        try:
-            # Bounded: a stop never waits out a database lock (SQLite's busy timeout is 30 s);
-            # a lease not released runs out by itself within ``lease_seconds``.
-            await asyncio.wait_for(
-                self.db.run(clocks.release_leases, owner_id=self.instance_id), RELEASE_WAIT_S
-            )
-        except TimeoutError:
-            log.warning(
-                "clock leases of %s not released within %.0f s (database busy); they run out "
-                "by themselves",
-                self.instance_id,
-                RELEASE_WAIT_S,
-            )
-        except Exception:  # the leases run out by themselves
-            log.exception("could not release the clock leases of %s", self.instance_id)
+        await release_leases(self.db, self.instance_id)
 
     async def _resume_status(self, clock_id: int) -> None:
         try:
@@ -376,7 +231,7 @@ class ClockService:
         now = self.now()
         until = now + dt.timedelta(seconds=self.lease_seconds)
         kept, adopted = await self.db.run(
-            _renew_and_adopt,
+            renew_and_adopt,
             owner_id=self.instance_id,
             now=now,
             until=until,
@@ -410,7 +265,7 @@ class ClockService:
         except Exception:
             log.exception("could not resume clocks %s; retrying", sorted(batch))
             self._retry_later(batch, collapse=True)
-        if self.scheduler is None or len(records) <= 1:
+        if not self.jobs.running or len(records) <= 1:
             await asyncio.gather(*(self._resume_status(r.id) for r in records))
             return
         # Many clocks adopted at once (their owner died): the catch-ups told the players; the
@@ -565,23 +420,9 @@ class ClockService:
         record = await self.db.run(
             clocks.get_clock_for_channel, channel_id=channel_id, guild_id=guild_id
         )
-        return status_reply(
-            record,
-            self.now(),
-            tournament=await self._tournament(channel_id),
-            live_url=await self._live_url(record),
+        return await status_of(
+            self.db, record, self.now(), channel_id=channel_id, web_base_url=self.web_base_url
         )
-
-    async def _tournament(self, channel_id: int) -> str | None:
-        """The channel's open tournament in one line, for the status message (13)."""
-        return await self.db.run(tournaments.tournament_status_line, channel_id=channel_id)
-
-    async def _live_url(self, record: ClockRecord) -> str | None:
-        """The channel's live page, when the pages have a public address and the league shows it."""
-        if self.web_base_url is None:
-            return None
-        shown = await self.db.run(is_live_page_shown_for_guild, guild_id=record.guild_id)
-        return live_url(self.web_base_url, record.channel_id) if shown else None
 
     # -- the engine -----------------------------------------------------------------------
 
@@ -614,11 +455,11 @@ class ClockService:
         """Run a failed pass again after a backoff (0.5 s doubling to 10 s): never drop a clock."""
         for clock_id in batch:
             live = self._live.get(clock_id)
-            if live is None or self.scheduler is None:
+            if live is None or not self.jobs.running:
                 continue
             live.failures += 1
             delay = min(MAX_BACKOFF_S, 0.5 * 2 ** (live.failures - 1))
-            self._add_job(
+            self.jobs.at(
                 f"clock:{clock_id}",
                 utcnow() + dt.timedelta(seconds=delay),
                 self._retry_tick,
@@ -649,7 +490,7 @@ class ClockService:
                 scheduled = batch[cid]
                 until[cid] = now if scheduled is None else max(now, scheduled)
             claimed, lost = await self.db.run(
-                _claim_due,
+                claim_due,
                 until=until,
                 now=now,
                 collapse=collapse,
@@ -659,54 +500,22 @@ class ClockService:
             for clock_id in lost:
                 log.warning("clock %s: lease lost before posting; the new owner posts", clock_id)
                 self._forget(clock_id)
-            await asyncio.gather(*(self._post(c.record, c.posts) for c in claimed))
+            delays, failed = self.post_retry_delays, self._failed
+            await asyncio.gather(
+                *(
+                    post_announcements(
+                        self.poster, c.record, c.posts, retry_delays=delays, failed=failed
+                    )
+                    for c in claimed
+                )
+            )
             # Done with (posted or given up): an adopter must not take these for a crash's.
-            await self._settle({c.record.id: c.settle for c in claimed if c.settle})
+            await settle(self.db, {c.record.id: c.settle for c in claimed if c.settle}, self.now())
             for c in claimed:
                 done = self._live.get(c.record.id)
                 if done is not None:
                     done.failures = 0
                 self._reschedule(c.record, until[c.record.id])
-
-    async def _settle(self, keys: dict[int, list[str]]) -> None:
-        if not keys:
-            return
-        try:
-            await self.db.run(clocks.settle_announcements, keys=keys, at=self.now())
-        except Exception:
-            # Left unsettled: an adopter re-posts them with their nonce, which Discord drops.
-            log.exception("could not settle the announcements of clocks %s", sorted(keys))
-
-    async def _post(self, record: ClockRecord, announcements: list[Announcement]) -> None:
-        for announcement in announcements:
-            await self._post_one(record, announcement)
-
-    async def _post_one(self, record: ClockRecord, announcement: Announcement) -> None:
-        """Post one claimed announcement, retrying (same nonce) until it goes or is refused."""
-        nonce = announcement_nonce(record, announcement.key)
-        for delay in (*self.post_retry_delays, None):
-            try:
-                await self.poster.announce(
-                    record.channel_id, announcement, record.ping_role_id, nonce=nonce
-                )
-                return
-            except PostRejected as exc:
-                log.warning("clock %s: %s refused: %s", record.id, announcement.key, exc)
-                self._failed(record, announcement.key, exc)
-                return
-            except Exception as exc:
-                if delay is None:  # claimed: lost rather than repeated; the status still tells
-                    log.exception("clock %s: gave up posting %s", record.id, announcement.key)
-                    self._failed(record, announcement.key, exc)
-                    return
-                log.warning(
-                    "clock %s: posting %s failed; again in %g s",
-                    record.id,
-                    announcement.key,
-                    delay,
-                    exc_info=True,
-                )
-                await asyncio.sleep(delay)
 
     def _failed(self, clock: ClockRecord | int, what: str, exc: BaseException) -> None:
         """Hand a lost post of a clock (record or id) to ``on_post_failure``, off its path."""
@@ -724,15 +533,14 @@ class ClockService:
             log.exception("clock %s: could not report the failed %s", clock_id, what)
 
     def _reschedule(self, record: ClockRecord, after: dt.datetime) -> None:
-        if self.scheduler is None or record.id not in self._live:
+        if not self.jobs.running or record.id not in self._live:
             return
         job_id = f"clock:{record.id}"
         when = None if record.is_ended else next_announcement_at(record.state, after)
         if when is None:
-            if self.scheduler.get_job(job_id) is not None:
-                self.scheduler.remove_job(job_id)
+            self.jobs.cancel(job_id)
             return
-        self._add_job(job_id, when, self._tick, record.id, when)
+        self.jobs.at(job_id, when, self._tick, record.id, when)
 
     async def _status(self, clock_id: int, *, force: bool = False) -> None:
         """Bring the status message up to date now, or at the end of the 30-second window.
@@ -756,9 +564,9 @@ class ClockService:
         self._schedule_status(clock_id, self.status_interval)
 
     def _schedule_status(self, clock_id: int, delay: float, *, force: bool = False) -> None:
-        if self.scheduler is None or clock_id not in self._live:
+        if not self.jobs.running or clock_id not in self._live:
             return
-        self._add_job(
+        self.jobs.at(
             f"clock-status:{clock_id}",
             utcnow() + dt.timedelta(seconds=delay),
             self._status,
@@ -766,168 +574,22 @@ class ClockService:
             force=force,
         )
 
-    def _add_job(
-        self,
-        job_id: str,
-        when: dt.datetime,
-        fn: Callable[..., Coroutine[Any, Any, None]],
-        *args: Any,
-        **kwargs: Any,
-    ) -> None:
-        """Run ``fn(*args, **kwargs)`` at ``when`` (in place of the job ``job_id``), stoppable."""
-        self.scheduler.add_job(
-            _quietly,
-            "date",
-            run_date=when,
-            args=[fn, *args],
-            kwargs=kwargs,
-            id=job_id,
-            replace_existing=True,
-        )
-
     async def _edit_status(self, clock_id: int, live: _Live) -> None:
-        record = await self.db.run(clocks.get_clock, clock_id=clock_id)
-        pos_now = self.now()
-        tournament = await self._tournament(record.channel_id)
-        status = ClockStatus(
-            clock_id=clock_id,
-            reply=status_reply(
-                record,
-                pos_now,
-                tournament=tournament,
-                card=True,
-                live_url=await self._live_url(record),
-            ),
-            is_paused=position_at(record.state, pos_now).is_paused,
-            is_ended=record.is_ended,
+        done = await refresh_status(
+            self.db,
+            self.poster,
+            clock_id,
+            self.now(),
+            live.last_status,
+            web_base_url=self.web_base_url,
         )
-        unchanged = live.last_status is not None and _same(live.last_status, status)
-        if record.status_message_id is not None and unchanged:
+        if done is None:
             return  # a paused or ended clock's status does not change: no edit
-        edited = False
-        if record.status_message_id is not None:
-            edited = await self.poster.edit_status(
-                record.channel_id, record.status_message_id, status
-            )
-        if not edited:
-            message_id = await self.poster.post_status(record.channel_id, status)
-            await self.db.run(clocks.set_status_message, clock_id=clock_id, message_id=message_id)
         live.last_status_edit = time.monotonic()
-        live.last_status = status
-        if record.is_ended:
+        live.last_status = done.status
+        if done.is_ended:
             self._forget(clock_id)
 
     def _forget(self, clock_id: int) -> None:
         self._live.pop(clock_id, None)
-        if self.scheduler is None:
-            return
-        for job_id in (f"clock:{clock_id}", f"clock-status:{clock_id}"):
-            if self.scheduler.get_job(job_id) is not None:
-                self.scheduler.remove_job(job_id)
-
-
-async def _quietly(fn: Callable[..., Coroutine[Any, Any, None]], *args: Any, **kwargs: Any) -> None:
-    """A scheduler job: ``fn``, ending without an error when a stop cancels it mid-way.
-
-    A status edit or a pass in flight at shutdown is cancelled by the stop; APScheduler logs any
-    exception of a job at ERROR, and this one is no error (what was claimed and not posted, the
-    adopter re-posts).
-    """
-    try:
-        await fn(*args, **kwargs)
-    except asyncio.CancelledError:
-        log.debug("clock job %s cancelled by the stop", getattr(fn, "__name__", fn))
-
-
-def _same(a: ClockStatus, b: ClockStatus) -> bool:
-    """Equal but for the "as of" footer."""
-    return (a.reply.fields, a.is_paused, a.is_ended) == (b.reply.fields, b.is_paused, b.is_ended)
-
-
-@dataclass(frozen=True)
-class _Claim:
-    """What one clock claimed in one pass: the messages to post and the keys to settle after."""
-
-    record: ClockRecord
-    posts: list[Announcement]
-    settle: list[str]
-
-
-def _renew_and_adopt(
-    *,
-    session: Session,
-    owner_id: str,
-    now: dt.datetime,
-    until: dt.datetime,
-    dead_owners: Sequence[str] = (),
-) -> tuple[set[int], set[int]]:
-    """One heartbeat in one transaction: (clocks still owned, clocks adopted now)."""
-    kept = clocks.renew_leases(session=session, owner_id=owner_id, until=until)
-    adopted = clocks.adopt_expired_clocks(
-        session=session, owner_id=owner_id, now=now, until=until, dead_owners=dead_owners
-    )
-    return kept, adopted
-
-
-def _claim_due(
-    *,
-    session: Session,
-    until: dict[int, dt.datetime],
-    now: dt.datetime,
-    collapse: bool,
-    owner_id: str,
-    lease_until: dt.datetime,
-) -> tuple[list[_Claim], set[int]]:
-    """In one transaction: per clock still owned, what is due by ``until[id]``, claimed.
-
-    The lease is renewed first: on PostgreSQL that locks the clock rows, so an instance trying
-    to adopt them waits for this transaction and then finds the lease alive. Clocks no longer
-    owned are returned as lost (second item) and get nothing.
-
-    With ``collapse`` (adoption: the previous owner is gone) its unsettled claims of the last
-    ``NONCE_WINDOW_S`` are posted again as they were (same nonce: Discord drops a repeat), and
-    everything else that was missed (older unsettled claims included) becomes one catch-up.
-    """
-    owned = clocks.renew_leases(
-        session=session, owner_id=owner_id, until=lease_until, clock_ids=list(until)
-    )
-    records = clocks.get_clocks(session=session, clock_ids=sorted(owned))
-    posts: dict[int, list[Announcement]] = {}
-    keys: dict[int, list[str]] = {}
-    again: dict[int, list[Announcement]] = {}
-    stale: dict[int, list[str]] = {}
-    window = dt.timedelta(seconds=NONCE_WINDOW_S)
-    for record in records:
-        due_all = announcements_between(record.state, None, until[record.id])
-        claimed = set(record.announced)
-        if collapse and record.unsettled:
-            since = record.unsettled_since
-            # A catch-up was claimed with what it covers, in one transaction (one claim time):
-            # those were never to be posted as they were, so they fold into a new catch-up.
-            covered = {since[k] for k in record.unsettled if k.startswith("catch-up:")}
-            recent = {k for k, t in since.items() if now - t <= window and t not in covered}
-            again[record.id] = [a for a in due_all if a.key in recent]
-            repostable = {a.key for a in again[record.id]}
-            stale[record.id] = sorted(record.unsettled - repostable)
-            claimed -= set(stale[record.id])
-        due = [a for a in due_all if a.key not in claimed]
-        if due and collapse:
-            summary = catch_up(record.state, due, now)
-            posts[record.id] = [summary]
-            keys[record.id] = [a.key for a in due if a.key not in record.announced]
-            keys[record.id].append(summary.key)
-        elif due:
-            posts[record.id] = due
-            keys[record.id] = [a.key for a in due]
-    fresh = clocks.record_many_announcements(session=session, keys=keys, at=now)
-    claims = []
-    for r in records:
-        made = set(fresh.get(r.id, []))
-        # A lost race posts nothing; a catch-up keyed like a dead owner's unsettled one is
-        # ours to post now (same key, same nonce: Discord drops it if the first went out).
-        mine = made | set(stale.get(r.id, []))
-        new = [a for a in posts.get(r.id, []) if a.key in mine]
-        repost = again.get(r.id, [])
-        settle = [a.key for a in repost] + fresh.get(r.id, []) + stale.get(r.id, [])
-        claims.append(_Claim(r, repost + new, settle))
-    return claims, set(until) - owned
+        self.jobs.cancel(f"clock:{clock_id}", f"clock-status:{clock_id}")

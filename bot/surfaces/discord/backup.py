@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from discord.ext import commands
 
-from bot.features.clock.service import new_instance_id
+from bot.features.clock.leases import new_instance_id
 
 if TYPE_CHECKING:
     from bot.surfaces.discord import LeagueBot

@@ -22,7 +22,8 @@ import discord
 from discord.ext import commands
 
 from bot.features.clock.handlers import ClockDoor, status_buttons
-from bot.features.clock.service import ClockService, ClockStatus, PostRejected
+from bot.features.clock.posting import ClockStatus, PostRejected
+from bot.features.clock.service import ClockService
 from bot.reply import Reply
 from bot.surfaces.discord import render
 from rulings import Announcement, AnnouncementKind

@@ -1,0 +1,217 @@
+"""Who runs which clock, and what each pass claims: leases, adoption and announcement keys.
+
+* several instances (processes) may share one database. Each running clock has one owner
+  holding a lease (``lease_seconds``, 10 s, renewed by a heartbeat every third of it); only
+  the owner posts its announcements and edits its status message. A live instance adopts a
+  clock whose lease ran out (its owner died), at most ``lease_seconds`` plus one heartbeat
+  after the death, and posts the one catch-up for what was missed. A clean stop releases the
+  leases, so another instance adopts at once;
+* every announcement has a stable key; keys are claimed in the same transaction that renews
+  the lease (which fences out an adopter) and decides what is due, *before* anything is
+  posted, and settled once the post is done with. Claims are inserted ``ON CONFLICT DO
+  NOTHING``: losing a race is a normal outcome, never an error;
+* each announcement is posted with a Discord ``nonce`` derived from its key (and
+  ``enforce_nonce``), so Discord itself drops a second post of it. An adopter re-posts the dead
+  owner's unsettled claims of the last ``NONCE_WINDOW_S`` seconds as they were (Discord
+  deduplicates the ones that had gone out); older ones, and everything missed while nobody
+  owned the clock, are folded into one catch-up message ("We are now at level 6: blinds
+  1,000/2,000"); a paused clock stays paused.
+
+``ClockService`` (``.service``) decides when; these functions take what they need (a session,
+or the ``Database``) and touch no scheduler and no Discord.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlmodel import Session
+
+from bot.database import Database
+from rulings import Announcement, announcements_between, catch_up
+from storage import clocks
+from storage.clocks import ClockRecord
+
+log = logging.getLogger(__name__)
+
+RELEASE_WAIT_S = 3.0
+"""How long a stop waits to release its leases before leaving them to run out."""
+# Discord checks a nonce against the author's messages of "the past few minutes".
+NONCE_WINDOW_S = 90.0
+
+
+def announcement_nonce(record: ClockRecord, key: str) -> str:
+    """The Discord nonce of one announcement: stable, unique per clock and key, 25 characters.
+
+    The clock's start is in it as well as its id, so that two databases (a test run, a
+    restored backup) posting through one bot never share nonces.
+    """
+    seed = f"pokerfloor:{record.id}:{record.state.started_at.isoformat()}:{key}"
+    return hashlib.sha256(seed.encode()).hexdigest()[:25]
+
+
+# Tells this process's life from an earlier one that had the same pid (a container's pid 1).
+_PROCESS_LIFE = f"{time.time_ns() // 1_000_000:x}"
+
+
+def new_instance_id() -> str:
+    """An id for a clock service: host, pid, this process's start and a random part."""
+    host = socket.gethostname()[:28].replace(":", "-")
+    return f"{host}:{os.getpid()}:{_PROCESS_LIFE}:{uuid.uuid4().hex[:8]}"
+
+
+def is_dead_here(owner_id: str, instance_id: str) -> bool:
+    """Whether ``owner_id`` was a process of this machine that no longer runs.
+
+    A bot restarted after a crash (systemd, docker restart) need not wait for its former self's
+    lease: same host, and its pid is gone, or is this process's pid in an earlier life (a
+    container's pid 1). Services of this very process, and other machines' owners, are never
+    judged dead here: their lease decides. Containers that share one hostname (``uts: host``)
+    look like one machine: a starting one then takes the others' clocks over at once (a clean
+    handover: the old owner's next claim finds the lease gone and posts nothing).
+
+    >>> is_dead_here("h:1:a1:0000", "h:1:b2:1111")
+    True
+    >>> is_dead_here("h:1:b2:0000", "h:1:b2:1111")
+    False
+    >>> is_dead_here("other:1:a1:0000", "h:1:b2:1111")
+    False
+    """
+    theirs, mine = owner_id.split(":"), instance_id.split(":")
+    if len(theirs) != 4 or len(mine) != 4 or theirs[0] != mine[0] or not theirs[1].isdigit():
+        return False
+    if theirs[1] == mine[1]:
+        return theirs[2] != mine[2]
+    try:
+        os.kill(int(theirs[1]), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):  # alive (another user's), or no such pid
+        return False
+    return False
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What one clock claimed in one pass: the messages to post and the keys to settle after."""
+
+    record: ClockRecord
+    posts: list[Announcement]
+    settle: list[str]
+
+
+def renew_and_adopt(
+    *,
+    session: Session,
+    owner_id: str,
+    now: dt.datetime,
+    until: dt.datetime,
+    dead_owners: Sequence[str] = (),
+) -> tuple[set[int], set[int]]:
+    """One heartbeat in one transaction: (clocks still owned, clocks adopted now)."""
+    kept = clocks.renew_leases(session=session, owner_id=owner_id, until=until)
+    adopted = clocks.adopt_expired_clocks(
+        session=session, owner_id=owner_id, now=now, until=until, dead_owners=dead_owners
+    )
+    return kept, adopted
+
+
+def claim_due(
+    *,
+    session: Session,
+    until: dict[int, dt.datetime],
+    now: dt.datetime,
+    collapse: bool,
+    owner_id: str,
+    lease_until: dt.datetime,
+) -> tuple[list[Claim], set[int]]:
+    """In one transaction: per clock still owned, what is due by ``until[id]``, claimed.
+
+    The lease is renewed first: on PostgreSQL that locks the clock rows, so an instance trying
+    to adopt them waits for this transaction and then finds the lease alive. Clocks no longer
+    owned are returned as lost (second item) and get nothing.
+
+    With ``collapse`` (adoption: the previous owner is gone) its unsettled claims of the last
+    ``NONCE_WINDOW_S`` are posted again as they were (same nonce: Discord drops a repeat), and
+    everything else that was missed (older unsettled claims included) becomes one catch-up.
+    """
+    owned = clocks.renew_leases(
+        session=session, owner_id=owner_id, until=lease_until, clock_ids=list(until)
+    )
+    records = clocks.get_clocks(session=session, clock_ids=sorted(owned))
+    posts: dict[int, list[Announcement]] = {}
+    keys: dict[int, list[str]] = {}
+    again: dict[int, list[Announcement]] = {}
+    stale: dict[int, list[str]] = {}
+    window = dt.timedelta(seconds=NONCE_WINDOW_S)
+    for record in records:
+        due_all = announcements_between(record.state, None, until[record.id])
+        claimed = set(record.announced)
+        if collapse and record.unsettled:
+            since = record.unsettled_since
+            # A catch-up was claimed with what it covers, in one transaction (one claim time):
+            # those were never to be posted as they were, so they fold into a new catch-up.
+            covered = {since[k] for k in record.unsettled if k.startswith("catch-up:")}
+            recent = {k for k, t in since.items() if now - t <= window and t not in covered}
+            again[record.id] = [a for a in due_all if a.key in recent]
+            repostable = {a.key for a in again[record.id]}
+            stale[record.id] = sorted(record.unsettled - repostable)
+            claimed -= set(stale[record.id])
+        due = [a for a in due_all if a.key not in claimed]
+        if due and collapse:
+            summary = catch_up(record.state, due, now)
+            posts[record.id] = [summary]
+            keys[record.id] = [a.key for a in due if a.key not in record.announced]
+            keys[record.id].append(summary.key)
+        elif due:
+            posts[record.id] = due
+            keys[record.id] = [a.key for a in due]
+    fresh = clocks.record_many_announcements(session=session, keys=keys, at=now)
+    claims = []
+    for r in records:
+        made = set(fresh.get(r.id, []))
+        # A lost race posts nothing; a catch-up keyed like a dead owner's unsettled one is
+        # ours to post now (same key, same nonce: Discord drops it if the first went out).
+        mine = made | set(stale.get(r.id, []))
+        new = [a for a in posts.get(r.id, []) if a.key in mine]
+        repost = again.get(r.id, [])
+        settle = [a.key for a in repost] + fresh.get(r.id, []) + stale.get(r.id, [])
+        claims.append(Claim(r, repost + new, settle))
+    return claims, set(until) - owned
+
+
+async def settle(db: Database, keys: dict[int, list[str]], at: dt.datetime) -> None:
+    """Mark claimed announcements done with (posted or given up), per clock id."""
+    if not keys:
+        return
+    try:
+        await db.run(clocks.settle_announcements, keys=keys, at=at)
+    except Exception:
+        # Left unsettled: an adopter re-posts them with their nonce, which Discord drops.
+        log.exception("could not settle the announcements of clocks %s", sorted(keys))
+
+
+async def release_leases(db: Database, owner_id: str) -> None:
+    """Give up ``owner_id``'s leases (a clean stop), so that another instance adopts at once."""
+    try:
+        # Bounded: a stop never waits out a database lock (SQLite's busy timeout is 30 s);
+        # a lease not released runs out by itself within ``lease_seconds``.
+        await asyncio.wait_for(db.run(clocks.release_leases, owner_id=owner_id), RELEASE_WAIT_S)
+    except TimeoutError:
+        log.warning(
+            "clock leases of %s not released within %.0f s (database busy); they run out "
+            "by themselves",
+            owner_id,
+            RELEASE_WAIT_S,
+        )
+    except Exception:  # the leases run out by themselves
+        log.exception("could not release the clock leases of %s", owner_id)

@@ -1,0 +1,92 @@
+"""A clock's live status message: what it shows, and bringing it up to date.
+
+Each clock has one status message, looked at every ``status_interval`` seconds (30 s) and
+edited only when its fields changed: it shows the level's end and the next break as Discord's
+relative timestamps, which every client counts down by itself, so the fields change only with
+the level, a pause, the players left or a director's action. Only the clock's owner edits it
+(``ClockService`` decides when).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from bot.database import Database
+from bot.features.clock.posting import ClockPoster, ClockStatus
+from bot.features.clock.wording import status_reply
+from bot.reply import Reply
+from bot.surfaces.web.links import live_url
+from rulings import position_at
+from storage import clocks, tournaments
+from storage.clocks import ClockRecord
+from storage.live import is_live_page_shown_for_guild
+
+
+async def status_of(
+    db: Database,
+    record: ClockRecord,
+    now: dt.datetime,
+    *,
+    channel_id: int,
+    web_base_url: str | None,
+    card: bool = False,
+) -> Reply:
+    """The clock's status as ``/clock status`` (or, with ``card``, the status message) shows it.
+
+    With ``channel_id``'s open tournament in one line (13), and the clock's live page when the
+    pages have a public address and the league shows it.
+    """
+    tournament = await db.run(tournaments.tournament_status_line, channel_id=channel_id)
+    url = None
+    if web_base_url is not None:
+        shown = await db.run(is_live_page_shown_for_guild, guild_id=record.guild_id)
+        url = live_url(web_base_url, record.channel_id) if shown else None
+    return status_reply(record, now, tournament=tournament, card=card, live_url=url)
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """A status message brought up to date: what it shows now, and whether the clock ended."""
+
+    status: ClockStatus
+    is_ended: bool
+
+
+async def refresh_status(
+    db: Database,
+    poster: ClockPoster,
+    clock_id: int,
+    now: dt.datetime,
+    last: ClockStatus | None,
+    *,
+    web_base_url: str | None,
+) -> Refreshed | None:
+    """Edit (or post anew) the clock's status message; ``None`` when nothing changed.
+
+    ``last`` is what it showed after the previous edit; a paused or ended clock's status does
+    not change, so it is not edited again.
+    """
+    record = await db.run(clocks.get_clock, clock_id=clock_id)
+    status = ClockStatus(
+        clock_id=clock_id,
+        reply=await status_of(
+            db, record, now, channel_id=record.channel_id, web_base_url=web_base_url, card=True
+        ),
+        is_paused=position_at(record.state, now).is_paused,
+        is_ended=record.is_ended,
+    )
+    if record.status_message_id is not None and last is not None and same_status(last, status):
+        return None
+    edited = False
+    if record.status_message_id is not None:
+        edited = await poster.edit_status(record.channel_id, record.status_message_id, status)
+    if not edited:
+        message_id = await poster.post_status(record.channel_id, status)
+        await db.run(clocks.set_status_message, clock_id=clock_id, message_id=message_id)
+    return Refreshed(status, record.is_ended)
+
+
+def same_status(a: ClockStatus, b: ClockStatus) -> bool:
+    """Equal but for the "as of" footer."""
+    return (a.reply.fields, a.is_paused, a.is_ended) == (b.reply.fields, b.is_paused, b.is_ended)
