@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import math
 import multiprocessing
 import os
 import statistics
@@ -136,15 +137,20 @@ async def driver(conn: Connection, n: int, burst: int, only: str | None, crowd: 
         return times
 
     async def bystander(count: int, until: asyncio.Event | None = None) -> list[float]:
-        """``/rule`` one at a time (a short pause between): ``count`` of them, or until set."""
+        """``/rule`` one at a time (a short pause between): ``count`` of them, or until set.
+
+        An answer that misses Discord's 3 s (the fake refuses it) counts as infinitely late.
+        """
         times: list[float] = []
         i = 0
         while (i < count) if until is None else not until.is_set():
             it = await rule(i)
-            await it.response(wait_s=30)
-            assert it.ack_seconds is not None
-            times.append(it.ack_seconds * 1000)
-            await it.settled(wait_s=30)
+            try:
+                await it.response(wait_s=30)
+                await it.settled(wait_s=30)
+            except TimeoutError:
+                pass
+            times.append(math.inf if it.ack_seconds is None else it.ack_seconds * 1000)
             await asyncio.sleep(0.02)
             i += 1
         return times
@@ -161,9 +167,11 @@ async def driver(conn: Connection, n: int, burst: int, only: str | None, crowd: 
         ]
         answered = asyncio.Event()
 
-        async def answer_all() -> list[dict[str, Any]]:
-            try:
-                return await asyncio.gather(*(it.settled(wait_s=600) for it in heavy))
+        async def answer_all() -> list[Any]:
+            try:  # an answer Discord refused (past its 3 s) never comes: counted as missing
+                return await asyncio.gather(
+                    *(it.settled(wait_s=180) for it in heavy), return_exceptions=True
+                )
             finally:
                 answered.set()
 
@@ -174,7 +182,9 @@ async def driver(conn: Connection, n: int, burst: int, only: str | None, crowd: 
             "quiet": quiet,
             "busy": busy,
             "crowd_s": time.perf_counter() - started,
-            "crowd_answered": sum(1 for body in shown if "Slow down" not in str(body)),
+            "crowd_answered": sum(
+                1 for body in shown if isinstance(body, dict) and "Slow down" not in str(body)
+            ),
             "crowd_acks": [it.ack_seconds for it in heavy if it.ack_seconds is not None],
         }
 
@@ -289,8 +299,10 @@ def crowd_report(c: dict[str, Any]) -> int:
     print(
         f"crowd: {CROWD_USERS} users x {CROWD_EACH} pre-flop /hand at once ({heavy}): "
         f"{c['crowd_answered']}/{heavy} answered in {c['crowd_s']:.1f} s, acknowledged within "
-        f"{max(c['crowd_acks']) * 1000:.0f} ms"
+        f"{max(c['crowd_acks'], default=math.inf) * 1000:.0f} ms"
     )
+    missed = sum(1 for t in c["busy"] if math.isinf(t))
+    print(f"  bystander /rule answers past Discord's 3 s (refused) in the crowd: {missed}")
     print(describe("  bystander /rule, no crowd (peer)", c["quiet"], None))
     peer = statistics.median(c["quiet"])
     print(describe("  bystander /rule, in the crowd", c["busy"], peer, "no crowd"))
