@@ -20,12 +20,8 @@ of its seven cards, with no attribute or table access:
 * bits 101 and up, the card counter: 7 for seven cards; any other count (a Card mixed with
   codes or other ints) puts the table index out of range and fails the flush check.
 
-Seven card codes (0-51) take the same route through ``_CODE_KEY[code]``, the key of that card,
-once their plain sum (under 358) has failed the Cards' checks: no type check comes first, as it
-cost more than the rest of the arithmetic (issue 23). The 15.6 MB array costs a cache miss
-when a loaded machine has evicted it; tables that fit in cache (a displacement-hashed one, two
-lookups in 0.2-1 MB) measured no faster in Python, the extra lookup costing what the miss
-did. Codes 0 and 1 carry an extra mark (bit 110) that
+Seven card codes (0-51) take the same route through ``_CODE_KEY[code]``, the key of that card
+(the first element's type picks the route). Codes 0 and 1 carry an extra mark (bit 110) that
 has the seven checked for ``True`` and ``False``, which index a list like 1 and 0 but are not
 cards; negative codes are refused before they can index the list from its end. Five and six
 cards take a slower general path (a dict on base-5 rank-multiset keys), as do inputs that fail
@@ -471,34 +467,28 @@ def evaluate(cards: Sequence[Card | int], board: Sequence[Card | int] = ()) -> H
     # or, for 5 and 6 cards, evaluates them.
     try:
         a, b, c, d, e, f, g = cards
-        # Seven Cards: the sum of their keys is the hand's key. No type check first (it cost
-        # more than the rest of the arithmetic): whatever else sums to something (card codes,
-        # a mix of Cards and codes, a repeated card) fails the checks below and goes on.
-        k = a + b + c + d + e + f + g
-        if k & 0x8208200000000000000:
-            shift = _FLUSH_SHIFT.get(k & 0x8208200000000000000)
-            if shift is not None and k >> 101 == 7 and (k & 0xFFFFFFFFFFFFF).bit_count() == 7:
-                return _FLUSH[(k >> shift) & 0x1FFF]  # type: ignore[return-value]
-        elif (k & 0xFFFFFFFFFFFFF).bit_count() == 7:  # else a repeated card, or not Cards
-            # IndexError unless the card counter is 7 (seven Cards): codes sum to under 358
-            return _VALUES[_FLAT7[(k >> 76) - 0xE000000]]
-        # Card codes (or bad input). A negative code would index the list from its end.
-        if a < 0 or b < 0 or c < 0 or d < 0 or e < 0 or f < 0 or g < 0:
-            raise IndexError("card codes are 0 to 51")
-        key = _CODE_KEY
-        k = key[a] + key[b] + key[c] + key[d] + key[e] + key[f] + key[g]
-        if k >> 110:  # code 0 or 1, or True or False, which index the list as 1 and 0
-            if (
-                type(a) is bool
-                or type(b) is bool
-                or type(c) is bool
-                or type(d) is bool
-                or type(e) is bool
-                or type(f) is bool
-                or type(g) is bool
-            ):
-                raise TypeError("True and False are not cards")
-            k &= 0x3FFFFFFFFFFFFFFFFFFFFFFFFFFF
+        if type(a) is Card:
+            # Seven Cards. A mix with codes or other ints gives a card count other than 7,
+            # which both branches below refuse.
+            k = a + b + c + d + e + f + g
+        else:  # card codes (or bad input)
+            # A negative code would index the list from its end.
+            if a < 0 or b < 0 or c < 0 or d < 0 or e < 0 or f < 0 or g < 0:
+                raise IndexError("card codes are 0 to 51")
+            key = _CODE_KEY
+            k = key[a] + key[b] + key[c] + key[d] + key[e] + key[f] + key[g]
+            if k >> 110:  # code 0 or 1, or True or False, which index the list as 1 and 0
+                if (
+                    type(a) is bool
+                    or type(b) is bool
+                    or type(c) is bool
+                    or type(d) is bool
+                    or type(e) is bool
+                    or type(f) is bool
+                    or type(g) is bool
+                ):
+                    raise TypeError("True and False are not cards")
+                k &= 0x3FFFFFFFFFFFFFFFFFFFFFFFFFFF
         if k & 0x8208200000000000000:
             shift = _FLUSH_SHIFT.get(k & 0x8208200000000000000)
             if shift is not None and k >> 101 == 7 and (k & 0xFFFFFFFFFFFFF).bit_count() == 7:
