@@ -352,6 +352,26 @@ class Upload:
     content_type: str | None = None
 
 
+@dataclass(frozen=True)
+class Heavy:
+    """A reply still to be computed: ``fn(*args)``, CPU-heavy work (a pre-flop equity).
+
+    On Discord, ``Context.compute`` returns one and the handler returns it as is: the runner,
+    back on the event loop, counts it against the user's heavy-command cooldown, waits for the
+    user's turn at a worker process (``bot.fair_queue``) and sends ``fn(*args)`` as the reply.
+    So no handler thread waits in the queue, and a crowd of heavy commands never keeps a light
+    one from a thread. ``fn`` and its arguments must pickle (a module-level function or a
+    ``functools.partial`` of one, plain values).
+
+    Attributes:
+        fn: returns the ``Reply``.
+        args: its positional arguments.
+    """
+
+    fn: Callable[..., Reply]
+    args: tuple[Any, ...] = ()
+
+
 def _call(fn: Callable[..., Any], /, *args: Any) -> Any:
     return fn(*args)
 
@@ -377,8 +397,11 @@ class Context:
         is_manager: whether the caller may change the league's settings (Manage Server).
         now: the clock (injected in tests); handlers never call ``datetime.now`` themselves.
         rule_index: the rulebook index with the league's home book first (loaded on demand).
-        compute: runs CPU-heavy ``fn(*args)`` (pre-flop equity): on Discord in a worker
-            process, elsewhere on the calling thread. ``fn`` and its arguments must pickle.
+        compute: the reply ``fn(*args)``, CPU-heavy (pre-flop equity): the console and the
+            command line compute it on the calling thread; on Discord it is a ``Heavy`` that
+            the runner computes in a worker process without holding the handler's thread. So
+            a handler returns what ``compute`` returns, as is, as its last step. ``fn`` and its
+            arguments must pickle.
         clock: the tournament clock of this surface (``ClockService``, seen
             from the handler's thread); None where there is none.
     """

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from bot.command.model import Action, Command, Context, Who
+from bot.command.model import Action, Command, Context, Heavy, Who
 from bot.command.options import bind
 from bot.errors import NotDirectorError
 from bot.reply import Reply
@@ -39,11 +39,12 @@ def check_who(who: Who, ctx: Context) -> None:
         raise NotDirectorError(MANAGERS_ONLY)
 
 
-def run_command(command: Command, ctx: Context, values: Mapping[str, Any]) -> Reply:
+def run_command(command: Command, ctx: Context, values: Mapping[str, Any]) -> Reply | Heavy:
     """Run ``command`` with the option values a surface collected (raw: checked here).
 
     Returns:
-        The handler's reply (private when the command is).
+        The handler's reply (private when the command is), or on Discord the ``Heavy`` work it
+        left for the compute queue (``Context.compute``; the runner awaits it off the thread).
 
     Raises:
         RulingsError: a user mistake (who may, an option, the handler's own refusal); nothing
@@ -51,13 +52,18 @@ def run_command(command: Command, ctx: Context, values: Mapping[str, Any]) -> Re
     """
     check_who(command.who, ctx)
     kwargs = bind(command, dict(values), surface=ctx.surface, today=ctx.today)
-    reply = command.resolve()(ctx, **kwargs)
-    if command.private and not reply.private:
+    reply: Reply | Heavy = command.resolve()(ctx, **kwargs)
+    if isinstance(reply, Reply) and command.private and not reply.private:
         reply = replace(reply, private=True)
     return reply
 
 
-def run_action(action: Action, ctx: Context, args: tuple[str, ...]) -> Reply:
+def run_action(action: Action, ctx: Context, args: tuple[str, ...]) -> Reply | Heavy:
     """Run a pressed button's ``action`` with the arguments of its custom id."""
     check_who(action.who, ctx)
     return action.resolve()(ctx, *args)
+
+
+def computed(result: Reply | Heavy) -> Reply:
+    """The reply, for a surface that computes heavy work in place (the console, the CLI)."""
+    return result if isinstance(result, Reply) else result.fn(*result.args)

@@ -28,7 +28,7 @@ import rulings
 import rulings.rulebook
 from bot.command.model import Command, Context
 from bot.command.options import parse_line, usage
-from bot.command.run import run_command
+from bot.command.run import computed, run_command
 from bot.config import Settings
 from bot.database import Database
 from bot.errors import UnknownCommandError, describe, one_line
@@ -225,7 +225,7 @@ class Console:
             rest = rest[rest.index(word) + len(word) :]
         raw = parse_line(command, rest.strip())
         ctx = self.ctx.context(clock=command.path[0] == "clock" and command.path[-1] != "status")
-        return run_command(command, ctx, raw)
+        return computed(run_command(command, ctx, raw))
 
     def _unknown(self, words: Sequence[str]) -> UnknownCommandError:
         under = [

@@ -9,7 +9,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from bot.command.model import Command
-from bot.command.run import run_action, run_command
+from bot.command.run import computed, run_action, run_command
 from bot.config import Settings
 from bot.errors import NotDirectorError
 from bot.features import ACTIONS, COMMANDS
@@ -33,7 +33,7 @@ def test_a_directors_command_is_refused_to_a_player_and_writes_nothing(engine: E
         run_command(_command("td season add"), player, {"name": "2026 Fall"})
     assert _rows(engine) == before
     director = console.context()
-    reply = run_command(_command("td season add"), director, {"name": "2026 Fall"})
+    reply = computed(run_command(_command("td season add"), director, {"name": "2026 Fall"}))
     assert "2026 Fall" in reply.to_plain()
     assert _rows(engine) > before
 
@@ -43,7 +43,7 @@ def test_settings_need_manage_server_and_private_commands_answer_privately(engin
     director_only = dataclasses.replace(console.context(), is_manager=False)
     with pytest.raises(NotDirectorError, match="Manage Server"):
         run_command(_command("td settings"), director_only, {"preset": "poker-pub"})
-    assert run_command(_command("td settings"), console.context(), {}).private
+    assert computed(run_command(_command("td settings"), console.context(), {})).private
 
 
 def test_a_directors_button_is_refused_to_a_player(engine: Engine):

@@ -7,14 +7,14 @@ import logging
 
 import rulings
 import rulings.poker
-from bot.command.model import Context
+from bot.command.model import Context, Heavy
 from bot.features.hand.wording import hand_reply, hand_reply_needs_thread
 from bot.reply import Reply
 
 log = logging.getLogger(__name__)
 
 
-def hand(ctx: Context, cards: str, board: str | None = None, json: bool = False) -> Reply:
+def hand(ctx: Context, cards: str, board: str | None = None, json: bool = False) -> Reply | Heavy:
     """``/hand cards [board]``: evaluate, compare, exact odds on an incomplete board."""
     if json:
         report = rulings.poker.analyse(rulings.poker.parse_hand_query(cards, board))
@@ -23,7 +23,8 @@ def hand(ctx: Context, cards: str, board: str | None = None, json: bool = False)
     # before it has a league, and in a direct message).
     rules = ctx.league_rules()
     if hand_reply_needs_thread(cards, board):
-        # Pre-flop equity enumerates up to 1.7 M boards: a worker process on Discord.
-        reply: Reply = ctx.compute(functools.partial(hand_reply, rules=rules), cards, board)
+        # Pre-flop equity enumerates up to 1.7 M boards: on Discord a worker process computes
+        # it once this thread is free (``Heavy``); elsewhere it is computed here.
+        reply: Reply | Heavy = ctx.compute(functools.partial(hand_reply, rules=rules), cards, board)
         return reply
     return hand_reply(cards, board, rules=rules)

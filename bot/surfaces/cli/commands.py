@@ -421,7 +421,7 @@ def run(command: Command, args: argparse.Namespace, *, words: tuple[str, ...] = 
     A user mistake exits 2 with one line on stderr (nothing is written); a bug exits 1.
     ``words``: how it was typed; an older spelling prints one deprecation line first.
     """
-    from bot.command.run import run_command
+    from bot.command.run import computed, run_command
     from bot.errors import describe, one_line
 
     name = " ".join(command.cli_path)
@@ -437,7 +437,7 @@ def run(command: Command, args: argparse.Namespace, *, words: tuple[str, ...] = 
             writes=command.writes or command.who is not Who.EVERYONE,
         )
         values = _values(command, args)
-        reply = run_command(command, ctx, values)
+        reply = computed(run_command(command, ctx, values))
     except Exception as exc:  # the one error path
         message, is_bug = describe(exc)
         if is_bug:

@@ -65,10 +65,11 @@ COMPUTE_WORKERS = max(1, (os.cpu_count() or 2) - 1)
 COMPUTE_NICENESS = 5
 
 HANDLER_THREADS = 64
-"""Threads that run command and button handlers. A handler that waits on a compute job (a
-pre-flop equity queued behind others) holds its thread while it waits, so handlers get a pool of
-their own, larger than the default one (cores + 4) that database calls and clock writes use: a
-flood of heavy commands starves neither those nor another user's command."""
+"""Threads that run command and button handlers (a pool of their own, larger than the default
+one (cores + 4) that database calls and clock writes use). A handler never waits on a compute
+job here: it returns a ``Heavy`` (``Context.compute``) and the runner queues the job on the
+event loop, so a crowd of heavy commands (40 users x 5 pre-flop equities) holds no thread while
+it queues and another user's light command finds one free (``benchmarks/bot.py --crowd``)."""
 HTTP_CONNECTIONS = 64
 
 
@@ -333,8 +334,10 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
 
         The interaction is deferred ("thinking…") if the reply is not done after ``defer_after``
         seconds, so it is acknowledged well inside Discord's 3 s, and the answer follows. Heavy
-        work inside ``fn`` goes through ``compute`` (the user's cooldown, then the compute
-        workers, queued fairly per user). Errors propagate to ``LeagueTree``.
+        work goes through ``compute`` (the user's cooldown, then the compute workers, queued
+        fairly per user), awaited on the event loop and never inside ``fn``, which would hold
+        a handler thread while it queues (``SlashRunner.handle``). Errors propagate to
+        ``LeagueTree``.
         """
         task = asyncio.ensure_future(self.in_handler_thread(lambda: fn(*args)))
         done, _ = await asyncio.wait({task}, timeout=defer_after)

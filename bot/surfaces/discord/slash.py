@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 import discord
 from discord import app_commands
 
-from bot.command.model import Action, Command, Context, Menu, Opt, Upload, Who
+from bot.command.model import Action, Command, Context, Heavy, Menu, Opt, Upload, Who
 from bot.command.options import MAX_FILE_BYTES, check_accepted
 from bot.command.run import run_action, run_command
 from bot.errors import REFUSAL, BadOption, NotDirectorError, describe
@@ -131,12 +131,8 @@ class SlashRunner:
                 raise BadOption("The rulebooks are still loading; try again in a moment.")
             return index
 
-        async def heavy(fn: Callable[..., Any], /, *args: Any) -> Any:
-            bot.heavy_cooldown.check(user.id)  # "try again in N s" (a user mistake)
-            return await bot.compute(fn, *args, user_id=user.id)  # users take turns
-
-        def compute(fn: Callable[..., Any], /, *args: Any) -> Any:
-            return asyncio.run_coroutine_threadsafe(heavy(fn, *args), loop).result()
+        def compute(fn: Callable[..., Reply], /, *args: Any) -> Heavy:
+            return Heavy(fn, args)  # computed by ``handle`` once the handler's thread is free
 
         return Context(
             surface="discord",
@@ -347,11 +343,29 @@ class SlashRunner:
         if not interaction.response.is_done():
             await interaction.response.defer(thinking=True, ephemeral=private)
 
-    async def _call(
-        self, interaction: discord.Interaction, fn: Callable[[], Reply], private: bool
+    async def handle(
+        self, interaction: discord.Interaction, fn: Callable[[], Reply | Heavy]
     ) -> Reply:
-        """Run ``fn`` on the handler threads; defer if it is not done after ``DEFER_AFTER_S``."""
-        task = asyncio.ensure_future(self.bot.in_handler_thread(fn))
+        """Run a handler ``fn`` on the handler threads, then the heavy work it left, if any.
+
+        A ``Heavy`` answer (``Context.compute``) is counted against the user's cooldown ("try
+        again in N s") and waits for the user's turn at a worker process here, on the event
+        loop: the handler's thread is free again before the job queues.
+        """
+        bot = self.bot
+        result = await bot.in_handler_thread(fn)
+        if isinstance(result, Heavy):
+            user_id = interaction.user.id
+            bot.heavy_cooldown.check(user_id)  # a user mistake: nothing queued
+            reply: Reply = await bot.compute(result.fn, *result.args, user_id=user_id)
+            return reply
+        return result
+
+    async def _call(
+        self, interaction: discord.Interaction, fn: Callable[[], Reply | Heavy], private: bool
+    ) -> Reply:
+        """Answer with ``handle(fn)``; defer if it is not done after ``DEFER_AFTER_S``."""
+        task = asyncio.ensure_future(self.handle(interaction, fn))
         done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER_S)
         if not done:
             await self._defer(interaction, private=private)
@@ -489,9 +503,9 @@ class SlashRunner:
             await self.fail(interaction, exc, f"button {name}")
 
     async def _press_call(
-        self, interaction: discord.Interaction, action: Action, fn: Callable[[], Reply]
+        self, interaction: discord.Interaction, action: Action, fn: Callable[[], Reply | Heavy]
     ) -> Reply:
-        task = asyncio.ensure_future(self.bot.in_handler_thread(fn))
+        task = asyncio.ensure_future(self.handle(interaction, fn))
         done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER_S)
         if not done and not interaction.response.is_done():
             if action.edit:
