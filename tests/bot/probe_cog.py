@@ -83,7 +83,7 @@ class ProbeCog(commands.Cog):
     async def pick_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        from bot.surfaces.discord.slash import choice_list
+        from bot.surfaces.discord.choices import choice_list
 
         return choice_list(
             [(f"{current} {i} " + "x" * 150, f"{i} " + "y" * 150) for i in range(40)]

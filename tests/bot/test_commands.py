@@ -18,8 +18,8 @@ from bot.command.options import bind, parse_line
 from bot.errors import BadOption
 from bot.features import COMMANDS, GROUPS
 from bot.surfaces.cli import build_parser
+from bot.surfaces.discord.build import install
 from bot.surfaces.discord.forms import TYPED, field_layout, label_of
-from bot.surfaces.discord.slash import install
 
 TODAY = dt.date(2026, 11, 21)
 

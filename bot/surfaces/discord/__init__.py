@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-SLASH = "bot.surfaces.discord.slash"
+SLASH = "bot.surfaces.discord.build"
 """The app commands of every definition and the ``pf:`` buttons (loaded after the cogs)."""
 
 EXTENSIONS: tuple[str, ...] = (

@@ -125,7 +125,7 @@ def status_view(status: ClockStatus) -> discord.ui.View:
     They are ``Action`` buttons (``pf:clock:...``, ``bot.features.clock.commands.ACTIONS``),
     run by the one runner like every other button.
     """
-    from bot.surfaces.discord.slash import buttons_view
+    from bot.surfaces.discord.buttons import buttons_view
 
     buttons = status_buttons(status.clock_id, paused=status.is_paused, ended=status.is_ended)
     return buttons_view(Reply(title="", buttons=buttons)) or discord.ui.View(timeout=None)
