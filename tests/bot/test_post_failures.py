@@ -180,3 +180,23 @@ async def test_a_reminder_to_a_deleted_channel_reaches_who_scheduled_the_night_b
     assert f"the channel <#{RESULTS}> was deleted; pick another with /td settings" in notice
     reminders = [f for f in await _failures(bot) if f.kind == "reminder"]
     assert [f.told_how for f in reminders] == [None, "dm"]  # newest first
+
+
+async def test_a_refused_status_edit_is_a_refusal_for_good(fake: FakeDiscord, bot: LeagueBot):
+    """An edit Discord refuses (the bot lost access after posting) is told like a post."""
+    from bot.features.clock.posting import ClockStatus, PostRejected
+    from bot.reply import Reply
+    from bot.surfaces.discord.clock import DiscordClockPoster
+
+    poster = DiscordClockPoster(bot)
+    status = ClockStatus(
+        clock_id=99, reply=Reply(title="Clock", text="Level 1"), is_paused=False, is_ended=False
+    )
+    message_id = await poster.post_status(CHANNEL_ID, status)
+    assert await poster.edit_status(CHANNEL_ID, message_id, status)
+    fake.refuse_posts(CHANNEL_ID, 403, 50013)
+    try:
+        with pytest.raises(PostRejected, match="403"):
+            await poster.edit_status(CHANNEL_ID, message_id, status)
+    finally:
+        fake.allow_posts(CHANNEL_ID)

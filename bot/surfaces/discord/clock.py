@@ -38,6 +38,17 @@ _SPOKEN = frozenset({AnnouncementKind.LEVEL, AnnouncementKind.BREAK})
 """What a league with ``clock_tts`` on hears read aloud: a new level or a break."""
 
 
+def _rejected(exc: discord.HTTPException) -> PostRejected | None:
+    """A 4xx refusal (no access, unknown channel; not a rate limit) as ``PostRejected``.
+
+    No retry helps such a post, and the directors are told; anything else (None here) is
+    raised as it is and retried.
+    """
+    if 400 <= exc.status < 500 and exc.status != 429:
+        return PostRejected(f"{exc.status} {exc.text}")
+    return None
+
+
 class DiscordClockPoster:
     """Posts a clock's messages to Discord with the bot token."""
 
@@ -76,8 +87,8 @@ class DiscordClockPoster:
                 extra["tts"] = True
             await channel.send(render.content(content), allowed_mentions=mentions, **extra)
         except discord.HTTPException as exc:
-            if 400 <= exc.status < 500 and exc.status != 429:
-                raise PostRejected(f"{exc.status} {exc.text}") from exc
+            if (rejected := _rejected(exc)) is not None:
+                raise rejected from exc
             raise
 
     async def _reads_aloud(self, channel_id: int) -> bool:
@@ -100,13 +111,16 @@ class DiscordClockPoster:
                 allowed_mentions=render.NO_MENTIONS,
             )
         except discord.HTTPException as exc:
-            if 400 <= exc.status < 500 and exc.status != 429:
-                raise PostRejected(f"{exc.status} {exc.text}") from exc
+            if (rejected := _rejected(exc)) is not None:
+                raise rejected from exc
             raise
         return message.id
 
     async def edit_status(self, channel_id: int, message_id: int, status: ClockStatus) -> bool:
-        """Edit the status message; False when it was deleted."""
+        """Edit the status message; False when it was deleted.
+
+        A 4xx refusal (no access any more) raises ``PostRejected``, as for a post.
+        """
         message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
         try:
             await message.edit(
@@ -116,6 +130,10 @@ class DiscordClockPoster:
             )
         except discord.NotFound:
             return False
+        except discord.HTTPException as exc:
+            if (rejected := _rejected(exc)) is not None:
+                raise rejected from exc
+            raise
         return True
 
 
