@@ -168,6 +168,11 @@ def open_tournament(
     return record
 
 
+def _of_guild(guild_id: int) -> Any:
+    """The condition that a tournament is of the server's own league."""
+    return col(Tournament.league_id).in_(select(League.id).where(League.guild_id == guild_id))
+
+
 def _open_row(
     session: Session, channel_id: int, *, for_update: bool = False, guild_id: int | None = None
 ) -> Tournament | None:
@@ -177,9 +182,7 @@ def _open_row(
         .where(col(Tournament.finished_at).is_(None))
     )
     if guild_id is not None:  # only the server's own league's night (a forged id finds none)
-        query = query.where(
-            col(Tournament.league_id).in_(select(League.id).where(League.guild_id == guild_id))
-        )
+        query = query.where(_of_guild(guild_id))
     if for_update:
         query = query.with_for_update()
     return session.exec(query).first()
@@ -561,9 +564,7 @@ def claim_night_thread(
 
 def _guild_tournament(session: Session, tournament_id: int, guild_id: int) -> Tournament:
     row = session.exec(
-        select(Tournament)
-        .join(League, col(League.id) == Tournament.league_id)
-        .where(Tournament.id == tournament_id, League.guild_id == guild_id)
+        select(Tournament).where(Tournament.id == tournament_id, _of_guild(guild_id))
     ).first()
     if row is None:
         raise NotFound(f"tournament {tournament_id} is not this server's")

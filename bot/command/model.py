@@ -422,6 +422,11 @@ class Context:
     clock: Any = None
 
     @property
+    def display_name(self) -> str:
+        """Who is acting, as posts name him: his display name on Discord, else ``actor``."""
+        return str(self.extras.get("display_name") or self.actor)
+
+    @property
     def channel(self) -> int:
         """The channel the command runs in; ``CONSOLE_CHANNEL`` where there are none."""
         return self.channel_id if self.channel_id is not None else CONSOLE_CHANNEL

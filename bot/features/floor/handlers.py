@@ -53,11 +53,8 @@ class RulingPost:
 
 def _member_name(ctx: Context) -> str:
     """Who is calling, as Discord shows him (the console: its actor)."""
-    shown = ctx.extras.get("display_name")
-    if shown:
-        return str(shown)
-    parts = ctx.actor.split(":", 2)
-    return parts[2] if len(parts) == 3 and parts[0] == "discord" and parts[2] else ctx.actor
+    parts = ctx.display_name.split(":", 2)  # an actor "discord:<id>:<name>" without extras
+    return parts[2] if len(parts) == 3 and parts[0] == "discord" and parts[2] else ctx.display_name
 
 
 def suggest(index: rulings.rulebook.RuleIndex, note: str) -> tuple[Suggestion, ...]:

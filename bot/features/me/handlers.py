@@ -116,7 +116,7 @@ def _ask(ctx: Context, user_id: int, player: str | None) -> Reply:
                 f"you asked to be linked to '{earlier.player}' on {_when(ctx, earlier.asked_at)}; "
                 "wait for a director's answer (or ask again 24 hours after)"
             )
-    display = str(ctx.extras.get("display_name") or ctx.actor)
+    display = ctx.display_name
     post = views.link_request_post(found, user_id, display)
     return replace(views.link_asked_reply(found), effects=(Effect("announce", post),))
 
@@ -140,7 +140,7 @@ def link_decision(ctx: Context, *args: str) -> Reply:
     ):
         raise BadOption("That button is out of date; ask again.")
     decision, player_id, user_id = args[0], int(args[1]), int(args[2])
-    director = str(ctx.extras.get("display_name") or ctx.actor)
+    director = ctx.display_name
     with ctx.transaction() as session:
         league = league_of(session=session, guild_id=ctx.guild_id)
         if decision == "refuse":

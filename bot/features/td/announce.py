@@ -15,5 +15,5 @@ from bot.reply import Effect, Reply
 
 def announced(ctx: Context, reply: Reply, *, private: bool = False) -> Reply:
     """``reply`` for the director, with its public copy for the results channel."""
-    public = announcement(reply, ctx.extras.get("display_name") or ctx.actor)
+    public = announcement(reply, ctx.display_name)
     return replace(reply, private=private, effects=(*reply.effects, Effect("announce", public)))

@@ -61,4 +61,4 @@ def answer_of(args: tuple[str, ...], answers: tuple[str, str]) -> tuple[str, int
 
 def director_name(ctx: Context) -> str:
     """Who answered, as the post names him (his display name on Discord)."""
-    return str(ctx.extras.get("display_name") or ctx.actor)
+    return ctx.display_name
