@@ -133,20 +133,6 @@ def get_guild_settings(*, session: Session, guild_id: int) -> GuildSettings:
     return _settings(session, guild_id, league)
 
 
-def get_guild_league(*, session: Session, guild_id: int) -> LeagueInfo:
-    """Return a server's league for reading.
-
-    Raises:
-        NotFound: the server has no league yet (said in words a player understands).
-    """
-    try:
-        return get_league(session=session, guild_id=guild_id)
-    except NotFound:
-        raise NotFound(
-            "this server has no league yet; a director starts it by recording an event"
-        ) from None
-
-
 def ensure_guild_league(
     *, session: Session, guild_id: int, actor: str, now: dt.datetime | None = None
 ) -> LeagueInfo:

@@ -79,6 +79,27 @@ def get_league(
     return _info(league)
 
 
+def league_for(*, session: Session, guild_id: int | None) -> LeagueInfo:
+    """The league a command reads: a server's (``guild_id``), else the database's own.
+
+    The one translation from a Discord server to its league for reading (``ensure_league``
+    is the one for writing); nothing is written.
+
+    Raises:
+        NotFound: no league yet, said in words a player understands (how one starts).
+    """
+    if guild_id is not None and not 0 <= guild_id <= MAX_ID:
+        return get_league(session=session, guild_id=guild_id)  # says why there is none
+    try:
+        return get_league(session=session, guild_id=guild_id)
+    except NotFound:
+        if guild_id is None:
+            raise NotFound("there is no league yet; record an event first") from None
+        raise NotFound(
+            "this server has no league yet; a director starts it by recording an event"
+        ) from None
+
+
 def ensure_league(
     *,
     session: Session,

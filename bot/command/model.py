@@ -443,6 +443,16 @@ class Context:
             session=session, guild_id=self.guild_id, actor=self.actor, now=self.now()
         )
 
+    def existing_league(self, session: Session) -> LeagueInfo:
+        """The league this command reads (a server's, else the database's own); never made.
+
+        Raises:
+            NotFound: no league yet (the message says how one starts).
+        """
+        from storage.leagues import league_for
+
+        return league_for(session=session, guild_id=self.guild_id)
+
     def league_if_any(self, session: Session) -> LeagueInfo | None:
         """The league this command speaks for, or None before its first write (for reads)."""
         from storage.errors import NotFound

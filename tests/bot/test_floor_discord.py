@@ -15,8 +15,9 @@ from sqlmodel import Session
 from bot.surfaces.discord import LeagueBot
 from storage.floor import CallInfo, get_floor_call
 from storage.floor_models import FloorRuling
-from storage.guild_settings import get_guild_league, update_guild_settings
+from storage.guild_settings import update_guild_settings
 from storage.league_models import AuditEntry
+from storage.leagues import league_for
 from tests.fakediscord import EPHEMERAL, GUILD_ID, FakeDiscord
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -73,7 +74,7 @@ async def _threaded(bot: LeagueBot, number: int) -> CallInfo:
     """The call once its thread is stored (the post and the thread follow the answer)."""
 
     def read(*, session: Session) -> CallInfo:
-        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        league = league_for(session=session, guild_id=GUILD_ID)
         return get_floor_call(session=session, league_id=league.id, number=number)
 
     async with asyncio.timeout(10):

@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import Session
 
 from bot.surfaces.discord import LeagueBot
-from storage.guild_settings import get_guild_league
+from storage.leagues import league_for
 from storage.players import add_player
 from storage.tournaments import get_open_tournament
 from tests.fakediscord import CHANNEL_ID, EPHEMERAL, GUILD_ID, MANAGE_GUILD, FakeDiscord
@@ -54,7 +54,7 @@ async def _night(fake: FakeDiscord, bot: LeagueBot) -> None:
     await _director(fake, "td", ["location", "add"], name="Brewpub")
 
     def players(*, session: Session) -> None:
-        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        league = league_for(session=session, guild_id=GUILD_ID)
         for name in FIRST + MORE:
             add_player(session=session, league_id=league.id, name=name, allow_new=True, actor="t")
 

@@ -17,7 +17,7 @@ from bot.features import find
 from bot.surfaces.discord import LeagueBot
 from bot.surfaces.discord.forms import CHECKS, build_modal, field_layout, read_submission
 from storage.events import get_event, list_events
-from storage.guild_settings import get_guild_league
+from storage.leagues import league_for
 from storage.player_links import link_player
 from storage.players import add_player
 from tests.bot.conftest import make_bot
@@ -81,7 +81,7 @@ async def league(fake: FakeDiscord, bot: LeagueBot) -> None:
     await _director(fake, "td", ["location", "add"], name="Brewpub")
 
     def players(*, session: Session) -> None:
-        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        league = league_for(session=session, guild_id=GUILD_ID)
         now = dt.datetime.now(dt.UTC)
         for name in PLAYERS:
             add_player(session=session, league_id=league.id, name=name, actor="test", now=now)
@@ -359,7 +359,7 @@ async def _stored_event(fake: FakeDiscord, bot: LeagueBot, day: str) -> int:
     assert "Ann" in _text(stored)
 
     def newest(*, session: Session) -> int:
-        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        league = league_for(session=session, guild_id=GUILD_ID)
         return max(e.id for e in list_events(session=session, league_id=league.id))
 
     return int(await bot.db.run(newest))
@@ -391,7 +391,7 @@ async def test_the_receipt_form_takes_a_photo_upload(
     assert "photo: receipt.pdf is not an image" in _text(body)
 
     def receipts(*, session: Session) -> list[Any]:
-        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        league = league_for(session=session, guild_id=GUILD_ID)
         return list(
             get_event(session=session, league_id=league.id, event_id=event).record.get("receipts")
             or []

@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from bot.surfaces.discord import LeagueBot
 from rulings import NightSeries
-from storage.guild_settings import get_guild_league
+from storage.leagues import league_for
 from storage.nights import add_rsvp, schedule_night
 from storage.players import add_player
 from storage.tournaments import get_open_tournament
@@ -70,7 +70,7 @@ async def league(fake: FakeDiscord, bot: LeagueBot) -> None:
     today = dt.datetime.now(ZoneInfo(bot.settings.timezone)).date()
 
     def players(*, session: Session) -> None:
-        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        league = league_for(session=session, guild_id=GUILD_ID)
         for name in LEAGUE:
             add_player(session=session, league_id=league.id, name=name, allow_new=True, actor="t")
         series = NightSeries(

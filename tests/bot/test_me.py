@@ -13,8 +13,8 @@ from sqlalchemy import delete, func, select, update
 from sqlmodel import Session, col
 
 from bot.surfaces.discord import LeagueBot
-from storage.guild_settings import get_guild_league
 from storage.league_models import AuditEntry, Player
+from storage.leagues import league_for
 from storage.link_models import LinkRequest, PlayerLink
 from storage.player_links import link_player
 from tests.fakediscord import EPHEMERAL, GUILD_ID, MANAGE_GUILD, PLAYER_ID, FakeDiscord
@@ -112,7 +112,7 @@ async def _reset(bot: LeagueBot, *, alice: bool) -> None:
         session.execute(delete(LinkRequest))
         session.execute(update(Player).values(discord_id=None))
         if alice:
-            league = get_guild_league(session=session, guild_id=GUILD_ID)
+            league = league_for(session=session, guild_id=GUILD_ID)
             link_player(
                 session=session, league_id=league.id, discord_id=PLAYER_ID, name="Alice", actor="t"
             )

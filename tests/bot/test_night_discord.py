@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from bot.surfaces.discord import LeagueBot
 from rulings import WEEKDAYS, next_night
-from storage.guild_settings import get_guild_league
+from storage.leagues import league_for
 from storage.night_models import NightSeriesRow
 from storage.nights import list_nights, rsvps
 from tests.bot.conftest import make_bot
@@ -57,7 +57,7 @@ def _text(message: dict[str, Any]) -> str:
 
 async def _names(bot: LeagueBot) -> list[str]:
     def read(*, session: Session) -> list[str]:
-        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        league = league_for(session=session, guild_id=GUILD_ID)
         (info,) = [
             i
             for i in list_nights(session=session, league_id=league.id)
@@ -233,7 +233,7 @@ async def _event_of(bot: LeagueBot, location: str) -> int:
 
 async def _stored_event(bot: LeagueBot, location: str) -> int | None:
     def read(*, session: Session) -> int | None:
-        league = get_guild_league(session=session, guild_id=GUILD_ID)
+        league = league_for(session=session, guild_id=GUILD_ID)
         for info in list_nights(session=session, league_id=league.id):
             if info.series.location == location:
                 return info.discord_event_id

@@ -18,11 +18,11 @@ from storage.event_changes import EventEdit, amend_event, record_guild_events
 from storage.events import get_event, void_event
 from storage.guild_settings import (
     KEEP,
-    get_guild_league,
     get_guild_settings,
     update_guild_settings,
 )
 from storage.league_models import AuditEntry, League, Player
+from storage.leagues import league_for
 from tests.storage._league import ISSUE_EVENT, NOW, load, make_league
 
 GUILD = 4242
@@ -39,7 +39,7 @@ def test_reading_a_new_server_gives_defaults_and_writes_nothing(session):
     assert settings.director_role_id is None
     assert _count(session, League) == 0
     with pytest.raises(NotFound, match="no league yet"):
-        get_guild_league(session=session, guild_id=GUILD)
+        league_for(session=session, guild_id=GUILD)
 
 
 def test_settings_change_is_audited_and_keep_leaves_the_rest(session):
@@ -111,7 +111,7 @@ def test_record_guild_events_creates_the_league_and_scores_the_tie(session):
     points = {p.player: (p.rp, p.bp) for p in outcome.points}
     # 2.G.e.2: two players tied for 3rd share 3rd and 4th.
     assert points["Carol"] == points["Dave"] == (650, 75)
-    assert get_guild_league(session=session, guild_id=GUILD).guild_id == GUILD
+    assert league_for(session=session, guild_id=GUILD).guild_id == GUILD
     again = record_guild_events(
         session=session, guild_id=GUILD, build=_text_event, actor="discord:1:boss", now=NOW
     )

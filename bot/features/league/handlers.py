@@ -19,7 +19,6 @@ from bot.features.league.reads import (
     Paged,
     Paging,
     events_played_by,
-    league_of,
     league_rules_for,
     names_by_id,
     stack_reply_for,
@@ -62,7 +61,7 @@ def _mine(ctx: Context, session: Any) -> str | None:
     from storage.player_links import linked_player
 
     try:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
     except rulings.RulingsError:
         return None
     mine = linked_player(session=session, league_id=league.id, discord_id=ctx.user_id)
@@ -75,7 +74,7 @@ def _chart(ctx: Context, season: str | None, location: str | None) -> File:
     from storage.web import season_view
 
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         view = season_view(session=session, league_id=league.id, season=season, location=location)
     where = f" at {view.table.location}" if view.table.location else ""
     chart = race_chart(view.race, f"Points race (RP), {view.table.season}{where}")
@@ -113,12 +112,11 @@ def standings(
 def _standings_table(
     ctx: Context, season: str | None, location: str | None, by: str, *, json: bool
 ) -> Reply:
-    from bot.features.league.reads import league_of
     from storage.leagues import get_location
     from storage.standings import season_standings
 
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         where = (
             get_location(session=session, league_id=league.id, name=location) if location else None
         )

@@ -22,12 +22,10 @@ from bot.features.league import wording as views
 from bot.reply import Reply, escape, plural
 from rulings import SUGGEST_SCORE, name_key, similar_name
 from storage.errors import NotFound
-from storage.guild_settings import get_guild_league
 from storage.leagues import (
-    LeagueInfo,
-    get_league,
     get_league_rules,
     get_location,
+    league_for,
     list_locations,
 )
 from storage.players import count_events_played, get_player, list_players
@@ -69,20 +67,6 @@ class Paged:
     pages: tuple[Reply, ...]
     season_id: int
     location_id: int = 0
-
-
-def league_of(*, session: Session, guild_id: int | None) -> LeagueInfo:
-    """A server's league, or the console's ``default`` league for guild None.
-
-    Raises:
-        NotFound: no league yet (the message says how to start one).
-    """
-    if guild_id is not None:
-        return get_guild_league(session=session, guild_id=guild_id)
-    try:
-        return get_league(session=session)
-    except NotFound:
-        raise NotFound("there is no league yet; record an event first") from None
 
 
 def _row_for(names: list[str], player: str) -> int:
@@ -172,7 +156,7 @@ def standings_for(
     Raises:
         NotFound: no league, season, location or player by that name (with a suggestion).
     """
-    league = league_of(session=session, guild_id=guild_id)
+    league = league_for(session=session, guild_id=guild_id)
     found = get_season(session=session, league_id=league.id, name=season)
     loc = get_location(session=session, league_id=league.id, name=location) if location else None
     table = season_standings(
@@ -234,7 +218,7 @@ def toc_table_for(
         NotFound: no league, season, player or staff member by that name.
         LeagueConfigError: the league has no TOC.
     """
-    league = league_of(session=session, guild_id=guild_id)
+    league = league_for(session=session, guild_id=guild_id)
     found = get_season(session=session, league_id=league.id, name=season)
     known_staff = [_player_name(session, league.id, n) for n in staff]
     name = _player_name(session, league.id, player) if player else None
@@ -251,7 +235,7 @@ def names_by_id(
     Raises:
         NotFound: the season or location is gone.
     """
-    league = league_of(session=session, guild_id=guild_id)
+    league = league_for(session=session, guild_id=guild_id)
     season = next(
         (s.name for s in list_seasons(session=session, league_id=league.id) if s.id == season_id),
         None,
@@ -276,7 +260,7 @@ def names_by_id(
 def league_rules_for(*, session: Session, guild_id: int | None) -> rulings.LeagueRules:
     """The league's rules, or the default preset's when the server has no league yet."""
     try:
-        league = league_of(session=session, guild_id=guild_id)
+        league = league_for(session=session, guild_id=guild_id)
     except NotFound:
         return rulings.load_league_rules()
     return get_league_rules(session=session, league_id=league.id)
@@ -287,7 +271,7 @@ def events_played_by(*, session: Session, guild_id: int | None, player: str | No
     if player is None or not player.strip():
         return 0
     try:
-        league = league_of(session=session, guild_id=guild_id)
+        league = league_for(session=session, guild_id=guild_id)
     except NotFound:
         return 0
     return count_events_played(session=session, league_id=league.id, name=player)
@@ -307,7 +291,7 @@ def stack_reply_for(
 def choices(*, session: Session, guild_id: int | None, what: str, typed: str) -> list[str]:
     """Names for autocomplete: seasons (newest first), locations or players matching ``typed``."""
     try:
-        league = league_of(session=session, guild_id=guild_id)
+        league = league_for(session=session, guild_id=guild_id)
     except NotFound:
         return []
     if what == "season":

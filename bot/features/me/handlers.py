@@ -21,7 +21,6 @@ from dataclasses import replace
 import rulings
 from bot.command.model import Context
 from bot.errors import BadOption
-from bot.features.league.reads import league_of
 from bot.features.me import wording as views
 from bot.features.td.announce import announced
 from bot.reply import Effect, Reply
@@ -67,7 +66,7 @@ def me(
         raise BadOption("player: is for /me link; /me alone shows your own standing.")
     own = member is None or member == user_id
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         whom = user_id if member is None else member
         mine = linked_player(session=session, league_id=league.id, discord_id=whom)
         if mine is None and own:
@@ -84,7 +83,7 @@ def _ask(ctx: Context, user_id: int, player: str | None) -> Reply:
     if not player:
         raise BadOption("Name your player: /me link player:YOUR NAME")
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         found = get_player(session=session, league_id=league.id, name=player)
         mine = linked_player(session=session, league_id=league.id, discord_id=user_id)
         if mine is not None:
@@ -142,7 +141,7 @@ def link_decision(ctx: Context, *args: str) -> Reply:
     decision, player_id, user_id = args[0], int(args[1]), int(args[2])
     director = ctx.display_name
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         if decision == "refuse":
             from storage.league_models import Player
 
@@ -168,7 +167,7 @@ def link_decision(ctx: Context, *args: str) -> Reply:
 def td_link(ctx: Context, player: str, member: int) -> Reply:
     """``/td link player member``: link a member to a player directly."""
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         info = link_player(
             session=session,
             league_id=league.id,
@@ -185,7 +184,7 @@ def td_unlink(ctx: Context, player: str | None = None, member: int | None = None
     if player is None and member is None:
         raise BadOption("Name the player or the member to unlink.")
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         if player is not None:
             found = get_player(session=session, league_id=league.id, name=player)
             was = member_of(session=session, league_id=league.id, player_id=found.id)

@@ -31,7 +31,8 @@ from discord.ext import commands
 
 import rulings
 from storage.errors import NotFound
-from storage.guild_settings import get_guild_league, get_guild_settings
+from storage.guild_settings import get_guild_settings
+from storage.leagues import league_for
 from storage.nights import (
     NightInfo,
     claim_discord_event,
@@ -428,7 +429,7 @@ class NightCog(commands.Cog):
 
 def _league_nights(*, session: Any, guild_id: int) -> list[tuple[int, NightInfo]]:
     try:
-        league = get_guild_league(session=session, guild_id=guild_id)
+        league = league_for(session=session, guild_id=guild_id)
     except NotFound:
         return []
     return [(league.id, info) for info in list_nights(session=session, league_id=league.id)]

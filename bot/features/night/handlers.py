@@ -17,7 +17,6 @@ from sqlmodel import Session
 import rulings
 from bot.command.model import Context
 from bot.errors import BadOption
-from bot.features.league.reads import league_of
 from bot.features.night import wording
 from bot.features.td.approval import answer_of, director_name, require_setting
 from bot.features.tournament.handlers import register
@@ -86,9 +85,7 @@ def schedule(
 def list_series(ctx: Context) -> Reply:
     """``/td night list``: every series and its next dates."""
     with ctx.transaction() as session:
-        found = list_nights(
-            session=session, league_id=league_of(session=session, guild_id=ctx.guild_id).id
-        )
+        found = list_nights(session=session, league_id=ctx.existing_league(session).id)
     today = ctx.today()
     return wording.list_reply(
         [
@@ -101,7 +98,7 @@ def list_series(ctx: Context) -> Reply:
 def cancel(ctx: Context, location: str, date: dt.date | None = None) -> Reply:
     """``/td night cancel``: one night (a date) or the whole series at a location."""
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         info, day = cancel_night(
             session=session,
             league_id=league.id,
@@ -119,7 +116,7 @@ def cancel(ctx: Context, location: str, date: dt.date | None = None) -> Reply:
 def noshows(ctx: Context, season: str | None = None) -> Reply:
     """``/td night noshows``: no-shows per player (a season's, or every season's)."""
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         season_id = None
         label = "every season"
         if season is not None:
@@ -187,7 +184,7 @@ def rsvp(
     """``/rsvp``: put a name on a night's list (``cancel`` takes it off)."""
     today = ctx.today()
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         info, day = _night(session, league.id, night, location, today)
         name = _who(session, ctx, league.id, player)
         if action == "cancel":
@@ -213,7 +210,7 @@ def rsvp(
 def night(ctx: Context, date: dt.date | None = None, location: str | None = None) -> Reply:
     """``/night``: who is coming (count first, then names)."""
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         info, day = _night(session, league.id, date, location, ctx.today())
         names = [r.name for r in rsvps(session=session, info=info, day=day)]
     return wording.night_reply(info.series, day, names, ctx.settings.timezone)
@@ -232,7 +229,7 @@ def self_checkin(ctx: Context) -> Reply:
     sign-in (``/tournament register``), with register's stacks and late rules.
     """
     with ctx.transaction() as session:
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         require_setting(
             session,
             ctx,

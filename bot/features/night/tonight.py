@@ -12,10 +12,11 @@ import datetime as dt
 from sqlmodel import Session
 
 import rulings
-from bot.features.league.reads import choices, league_of
+from bot.features.league.reads import choices
 from bot.features.night import wording
 from bot.reply import Reply
 from storage.errors import NotFound
+from storage.leagues import league_for
 from storage.nights import NightInfo, night_on, record_no_shows, rsvps
 from storage.players import players_by_attendance
 from storage.seasons import get_season
@@ -88,7 +89,7 @@ def signin_choices(
     ``limit`` names (a form shows a few lists of 25).
     """
     try:
-        league = league_of(session=session, guild_id=guild_id)
+        league = league_for(session=session, guild_id=guild_id)
     except NotFound:
         return []
     coming: list[str] = []

@@ -13,7 +13,6 @@ from collections.abc import Collection
 from sqlmodel import Session
 
 import rulings
-from bot.features.league.reads import league_of
 from rulings import (
     LeagueRules,
     check_level,
@@ -32,6 +31,7 @@ from storage.leagues import (
     add_location,
     ensure_league,
     get_league_rules,
+    league_for,
     list_locations,
 )
 from storage.players import StrikeInfo, add_strike
@@ -84,7 +84,7 @@ def amend_for(
 
     ``edit.remove`` takes an award back; ``unvoid`` changes a void event and makes it count.
     """
-    league = league_of(session=session, guild_id=guild_id)
+    league = league_for(session=session, guild_id=guild_id)
     return amend_event(
         session=session,
         league_id=league.id,
@@ -102,7 +102,7 @@ def void_for(
     *, session: Session, guild_id: int | None, event_id: int, reason: str, actor: str
 ) -> EventSummary:
     """Void one event of the server's league (it stays on record, no longer counts)."""
-    league = league_of(session=session, guild_id=guild_id)
+    league = league_for(session=session, guild_id=guild_id)
     return void_event(
         session=session, league_id=league.id, event_id=event_id, reason=reason, actor=actor
     )
@@ -130,7 +130,7 @@ def strike_for(
     Raises:
         StrikeError: a level the league does not have.
     """
-    league = league_of(session=session, guild_id=guild_id)
+    league = league_for(session=session, guild_id=guild_id)
     rules = get_league_rules(session=session, league_id=league.id)
     check_level(level, rules)
     found = get_season(session=session, league_id=league.id, name=season)
@@ -165,12 +165,14 @@ def location_add_for(
 
 def seasons_for(*, session: Session, guild_id: int | None) -> list[SeasonInfo]:
     """The server's seasons, oldest first."""
-    return list_seasons(session=session, league_id=league_of(session=session, guild_id=guild_id).id)
+    return list_seasons(
+        session=session, league_id=league_for(session=session, guild_id=guild_id).id
+    )
 
 
 def locations_for(*, session: Session, guild_id: int | None) -> list[LocationInfo]:
     """The server's locations by name."""
-    league = league_of(session=session, guild_id=guild_id)
+    league = league_for(session=session, guild_id=guild_id)
     return list_locations(session=session, league_id=league.id)
 
 
@@ -178,14 +180,14 @@ def events_for(
     *, session: Session, guild_id: int | None, season: str | None = None
 ) -> list[EventSummary]:
     """The events of a season (default: the current one), by date."""
-    league = league_of(session=session, guild_id=guild_id)
+    league = league_for(session=session, guild_id=guild_id)
     found = get_season(session=session, league_id=league.id, name=season)
     return list_events(session=session, league_id=league.id, season_id=found.id)
 
 
 def current_season_for(*, session: Session, guild_id: int | None) -> SeasonInfo:
     """The server's current season."""
-    league = league_of(session=session, guild_id=guild_id)
+    league = league_for(session=session, guild_id=guild_id)
     return get_season(session=session, league_id=league.id)
 
 
@@ -193,7 +195,7 @@ def set_current_season_for(
     *, session: Session, guild_id: int | None, name: str, actor: str
 ) -> SeasonInfo:
     """Make a season the server's current season."""
-    league = league_of(session=session, guild_id=guild_id)
+    league = league_for(session=session, guild_id=guild_id)
     return set_current_season(session=session, league_id=league.id, name=name, actor=actor)
 
 

@@ -21,7 +21,6 @@ from sqlmodel import Session
 import rulings
 from bot.command.model import Context
 from bot.errors import BadOption
-from bot.features.league.reads import league_of
 from bot.features.td.approval import answer_of, director_name, require_setting
 from bot.features.tournament import wording
 from bot.features.tournament.handlers import confirm_bust
@@ -98,7 +97,7 @@ def out(ctx: Context) -> Reply:
     user_id = _member(ctx)
     with ctx.transaction() as session:
         require_setting(session, ctx, lambda s: s.self_report, OFF)
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         name = _own_player(session, ctx, league.id, user_id)
         record = _signed_in(session, ctx, league.id, name)
         return _report(session, ctx, record, name, user_id)
@@ -112,7 +111,7 @@ def out_button(ctx: Context, *args: str) -> Reply:
     user_id = _member(ctx)
     with ctx.transaction() as session:
         require_setting(session, ctx, lambda s: s.self_report, OFF)
-        league = league_of(session=session, guild_id=ctx.guild_id)
+        league = ctx.existing_league(session)
         record = get_tournament(session=session, tournament_id=tournament_id)
         if record.league_id != league.id:
             raise BadOption(OUT_OF_DATE)
@@ -131,7 +130,7 @@ def report_decision(ctx: Context, *args: str) -> Reply:
     with ctx.transaction() as session:
         report = get_bust_report(session=session, report_id=report_id)
         record = get_tournament(session=session, tournament_id=report.tournament_id)
-        if record.league_id != league_of(session=session, guild_id=ctx.guild_id).id:
+        if record.league_id != ctx.existing_league(session).id:
             raise BadOption(OUT_OF_DATE)
     director = director_name(ctx)
     if decision == "reject":
