@@ -674,22 +674,38 @@ def _engine(index: RuleIndex) -> Callable[[str], list[Passage | None]]:
 
 def out_of_scope(index: RuleIndex, queries: list[dict[str, Any]], *, sealed: bool) -> None:
     """How often the search says "no rule answers this", on questions no book answers and on
-    answerable ones: as shipped (the ranking's own "no match"), and with the fitted answer
-    model switched on (``decide=True``, off by default: it refuses a league's own book)."""
+    answerable ones: as shipped (the ranking's own "no match"), and with the fitted decision
+    switched on (``decide=True``, its ``seen`` fit: the league's book here is BTown). The
+    calibration questions (``calib_none.toml``, ``scope_none.toml``, doubtful ones left out) are
+    split as ``tools/fit_answers.py`` splits them: a quarter held out by a hash of the text."""
+    import hashlib
+
     fitted = RuleIndex(index.books, home=index.home, decide=True)
+    calibration = [
+        str(q["q"])
+        for path in (CALIB_NONE, HERE / "scope_none.toml")
+        for q in tomllib.loads(path.read_text(encoding="utf-8"))["query"]
+        if not q.get("doubt")
+    ]
+    held = {t for t in calibration if hashlib.sha1(t.encode("utf-8")).digest()[0] % 4 == 0}
     sets: list[tuple[str, list[str], bool]] = [
-        ("calibration, out of scope (fitted on)", _texts(CALIB_NONE), False),
+        ("calibration, out of scope, fitted on", [t for t in calibration if t not in held], False),
+        ("calibration, out of scope, held out", sorted(held), False),
+        ("fresh answerable check", _texts(HERE / "scope_answerable.toml"), True),
     ]
     if sealed:
         sets.append(("sealed, out of scope", _texts(SEALED_NONE), False))
-        sealed_in = [str(q["q"]) for q in queries if str(q.get("slice", "")).startswith("sealed")]
-        sets.append(("sealed, answerable", sealed_in, True))
-    print('"no rule answers this" (share of the questions)            shipped  fitted decision')
+        sealed_in = [q for q in queries if str(q.get("slice", "")).startswith("sealed")]
+        sets.append(("sealed, answerable", [str(q["q"]) for q in sealed_in], True))
+        for batch in sorted({str(q["slice"]) for q in sealed_in}):
+            texts = [str(q["q"]) for q in sealed_in if q["slice"] == batch]
+            sets.append((f"  {batch}, answerable", texts, True))
+    print('"no rule answers this" (share of the questions)              n  shipped  decision')
     for label, texts, answerable in sets:
         said = sum(not index.search(t).found for t in texts) / max(len(texts), 1)
         alone = sum(not fitted.search(t).found for t in texts) / max(len(texts), 1)
         mark = " (wrongly)" if answerable else ""
-        print(f"{label + mark:52} {len(texts):>4} {said:8.1%} {alone:13.1%}")
+        print(f"{label + mark:52} {len(texts):>5} {said:8.1%} {alone:9.1%}")
     print()
 
 

@@ -1,60 +1,120 @@
 """Fit the rule search's "does it answer" decision (``rulings/rulebook/answers.py``).
 
-In scope: every labelled query of ``tests/rulings/rulebook/rule_queries.toml`` (each has a
-passage that answers it). Out of scope: a file of questions no bundled book answers, written
-for this by a writer who saw only the books (``--none``, a TOML of ``[[query]] q = ...``).
-Never a sealed batch. Each query is ranked without the decision (``RuleIndex.ranked``); one the
-ranking already turns away counts as "no rule answers this" and is not fitted on. A logistic
-regression (classes weighed equally, features standardised, Newton steps, numpy only) is fitted
-on the rest, and the threshold is the highest one that turns away at most ``--in-scope-max``
-of the in-scope queries in all. The figures printed are on the data fitted on (labelled
-"fitted"): they are not a measurement on unseen questions.
+Answerable: the labelled queries of ``tests/rulings/rulebook/rule_queries.toml`` (each has a
+passage that answers it). Out of scope: ``calib_none.toml`` and ``scope_none.toml`` beside it
+(questions no bundled book answers; those marked ``doubt`` are left out). Never a sealed batch.
+A quarter of every set, chosen by a hash of the query, is held out of every fit.
 
-    python tools/fit_answers.py --none path/to/calib_none.toml [--write]
+Each query is ranked without the decision (``RuleIndex.ranked``); one the ranking already turns
+away counts as "no rule answers this" and is not fitted on. A logistic regression (classes
+weighed equally, features standardised, Newton steps, numpy only) over ``FEATURES`` is fitted
+on the rest, and the threshold is the highest that turns away at most ``--answerable-max`` (1%,
+chosen before the held-out figures were read) of the answerable queries fitted on.
+
+Two fits: ``seen``, on the scores of the model as shipped; ``unseen``, on the scores of the
+leave-one-book-out fold models (``--folds``, one folder a book, as ``benchmarks/rules.py
+--unseen`` builds them): each book's queries scored by the fold that never saw the book nor its
+queries, the out-of-scope questions by every fold, that book the league's own. The unseen fit
+is also measured nested: for each book X, fitted on the other four folds and measured on X's.
+
+Printed: the fitted and held-out figures, the fresh answerable check (``scope_answerable.toml``,
+questions the shipped model never saw, never fitted on), the nested leave-one-book-out table.
+
+    python tools/fit_answers.py --folds /work/folds [--write]
 """
 
 from __future__ import annotations
 
 import argparse
-import re
+import hashlib
+import io
 import sys
 import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from rulings.rulebook.answers import FEATURES
-from rulings.rulebook.search import load_rulebooks
+from rulings.rulebook.answers import FEATURES, decision_features
+from rulings.rulebook.search import RuleIndex, load_rulebooks
+from rulings.rulebook.semantic import StaticModel, cache_file
 
 ROOT = Path(__file__).resolve().parents[1]
-QUERIES = ROOT / "tests" / "rulings" / "rulebook" / "rule_queries.toml"
-WEIGHTS = ROOT / "rulings" / "data" / "search_weights.toml"
+DATA = ROOT / "tests" / "rulings" / "rulebook"
+QUERIES = DATA / "rule_queries.toml"
+OUT_OF_SCOPE = (DATA / "calib_none.toml", DATA / "scope_none.toml")
+FRESH = DATA / "scope_answerable.toml"
+WEIGHTS = ROOT / "rulings" / "data" / "answer_weights.toml"
 
 
 def _queries(path: Path) -> list[str]:
-    return [str(q["q"]) for q in tomllib.loads(path.read_text(encoding="utf-8"))["query"]]
+    entries = tomllib.loads(path.read_text(encoding="utf-8"))["query"]
+    return [str(q["q"]) for q in entries if not q.get("doubt")]
 
 
-def _features(texts: list[str]) -> tuple[np.ndarray, int]:
-    """Evidence rows of the queries the ranking answers, and how many it already turns away."""
-    index = load_rulebooks()
+def _labelled() -> list[tuple[str, frozenset[str]]]:
+    """Each labelled query and the books that answer it."""
+    entries = tomllib.loads(QUERIES.read_text(encoding="utf-8"))["query"]
+    return [(str(q["q"]), frozenset(str(e).split(" ", 1)[0] for e in q["expect"])) for q in entries]
+
+
+def held_out(text: str) -> bool:
+    """Whether a query is in the held-out quarter (a hash of its text, stable across runs)."""
+    return hashlib.sha1(text.encode("utf-8")).digest()[0] % 4 == 0
+
+
+@dataclass
+class Rows:
+    """Decision features of some queries under one index.
+
+    Attributes:
+        x: one row of ``FEATURES`` a query (zeros where the ranking turned it away).
+        refused: the ranking itself said "no rule answers this".
+        held: the query is in the held-out quarter.
+    """
+
+    x: np.ndarray
+    refused: np.ndarray
+    held: np.ndarray
+
+    def part(self, mask: np.ndarray) -> Rows:
+        """The rows of ``mask``."""
+        return Rows(self.x[mask], self.refused[mask], self.held[mask])
+
+    @staticmethod
+    def join(parts: Sequence[Rows]) -> Rows:
+        """The rows of every part, in order."""
+        return Rows(
+            np.vstack([p.x for p in parts]),
+            np.concatenate([p.refused for p in parts]),
+            np.concatenate([p.held for p in parts]),
+        )
+
+
+def features(index: RuleIndex, texts: Sequence[str]) -> Rows:
+    """Each query's decision features, and whether the ranking already turned it away."""
     rows = []
-    refused = 0
+    refused = []
     for text in texts:
         result = index.ranked(text)
         if result.found and result.evidence is not None:
-            rows.append(result.evidence.features())
-        elif not result.found:
-            refused += 1
-    return np.asarray(rows, dtype=np.float64).reshape(-1, len(FEATURES)), refused
+            signals = index.scope_signals(result.query)
+            rows.append(decision_features(result.evidence, signals))
+            refused.append(False)
+        else:
+            rows.append((0.0,) * len(FEATURES))
+            refused.append(True)
+    x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+    return Rows(x, np.asarray(refused, dtype=bool), np.array([held_out(t) for t in texts]))
 
 
-def _fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> np.ndarray:
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2) -> np.ndarray:
     """Logistic regression, classes weighed equally: ``[bias, *weights]`` on ``x`` as given."""
     a = np.hstack([np.ones((len(x), 1)), x])
     weight = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
     beta = np.zeros(a.shape[1])
-    for _ in range(50):
+    for _ in range(60):
         p = 1 / (1 + np.exp(-np.clip(a @ beta, -60, 60)))
         grad = a.T @ (weight * (p - y)) + l2 * np.r_[0, beta[1:]]
         hess = (a * (weight * p * (1 - p))[:, None]).T @ a + l2 * np.diag(
@@ -67,62 +127,133 @@ def _fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> np.ndarray:
     return beta
 
 
+@dataclass(frozen=True)
+class Fit:
+    """A fitted decision: ``weights`` over ``FEATURES``, ``bias`` and ``threshold``."""
+
+    weights: np.ndarray
+    bias: float
+    threshold: float
+
+    def says_none(self, rows: Rows) -> np.ndarray:
+        """Where the search would say "no rule answers this" (the ranking's or the fit's)."""
+        z = np.clip(self.bias + rows.x @ self.weights, -60, 60)
+        out: np.ndarray = rows.refused | (1 / (1 + np.exp(-z)) < self.threshold)
+        return out
+
+
+def fit(answerable: Rows, outside: Rows, answerable_max: float) -> Fit:
+    """Fit on the rows not held out and not already turned away by the ranking."""
+    a = answerable.x[~answerable.held & ~answerable.refused]
+    o = outside.x[~outside.held & ~outside.refused]
+    x = np.vstack([a, o])
+    y = np.r_[np.ones(len(a)), np.zeros(len(o))]
+    mean, std = x.mean(axis=0), x.std(axis=0)
+    std[std == 0] = 1.0
+    beta = fit_logistic((x - mean) / std, y)
+    weights = beta[1:] / std
+    bias = float(beta[0] - weights @ mean)
+    confidence = np.sort(1 / (1 + np.exp(-np.clip(bias + a @ weights, -60, 60))))
+    return Fit(weights, bias, float(confidence[int(answerable_max * len(a))]))
+
+
+def _rate(said: np.ndarray) -> str:
+    return f"{said.mean():6.1%} ({int(said.sum())}/{len(said)})" if len(said) else "-"
+
+
 def _say(line: str) -> None:
     sys.stdout.write(line + "\n")
 
 
+def _fold_index(index: RuleIndex, folder: Path, book: str) -> RuleIndex:
+    """The index of a league whose own book is ``book``, with the model that never saw it."""
+    model = StaticModel.load(folder / book)
+    trained = [p for p in index.passages if p.book != book]
+    with np.load(io.BytesIO(cache_file(model, trained))) as data:
+        vectors = data["vectors"].astype(np.float32)
+        known = dict(zip([str(k) for k in data["keys"]], vectors, strict=True))
+    return RuleIndex(index.books, home=book, model=model, shipped=known)
+
+
+def _report(label: str, result: Fit, answerable: Rows, outside: Rows) -> list[str]:
+    a, o = result.says_none(answerable), result.says_none(outside)
+    lines = [
+        f"{label}: answerable (wrongly) fitted {_rate(a[~answerable.held])},"
+        f" held out {_rate(a[answerable.held])}",
+        f"  out of scope fitted {_rate(o[~outside.held])}, held out {_rate(o[outside.held])}",
+        f"  ranking alone, held out: answerable {_rate(answerable.refused[answerable.held])},"
+        f" out of scope {_rate(outside.refused[outside.held])}",
+    ]
+    for line in lines:
+        _say(line)
+    return lines
+
+
+def _table(name: str, result: Fit, notes: Sequence[str]) -> str:
+    values = {**dict(zip(FEATURES, result.weights, strict=True)), "bias": result.bias}
+    values["threshold"] = result.threshold
+    comments = "".join(f"# {line}\n" for line in notes)
+    return f"[{name}]\n{comments}" + "".join(f"{k} = {float(v):.6g}\n" for k, v in values.items())
+
+
 def main() -> None:
-    """Fit, print the fitted figures, and write the weights with ``--write``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--none", type=Path, required=True, help="out-of-scope questions (TOML)")
-    parser.add_argument("--in-scope-max", type=float, default=0.02)
-    parser.add_argument(
-        "--stride", type=int, default=1, help="fit on every n-th labelled query (a quicker fit)"
-    )
-    parser.add_argument("--write", action="store_true", help="write the fit to the weights file")
+    """Fit both decisions, print the figures, and write the weights with ``--write``."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--answerable-max", type=float, default=0.01)
+    parser.add_argument("--folds", type=Path, required=True, help="the fold models' folder")
+    parser.add_argument("--write", action="store_true", help="write answer_weights.toml")
     args = parser.parse_args()
-    inside, inside_refused = _features(_queries(QUERIES)[:: args.stride])
-    outside_texts = _queries(args.none)
-    outside, outside_refused = _features(outside_texts)
-    n_in = len(inside) + inside_refused
-    n_out = len(outside) + outside_refused
-    x = np.vstack([inside, outside])
-    y = np.r_[np.ones(len(inside)), np.zeros(len(outside))]
-    mean, std = x.mean(axis=0), x.std(axis=0)
-    std[std == 0] = 1.0
-    beta = _fit((x - mean) / std, y)
-    weights = beta[1:] / std
-    bias = beta[0] - float(weights @ mean)
-    z_in = bias + inside @ weights
-    z_out = bias + outside @ weights
-    conf_in = 1 / (1 + np.exp(-np.clip(z_in, -60, 60)))
-    conf_out = 1 / (1 + np.exp(-np.clip(z_out, -60, 60)))
-    # The highest threshold that turns away at most the allowed share of in-scope queries.
-    allowed = int(args.in_scope_max * n_in) - inside_refused
-    ordered = np.sort(conf_in)
-    threshold = float(ordered[allowed]) if allowed > 0 else float(ordered[0])
-    refused_in = inside_refused + int((conf_in < threshold).sum())
-    refused_out = outside_refused + int((conf_out < threshold).sum())
-    before_out = outside_refused
-    _say(
-        f"in scope: {n_in} labelled queries (every {args.stride}th); out of scope: {n_out}"
-        " questions"
-    )
-    _say(
-        f"fitted: 'no rule answers this' on {refused_out / n_out:.1%} of out-of-scope"
-        f" ({refused_out}/{n_out}), {refused_in / n_in:.2%} of in-scope ({refused_in}/{n_in});"
-        f" without the decision: {before_out / n_out:.1%} / {inside_refused / n_in:.2%}"
-    )
-    for name, w in zip(FEATURES, weights, strict=True):
-        _say(f"  {name} = {w:.6g}")
-    _say(f"  bias = {bias:.6g}\n  threshold = {threshold:.6g}")
+    index = load_rulebooks()
+    labelled = _labelled()
+    texts = [q for q, _ in labelled]
+    outside_texts = [q for path in OUT_OF_SCOPE for q in _queries(path)]
+    answerable, outside = features(index, texts), features(index, outside_texts)
+    seen = fit(answerable, outside, args.answerable_max)
+    seen_notes = _report("seen (the shipped model)", seen, answerable, outside)
+    fresh = seen.says_none(features(index, _queries(FRESH)))
+    seen_notes.append(f"  fresh answerable check (wrongly): {_rate(fresh)}")
+    _say(seen_notes[-1])
+    books = sorted(index.books)
+    by_fold: dict[str, tuple[Rows, Rows]] = {}
+    for book in books:
+        fold = _fold_index(index, args.folds, book)
+        mine = np.array([book in answered for _, answered in labelled])
+        rows = features(fold, [t for t, m in zip(texts, mine, strict=True) if m])
+        by_fold[book] = (rows, features(fold, outside_texts))
+    unseen_notes = ["nested leave-one-book-out (fitted on the other four folds):"]
+    for book in books:
+        others = [by_fold[b] for b in books if b != book]
+        nested = fit(
+            Rows.join([a for a, _ in others]),
+            Rows.join([o for _, o in others]),
+            args.answerable_max,
+        )
+        a, o = nested.says_none(by_fold[book][0]), nested.says_none(by_fold[book][1])
+        held = by_fold[book][1].held
+        unseen_notes.append(
+            f"  {book:22} answerable (all of the book's) {_rate(a)}, out of scope held out"
+            f" {_rate(o[held])}"
+        )
+    for line in unseen_notes:
+        _say(line)
+    all_a = Rows.join([a for a, _ in by_fold.values()])
+    all_o = Rows.join([o for _, o in by_fold.values()])
+    unseen = fit(all_a, all_o, args.answerable_max)
+    unseen_notes[:0] = _report("unseen (the fold models, all five)", unseen, all_a, all_o)
     if args.write:
-        text = WEIGHTS.read_text(encoding="utf-8")
-        head, sep, table = text.partition("\n[answers]\n")
-        values = {**dict(zip(FEATURES, weights, strict=True)), "bias": bias, "threshold": threshold}
-        for name, value in values.items():
-            table = re.sub(rf"(?m)^{name} = .*$", f"{name} = {float(value):.6g}", table)
-        WEIGHTS.write_text(head + sep + table, encoding="utf-8")
+        head = (
+            '# The "does it answer" decision (rulings/rulebook/answers.py), fitted by\n'
+            "# tools/fit_answers.py; the figures are its output (the share of the questions\n"
+            "# answered 'no rule answers this').\n"
+        )
+        WEIGHTS.write_text(
+            head
+            + "\n"
+            + _table("seen", seen, seen_notes)
+            + "\n"
+            + _table("unseen", unseen, unseen_notes),
+            encoding="utf-8",
+        )
         _say(f"written to {WEIGHTS.relative_to(ROOT)}")
 
 

@@ -2,12 +2,18 @@
 
 The search always finds a nearest passage; a question no book rules on ("who won the world
 series", "is there wifi") must not be answered with one. The decision is calibrated, not a word
-list: a logistic model over what the ranking itself shows (how close the best passage's
-meaning is, by how much it stands out from the next, how much of the query the lexical ranker
-matched), fitted by ``tools/fit_answers.py`` on the labelled in-scope queries
-(``tests/rulings/rulebook/rule_queries.toml``) against questions written to be out of scope,
-never on a sealed batch. Its weights and threshold live in ``rulings/data/search_weights.toml``
-(table ``answers``).
+list: a logistic model over signals read off the books themselves (``scope.py``: how many of
+the query's words the books use, how much of its weight one passage holds, whether it names
+the books' topics, the best meaning score against the query's own scores and against the books'
+headings), beside the best meaning score and whether the query is poker talk. It is fitted by
+``tools/fit_answers.py`` on the labelled in-scope queries
+(``tests/rulings/rulebook/rule_queries.toml``) against questions written to be out of scope
+(``calib_none.toml``, ``scope_none.toml``), a quarter of each held out, never on a sealed
+batch. Two fits ship in ``rulings/data/answer_weights.toml``: ``seen``, on the scores of the
+model as shipped, for books it was tuned on; ``unseen``, on the scores of the leave-one-book-out
+fold models (each book's queries scored by a model that never saw that book), for a league's own
+book the model never saw, whose scores run lower (the seen fit turned away a third of such a
+book's real questions).
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ from __future__ import annotations
 import math
 from dataclasses import astuple, dataclass, fields
 
-from rulings.rulebook.tuning import stage_weights
+from rulings.rulebook.scope import ScopeSignals
+from rulings.rulebook.tuning import answer_weights
 
 
 @dataclass(frozen=True)
@@ -45,15 +52,23 @@ class Evidence:
         return tuple(float(v) for v in astuple(self))
 
 
-FEATURES = tuple(f.name for f in fields(Evidence))
+# What the decision reads: two of the ranking's numbers and every scope signal.
+RANKING_FEATURES = tuple(f.name for f in fields(Evidence))
+FEATURES = (*RANKING_FEATURES, *(f.name for f in fields(ScopeSignals)))
+
+
+def decision_features(evidence: Evidence, signals: ScopeSignals) -> tuple[float, ...]:
+    """The numbers the answer model weighs, in ``FEATURES`` order."""
+    ranking = {f.name: float(v) for f, v in zip(fields(Evidence), astuple(evidence), strict=True)}
+    return (*(ranking[name] for name in RANKING_FEATURES), *map(float, astuple(signals)))
 
 
 @dataclass(frozen=True)
 class AnswerModel:
-    """A logistic decision over ``Evidence``: answers when the confidence reaches a threshold.
+    """A logistic decision over ``FEATURES``: answers when the confidence reaches a threshold.
 
     Attributes:
-        weights: one per ``Evidence`` field, in order.
+        weights: one per name of ``FEATURES``, in order.
         bias: the intercept.
         threshold: the least confidence that answers.
     """
@@ -63,20 +78,25 @@ class AnswerModel:
     threshold: float
 
     @classmethod
-    def bundled(cls) -> AnswerModel:
-        """The fitted model of ``rulings/data/search_weights.toml``."""
-        table = stage_weights("answers")
+    def bundled(cls, *, unseen: bool = False) -> AnswerModel:
+        """The fitted model of ``rulings/data/answer_weights.toml``.
+
+        Args:
+            unseen: the fit for a league's own book the sentence model was not tuned on.
+        """
+        table = answer_weights("unseen" if unseen else "seen")
         return cls(
             weights=tuple(table[name] for name in FEATURES),
             bias=table["bias"],
             threshold=table["threshold"],
         )
 
-    def confidence(self, evidence: Evidence) -> float:
-        """How sure the ranking is that its best passage answers, 0 to 1."""
-        z = self.bias + sum(w * x for w, x in zip(self.weights, evidence.features(), strict=True))
+    def confidence(self, evidence: Evidence, signals: ScopeSignals) -> float:
+        """How sure the decision is that the best passage answers, 0 to 1."""
+        features = decision_features(evidence, signals)
+        z = self.bias + sum(w * x for w, x in zip(self.weights, features, strict=True))
         return 1 / (1 + math.exp(-max(-60.0, min(60.0, z))))
 
-    def answers(self, evidence: Evidence) -> bool:
+    def answers(self, evidence: Evidence, signals: ScopeSignals) -> bool:
         """Whether the best passage answers the question."""
-        return self.confidence(evidence) >= self.threshold
+        return self.confidence(evidence, signals) >= self.threshold

@@ -84,6 +84,7 @@ from rulings.rulebook.present import (
     closest_sections,
     present,
 )
+from rulings.rulebook.scope import ScopeBasis, ScopeSignals, basis_for, scope_signals
 from rulings.rulebook.semantic import Embedder, SemanticIndex, StaticModel, bundled_cache
 from rulings.rulebook.spell import Speller, build_speller, same_word, vocabulary
 from rulings.rulebook.tuning import stage_weights, stage_words
@@ -265,9 +266,10 @@ class RuleIndex:
         for ``shipped``: those that ship with it, of the passages it was tuned on; the home
         book's passages the model was not tuned on get the unseen fusion, see ``ranked``);
         ``decide=True`` adds the fitted "does it answer" decision (``answer_model``, else the
-        bundled one). It is off by default: fitted on the labelled queries the semantic tier
-        was trained on, it turns away paraphrases of a book the model never saw (a league's
-        own) and some fresh questions, so the ranking's own ``found`` decides.
+        bundled one: its ``unseen`` fit when the league's own book is one the model was not
+        tuned on). It is off by default: it turns away more real questions than the issue
+        allows (docs/rule-search.md, "No rule answers this"), so the ranking's own ``found``
+        decides.
         """
         self.index = build_index(
             books, home=home, glossary=glossary, semantic=semantic, model=model, shipped=shipped
@@ -281,8 +283,11 @@ class RuleIndex:
             self._own_unseen = ~vectors.seen & (self.index.book_of == self.index.home)
         self._unseen_fusion = bool(self._own_unseen.any())
         self.answer_model: AnswerModel | None = None
+        self.scope: ScopeBasis | None = None
         if decide:
-            self.answer_model = answer_model if answer_model is not None else AnswerModel.bundled()
+            self.answer_model = answer_model or AnswerModel.bundled(unseen=self._unseen_fusion)
+            index = self.index
+            self.scope = basis_for(index.lexical, index.expander.words, index.passages, vectors)
 
     @property
     def books(self) -> Mapping[str, Rulebook]:
@@ -367,8 +372,8 @@ class RuleIndex:
         result = self.ranked(query, books, limit)
         evidence = result.evidence
         if result.found and evidence is not None and self.answer_model is not None:
-            confidence = self.answer_model.confidence(evidence)
-            if confidence < self.answer_model.threshold:
+            signals = self.scope_signals(result.query, books)
+            if not self.answer_model.answers(evidence, signals):
                 return SearchResult(
                     result.query,
                     (),
@@ -383,6 +388,22 @@ class RuleIndex:
             matches=tuple(replace(m, answers=True) for m in result.matches),
             other_leagues=tuple(replace(m, answers=True) for m in result.other_leagues),
         )
+
+    def scope_signals(self, text: str, books: Sequence[str] | None = None) -> ScopeSignals:
+        """What the books say about the scope of ``text`` (``scope.py``), for the decision.
+
+        Args:
+            text: the query as searched (``SearchResult.query``).
+            books: the books searched; all books when None.
+        """
+        if self.scope is None:
+            self.scope = basis_for(
+                self.index.lexical, self.index.expander.words, self.passages, self.index.semantic
+            )
+        semantic = self.index.semantic
+        meaning = semantic.scores(text) if semantic is not None and text else None
+        allowed = self._allowed(frozenset(self._wanted_books(books)))
+        return scope_signals(self.scope, text, self.query_terms(text), meaning, allowed)
 
     def ranked(
         self, query: str, books: Sequence[str] | None = None, limit: int = 3

@@ -15,6 +15,17 @@ def _all() -> dict[str, dict[str, float]]:
     return {stage: {k: float(v) for k, v in table.items()} for stage, table in tables.items()}
 
 
+@functools.cache
+def _answers() -> dict[str, dict[str, float]]:
+    text = (resources.files("rulings") / "data" / "answer_weights.toml").read_text("utf-8")
+    return {name: {k: float(v) for k, v in t.items()} for name, t in tomllib.loads(text).items()}
+
+
+def answer_weights(fit: str) -> dict[str, float]:
+    """One fit of the "does it answer" decision (``seen`` or ``unseen``), by feature name."""
+    return _answers()[fit]
+
+
 def stage_weights(stage: str) -> dict[str, float]:
     """The weights of one pipeline stage, by name (the constant's name in lower case)."""
     return _all()[stage]

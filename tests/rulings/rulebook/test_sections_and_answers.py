@@ -6,7 +6,7 @@ import pytest
 
 from rulings.errors import UnknownRuleError
 from rulings.rulebook import Edition, RuleIndex, load_rulebooks
-from rulings.rulebook.answers import FEATURES, AnswerModel, Evidence
+from rulings.rulebook.answers import AnswerModel
 from rulings.rulebook.books import Rulebook, split_front_matter
 
 
@@ -75,15 +75,6 @@ def test_a_league_book_without_front_matter_is_dated_by_its_file(tmp_path: Path)
     assert edition.date is not None
     assert len(edition.date) == 10
     assert edition.source == "the league's own rulebook file"
-
-
-def test_answer_model_is_a_logistic_decision():
-    model = AnswerModel(weights=(10.0,) + (0.0,) * (len(FEATURES) - 1), bias=-5.0, threshold=0.5)
-    near = Evidence(0.7, 0.1, 0.6, 0.1, 0.5, 0.4, 0.0)
-    far = Evidence(0.3, 0.0, 0.2, 0.0, 0.1, 0.1, 0.0)
-    assert model.confidence(near) > 0.5 > model.confidence(far)
-    assert model.answers(near)
-    assert not model.answers(far)
 
 
 def test_a_found_result_says_its_matches_answer(index):
