@@ -64,7 +64,7 @@ def _static_imports(package: str) -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("package", ("rulings", *SUB_PACKAGES))
+@pytest.mark.parametrize("package", ["rulings", *SUB_PACKAGES])
 def test_sub_package_all_is_exactly_what_its_init_imports(package):
     # Complete and honest: the imports readers and type checkers follow (plain, or under
     # TYPE_CHECKING where the package exports on first use) are exactly ``__all__``, and

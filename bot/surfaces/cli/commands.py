@@ -79,6 +79,18 @@ def _commands() -> tuple[Command, ...]:
     return tuple(c for c in COMMANDS if "cli" in c.surfaces)
 
 
+def commands_under(word: str) -> tuple[Command, ...] | None:
+    """The command-line commands spelled (or once spelled) with ``word`` first; None if none.
+
+    >>> [c.cli_path for c in commands_under("hand") or ()]
+    [('hand',)]
+    >>> commands_under("--help") is None
+    True
+    """
+    found = tuple(c for c in _commands() if any(w[0] == word for w in (c.cli_path, *c.aliases)))
+    return found or None
+
+
 def register(
     sub: argparse._SubParsersAction[Any], commands: tuple[Command, ...] | None = None
 ) -> None:
