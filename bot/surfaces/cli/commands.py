@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gc
 import getpass
 import json
 import logging
@@ -234,6 +235,7 @@ class LazyDatabase:
 
     def _open(self) -> Any:
         if self._db is None:
+            gc.enable()  # off for a one-shot command until now (``main``): sessions make cycles
             from bot.database import Database
             from storage.db import create_schema, make_engine, upgrade_schema
 
@@ -442,6 +444,7 @@ def run(command: Command, args: argparse.Namespace, *, words: tuple[str, ...] = 
     db: LazyDatabase | None = None
     try:
         if command.process:
+            gc.enable()  # off for a one-shot command (``main``); this process lives on
             return _process(command, args, dt.date.today)
         ctx, db = context(
             args,
