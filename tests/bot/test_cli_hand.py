@@ -266,13 +266,16 @@ def test_cli_command_that_opens_the_database_turns_the_collector_back_on(tmp_pat
     assert collecting
 
 
-def test_cli_called_with_arguments_leaves_the_callers_collector_as_it_was(capsys) -> None:
+def test_cli_called_with_arguments_leaves_the_callers_collector_as_it_was(capsys, tmp_path) -> None:
     assert gc.isenabled()
     run(capsys, "hand", "As Ks Qs Js Ts")
     assert gc.isenabled()
     gc.disable()
     try:
         run(capsys, "hand", "As Ks Qs Js Ts")
+        assert not gc.isenabled()
+        db = f"sqlite:///{tmp_path / 'league.db'}"
+        assert main(["td", "season", "add", "2026 Fall", "--db", db]) == 0  # opens it
         assert not gc.isenabled()
     finally:
         gc.enable()

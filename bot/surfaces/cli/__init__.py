@@ -75,8 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             handler = run_default
         code: int = handler(args)
     finally:
-        if argv is not None and collecting:
-            gc.enable()
+        if argv is not None:  # as it was found, whatever the command turned on
+            (gc.enable if collecting else gc.disable)()
     return code
 
 
