@@ -1,6 +1,8 @@
 """Command-line start-up: whole processes, next to a bare ``python -c "import numpy"`` run alike.
 
-Run: ``.venv/bin/python -m benchmarks.cli [--rounds N]``.
+Run: ``.venv/bin/python -m benchmarks.cli [--rounds N] [--before DIR]``; ``--before`` also times
+another checkout of the project (e.g. a ``git worktree`` of main) in the same rounds, each
+command beside its ``before`` run, for before/after figures from one session.
 
 Targets (issue 10, point 6; issue 18), each as a ratio of wall time to the peer measured in the
 same run:
@@ -38,6 +40,13 @@ league's rules (SQLAlchemy, sqlmodel and Alembic imported, the schema checked), 
 and pre-flop equity built a 32 MB table of all 2,598,960 boards in every process, where it now
 counts about 150,000 groups of boards that every player values alike
 (``rulings.poker.equity._equity_grouped``).
+
+Then, timed with ``--before`` (main at 5da99dd) in the same rounds, load average about 8 (ratios
+to the peer, 0.416 s): ``--help`` 0.79x -> 0.68x, ``hand "As Ks Qs Js Ts"`` 2.46x -> 1.76x,
+``hand "As Ks vs Qh Qd"`` 2.62x -> 1.92x, ``rule "oversized chip"`` 3.94x -> 3.25x: ``import
+rulings`` loads no clock, league or tournament module it is not asked for, the parser holds
+the given command's sub-commands only, and a one-shot command runs without the cyclic garbage
+collector (docs/development.md has both runs and the CPU times).
 """
 
 from __future__ import annotations
@@ -71,6 +80,7 @@ def _run(argv: list[str], cwd: str, env: dict[str, str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--before", metavar="DIR", help="another checkout, timed alongside")
     args = parser.parse_args()
     env = {
         k: v
@@ -79,28 +89,39 @@ def main() -> None:
         and k not in ("DATABASE_URL", "RULEBOOK_DIR", "PYTHONDONTWRITEBYTECODE")
     }
     pokerfloor = [sys.executable, "-m", "bot"]
-    runs: list[tuple[str, list[str]]] = [PEER]
-    runs += [(name, [*pokerfloor, *argv]) for name, argv, _ in COMMANDS]
-    times: dict[str, list[float]] = {name: [] for name, _ in runs}
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    trees = {"": here} | ({"before: ": os.path.abspath(args.before)} if args.before else {})
+    # Every process, the peer's too, finds the code on the same PYTHONPATH (one checkout).
+    runs: list[tuple[str, list[str], dict[str, str]]] = [
+        (PEER[0], PEER[1], {**env, "PYTHONPATH": here})
+    ]
+    for name, argv, _ in COMMANDS:
+        for label, tree in trees.items():
+            runs.append((label + name, [*pokerfloor, *argv], {**env, "PYTHONPATH": tree}))
+    times: dict[str, list[float]] = {name: [] for name, _, _ in runs}
     with tempfile.TemporaryDirectory() as cwd:
-        _run([*pokerfloor, "td", "season", "add", "2026 Fall"], cwd, env)  # the league database
-        for _name, argv in runs:  # warm the file cache (and write .pyc files) once
-            _run(argv, cwd, env)
+        league = [*pokerfloor, "td", "season", "add", "2026 Fall"]
+        _run(league, cwd, {**env, "PYTHONPATH": here})  # the league database
+        for _name, argv, run_env in runs:  # warm the file cache (and write .pyc files) once
+            _run(argv, cwd, run_env)
         for _ in range(args.rounds):
-            for name, argv in runs:
-                times[name].append(_run(argv, cwd, env))
+            for name, argv, run_env in runs:
+                times[name].append(_run(argv, cwd, run_env))
     peer = statistics.median(times[PEER[0]])
-    print(f"{args.rounds} rounds, medians (best) in seconds; the machine is shared")
-    print(f"{PEER[0]:40} {peer:6.3f} ({min(times[PEER[0]]):.3f})")
+    print(
+        f"{args.rounds} rounds, medians (best) in seconds; the machine is shared; load average"
+        f" at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )
+    print(f"{PEER[0]:48} {peer:6.3f} ({min(times[PEER[0]]):.3f})")
     failed = []
-    for name, _, target in COMMANDS:
+    for name, target in [(label + n, t) for n, _, t in COMMANDS for label in trees]:
         median = statistics.median(times[name])
         ratio = median / peer
         met = "ok" if ratio <= target else "MISSED"
-        if ratio > target:
+        if ratio > target and not name.startswith("before"):
             failed.append(name)
         print(
-            f"{name:40} {median:6.3f} ({min(times[name]):.3f})  ratio {ratio:4.2f}"
+            f"{name:48} {median:6.3f} ({min(times[name]):.3f})  ratio {ratio:4.2f}"
             f"  target <= {target}  {met}"
         )
     if failed:

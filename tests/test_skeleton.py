@@ -45,3 +45,21 @@ def test_usage_mistakes_are_one_line_and_exit_2():
     assert len(lines) == 1
     assert "--limit" in lines[0]
     assert "Traceback" not in done.stderr
+
+
+def _parsers(parser: argparse.ArgumentParser, words: tuple[str, ...] = ()):
+    yield words, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from _parsers(child, (*words, name))
+
+
+def test_a_command_line_naming_a_command_parses_and_helps_as_with_every_command():
+    # main() builds only the sub-commands under the first word (start-up time); each of
+    # them, its groups and its help must read as in the parser of every command.
+    whole = {words: p.format_help() for words, p in _parsers(build_parser()) if words}
+    for first in {words[0] for words in whole}:
+        part = {w: p.format_help() for w, p in _parsers(build_parser([first])) if w[:1] == (first,)}
+        assert part == {w: text for w, text in whole.items() if w[0] == first}, first
+    assert {w for w, _ in _parsers(build_parser(["no-such-command"]))} == {(), *whole}

@@ -1,8 +1,10 @@
+import ast
 import importlib
 import pkgutil
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -47,17 +49,42 @@ def test_sub_package_all_is_sorted_and_resolves(package):
         assert hasattr(module, name), f"{package}.{name}"
 
 
-@pytest.mark.parametrize("package", SUB_PACKAGES)
-def test_sub_package_all_names_every_public_name_it_imports(package):
-    # Complete: a public name the __init__ pulls in from its private modules is in __all__.
+def _static_imports(package: str) -> dict[str, str]:
+    """name -> module of every ``from rulings... import name`` in a package's ``__init__``."""
     module = importlib.import_module(package)
-    imported = {
-        name
-        for name, value in vars(module).items()
-        if not name.startswith("_")
-        and getattr(value, "__module__", package).startswith(package + ".")
+    tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+    return {
+        alias.asname or alias.name: node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and node.module
+        and node.module.startswith(package + ".")
+        and node.module != "rulings._exports"
+        for alias in node.names
     }
-    assert imported <= set(module.__all__)
+
+
+@pytest.mark.parametrize("package", ["rulings", *SUB_PACKAGES])
+def test_sub_package_all_is_exactly_what_its_init_imports(package):
+    # Complete and honest: the imports readers and type checkers follow (plain, or under
+    # TYPE_CHECKING where the package exports on first use) are exactly ``__all__``, and
+    # each name is the object of the module it is imported from.
+    module = importlib.import_module(package)
+    imported = _static_imports(package)
+    assert set(imported) == set(module.__all__)
+    for name, home in imported.items():
+        assert getattr(module, name) is getattr(importlib.import_module(home), name), name
+
+
+def test_a_name_outside_all_is_not_an_attribute_of_a_lazy_package():
+    import rulings.league
+
+    with pytest.raises(AttributeError, match="parse_hand_query"):
+        _ = rulings.parse_hand_query  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError, match="dataclass"):
+        _ = rulings.league.dataclass  # type: ignore[attr-defined]
+    assert "LeagueRules" in dir(rulings.league)
+    assert "LeagueRules" in dir(rulings)
 
 
 # Re-exported by ``rulings``; the heavy ones (numpy, hand tables, the search's data) are

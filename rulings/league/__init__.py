@@ -3,107 +3,112 @@
 Also premium-hand points, from the facts a showdown reports.
 """
 
-from rulings.league.bounds import (
-    FIRST_DATE,
-    MAX_ID,
-    MAX_IMPORT_BYTES,
-    check_date,
-    check_id,
-    check_import_size,
-)
-from rulings.league.citations import rule_citation
-from rulings.league.events import (
-    EventRecord,
-    PremiumHand,
-    Receipt,
-    build_event,
-    parse_amount_cents,
-    parse_date,
-    parse_event,
-    parse_finish_csv,
-    parse_finish_text,
-    parse_premium_hand,
-)
-from rulings.league.names import (
-    MAX_NAME_LENGTH,
-    SIMILAR_NAME_SCORE,
-    SUGGEST_SCORE,
-    check_name,
-    name_key,
-    similar_name,
-)
-from rulings.league.nights import (
-    MAX_EVERY_WEEKS,
-    MAX_REMIND,
-    NIGHT_HOURS,
-    REMINDER_BEFORE,
-    WEEKDAYS,
-    NightSeries,
-    check_rsvp_night,
-    first_night,
-    next_night,
-    night_dates,
-    night_window,
-    no_shows,
-    ordered_rsvps,
-    parse_night_start,
-    parse_weekday,
-    reminder_at,
-    reminder_due,
-)
-from rulings.league.points import (
-    Points,
-    PointsBreakdown,
-    bounty_points,
-    event_points,
-    finish_points,
-    premium_hand_points,
-    receipt_points,
-    second_chance_points,
-)
-from rulings.league.premium import PremiumNote, premium_note, premium_notes
-from rulings.league.recording import (
-    canonical_record,
-    check_awards,
-    describe_suspension,
-    suspension_for_event,
-)
-from rulings.league.rules import (
-    CITATION_TOPICS,
-    LeagueRules,
-    league_presets,
-    load_league_rules,
-    rules_from_mapping,
-)
-from rulings.league.stack import (
-    Arrival,
-    StartingStack,
-    check_late_big_blind,
-    in_birthday_window,
-    late_big_blinds,
-    late_reduction,
-    starting_stack,
-)
-from rulings.league.standings import (
-    TIE_BREAK_ORDER,
-    RankBy,
-    RankedRow,
-    StandingRow,
-    champion,
-    rank_standings,
-)
-from rulings.league.strikes import (
-    Strike,
-    Suspension,
-    active_strikes,
-    check_level,
-    forfeits_season,
-    is_strike_active,
-    next_strike_level,
-    suspension,
-    suspension_events,
-)
-from rulings.league.toc import TocStatus, bp_extra_chips, toc_table
+from typing import TYPE_CHECKING
+
+from rulings._exports import lazy_exports
+
+if TYPE_CHECKING:  # at run time a name is imported on first use (rulings._exports)
+    from rulings.league.bounds import (
+        FIRST_DATE,
+        MAX_ID,
+        MAX_IMPORT_BYTES,
+        check_date,
+        check_id,
+        check_import_size,
+    )
+    from rulings.league.citations import rule_citation
+    from rulings.league.events import (
+        EventRecord,
+        PremiumHand,
+        Receipt,
+        build_event,
+        parse_amount_cents,
+        parse_date,
+        parse_event,
+        parse_finish_csv,
+        parse_finish_text,
+        parse_premium_hand,
+    )
+    from rulings.league.names import (
+        MAX_NAME_LENGTH,
+        SIMILAR_NAME_SCORE,
+        SUGGEST_SCORE,
+        check_name,
+        name_key,
+        similar_name,
+    )
+    from rulings.league.nights import (
+        MAX_EVERY_WEEKS,
+        MAX_REMIND,
+        NIGHT_HOURS,
+        REMINDER_BEFORE,
+        WEEKDAYS,
+        NightSeries,
+        check_rsvp_night,
+        first_night,
+        next_night,
+        night_dates,
+        night_window,
+        no_shows,
+        ordered_rsvps,
+        parse_night_start,
+        parse_weekday,
+        reminder_at,
+        reminder_due,
+    )
+    from rulings.league.points import (
+        Points,
+        PointsBreakdown,
+        bounty_points,
+        event_points,
+        finish_points,
+        premium_hand_points,
+        receipt_points,
+        second_chance_points,
+    )
+    from rulings.league.premium import PremiumNote, premium_note, premium_notes
+    from rulings.league.recording import (
+        canonical_record,
+        check_awards,
+        describe_suspension,
+        suspension_for_event,
+    )
+    from rulings.league.rules import (
+        CITATION_TOPICS,
+        LeagueRules,
+        league_presets,
+        load_league_rules,
+        rules_from_mapping,
+    )
+    from rulings.league.stack import (
+        Arrival,
+        StartingStack,
+        check_late_big_blind,
+        in_birthday_window,
+        late_big_blinds,
+        late_reduction,
+        starting_stack,
+    )
+    from rulings.league.standings import (
+        TIE_BREAK_ORDER,
+        RankBy,
+        RankedRow,
+        StandingRow,
+        champion,
+        rank_standings,
+    )
+    from rulings.league.strikes import (
+        Strike,
+        Suspension,
+        active_strikes,
+        check_level,
+        forfeits_season,
+        is_strike_active,
+        next_strike_level,
+        suspension,
+        suspension_events,
+    )
+    from rulings.league.toc import TocStatus, bp_extra_chips, toc_table
 
 __all__ = [
     "CITATION_TOPICS",
@@ -192,3 +197,24 @@ __all__ = [
     "suspension_for_event",
     "toc_table",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        __all__,
+        (
+            "bounds",
+            "names",
+            "rules",
+            "citations",
+            "events",
+            "points",
+            "premium",
+            "nights",
+            "standings",
+            "toc",
+            "strikes",
+            "stack",
+            "recording",
+        ),
+    )

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import gc
 import json
+import os
 import subprocess
 import sys
 
@@ -202,3 +204,78 @@ def test_cli_hand_reads_a_sqlite_league_without_sqlalchemy(
     assert done.returncode == 0, done.stderr
     assert "poker-pub Additional information" in done.stdout
     assert done.stdout.strip().endswith("[]")
+
+
+def _loaded_after(tmp_path, *argv: str) -> tuple[str, list[str], bool]:
+    """Run ``pokerfloor *argv`` as a program in ``tmp_path``: its output, the heavy or
+    unneeded modules it loaded, and whether the cyclic garbage collector is on at the end."""
+    watched = (
+        "sqlalchemy",
+        "sqlmodel",
+        "alembic",
+        "pydantic",
+        "discord",
+        "rapidfuzz",
+        "rulings.rulebook",
+        "rulings.tournament",
+        "rulings.league.recording",
+        "rulings.league.standings",
+    )
+    script = (
+        "import gc, sys, bot.surfaces.cli; code = bot.surfaces.cli.main(); "
+        f"print(sorted(m for m in {watched!r} if m in sys.modules)); print(gc.isenabled()); "
+        "sys.exit(code)"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "RULEBOOK_DIR")}
+    done = subprocess.run(
+        [sys.executable, "-c", script, *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert done.returncode == 0, done.stderr
+    *out, modules, collecting = done.stdout.strip().splitlines()
+    return "\n".join(out), json.loads(modules.replace("'", '"')), collecting == "True"
+
+
+def test_cli_pre_flop_hand_in_a_league_folder_loads_no_database_library(tmp_path) -> None:
+    # Issue 18's start-up case: the league database is in the working directory.
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "bot", "league", "set", "--preset", "poker-pub"],
+            cwd=tmp_path,
+            capture_output=True,
+            check=False,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        ).returncode
+        == 0
+    )
+    out, modules, collecting = _loaded_after(tmp_path, "hand", "As Ks vs Qh Qd")
+    assert "wins 46.02%, ties 0.39%" in out
+    assert "poker-pub" in out  # the league's rules were read, from the file, with sqlite3
+    assert modules == []
+    assert not collecting  # a one-shot command that never opened the database
+
+
+def test_cli_command_that_opens_the_database_turns_the_collector_back_on(tmp_path) -> None:
+    out, modules, collecting = _loaded_after(tmp_path, "td", "season", "add", "2026 Fall")
+    assert "2026 Fall is now the current season" in out
+    assert "sqlalchemy" in modules
+    assert collecting
+
+
+def test_cli_called_with_arguments_leaves_the_callers_collector_as_it_was(capsys, tmp_path) -> None:
+    assert gc.isenabled()
+    run(capsys, "hand", "As Ks Qs Js Ts")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        run(capsys, "hand", "As Ks Qs Js Ts")
+        assert not gc.isenabled()
+        db = f"sqlite:///{tmp_path / 'league.db'}"
+        assert main(["td", "season", "add", "2026 Fall", "--db", db]) == 0  # opens it
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

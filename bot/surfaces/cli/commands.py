@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gc
 import getpass
 import json
 import logging
@@ -77,6 +78,18 @@ def _commands() -> tuple[Command, ...]:
     from bot.features import COMMANDS
 
     return tuple(c for c in COMMANDS if "cli" in c.surfaces)
+
+
+def commands_under(word: str) -> tuple[Command, ...] | None:
+    """The command-line commands spelled (or once spelled) with ``word`` first; None if none.
+
+    >>> [c.cli_path for c in commands_under("hand") or ()]
+    [('hand',)]
+    >>> commands_under("--help") is None
+    True
+    """
+    found = tuple(c for c in _commands() if any(w[0] == word for w in (c.cli_path, *c.aliases)))
+    return found or None
 
 
 def register(
@@ -222,6 +235,7 @@ class LazyDatabase:
 
     def _open(self) -> Any:
         if self._db is None:
+            gc.enable()  # off for a one-shot command until now (``main``): sessions make cycles
             from bot.database import Database
             from storage.db import create_schema, make_engine, upgrade_schema
 
@@ -430,6 +444,7 @@ def run(command: Command, args: argparse.Namespace, *, words: tuple[str, ...] = 
     db: LazyDatabase | None = None
     try:
         if command.process:
+            gc.enable()  # off for a one-shot command (``main``); this process lives on
             return _process(command, args, dt.date.today)
         ctx, db = context(
             args,
