@@ -73,7 +73,6 @@ class FairQueue:
 
     async def run(self, user_id: int, job: Callable[[], Awaitable[T]]) -> T:
         """Queue ``job`` (an awaitable factory) for ``user_id`` and return its result."""
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         queue = self._waiting.setdefault(user_id, deque())
         ahead = len(queue) + self._running.get(user_id, 0)
         # The turn being served: the next job's to start, else the last started job's.
@@ -81,11 +80,27 @@ class FairQueue:
         turn = max(current, self._turns.get(user_id, current - 1) + 1)
         self._turns[user_id] = turn
         self._seq += 1
+        if not queue and not self._ready and self._can_start(user_id):
+            # Nobody waits and a slot is free: run it at once, in the caller's own task (no
+            # task of its own, no extra turns of the event loop).
+            del self._waiting[user_id]
+            self._turn = turn
+            self._started += 1
+            self._running[user_id] = self._running.get(user_id, 0) + 1
+            try:
+                return await job()
+            finally:
+                self._release(user_id, started=True)
+                self._pump()
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         queue.append(_Job((turn, ahead, self._seq), job, future, contextvars.copy_context()))
         if len(queue) == 1 and self._running.get(user_id, 0) < self.per_user:
             heapq.heappush(self._ready, (queue[0].key, user_id))
         self._pump()
         return await future
+
+    def _can_start(self, user_id: int) -> bool:
+        return self._started < self.slots and self._running.get(user_id, 0) < self.per_user
 
     def _pump(self) -> None:
         while self.running < self.slots and self._ready:

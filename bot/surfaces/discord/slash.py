@@ -38,8 +38,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFER_AFTER_S = 0.8
-HANDLERS_PER_USER = 4
-"""How many of one user's handlers run at once: the others wait their turn (``handle``)."""
+HANDLERS_PER_USER = 16
+"""How many of one user's handlers run at once (a quarter of the threads): the others wait
+their turn (``handle``), so one user's burst of handlers stuck on the database cannot hold
+every thread."""
 DOWNLOAD_TIMEOUT_S = 15.0
 POSTS = frozenset({"announce", "night_thread", "floor_call", "floor_ruling"})
 """Effects that post a message: carried out after the reply is sent."""
