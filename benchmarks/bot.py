@@ -21,7 +21,8 @@ the crowd <= 100 ms. Before the crowd waited in the queue on handler threads ins
 event loop, the bystander waited 1.2-3.3 s (up to 6.2 s).
 
 Run: ``.venv/bin/python benchmarks/bot.py`` (``--quick`` for 50/100 instead of 500/1,000;
-``--crowd`` for the crowd alone).
+``--crowd`` for the crowd alone; ``--crowd --trace`` adds where the slowest bystanders' time
+went, stage by stage: ``benchmarks/crowd_stages.py``).
 """
 
 from __future__ import annotations

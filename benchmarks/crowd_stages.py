@@ -8,7 +8,7 @@ fake Discord's send and callback times line up with the bot's):
   run       ``SlashRunner.run`` started
   submit    the handler handed to the handler threads (with how many jobs were queued then)
   thread    the handler started on a thread;  done: it returned (with the thread's CPU time)
-  index     (``/rule``) the rulebook index asked of the event loop, and got
+  index     (``/rule``) the rulebook index asked for, and got
   db        a session opened, its connection checked out of the pool, the session closed
   resumed   the event loop took the handler's result back
   send      the reply's HTTP request started and finished
