@@ -21,7 +21,8 @@ the crowd <= 100 ms. Before the crowd waited in the queue on handler threads ins
 event loop, the bystander waited 1.2-3.3 s (up to 6.2 s).
 
 Run: ``.venv/bin/python benchmarks/bot.py`` (``--quick`` for 50/100 instead of 500/1,000;
-``--crowd`` for the crowd alone).
+``--crowd`` for the crowd alone; ``--crowd --trace`` adds where the slowest bystanders' time
+went, stage by stage: ``benchmarks/crowd_stages.py``).
 """
 
 from __future__ import annotations
@@ -155,9 +156,14 @@ async def driver(conn: Connection, n: int, burst: int, only: str | None, crowd: 
 
         sent: list[asyncio.Task[float]] = []
         while (len(sent) < count) if until is None else not until.is_set():
-            sent.append(asyncio.ensure_future(answered(await rule(len(sent)))))
+            it = await rule(len(sent))
+            if until is not None:
+                bystanders.append(it)
+            sent.append(asyncio.ensure_future(answered(it)))
             await asyncio.sleep(BYSTANDER_EVERY_S)
         return list(await asyncio.gather(*sent))
+
+    bystanders: list[Interaction] = []
 
     async def crowded() -> dict[str, Any]:
         quiet = await bystander(QUIET_BYSTANDER)
@@ -190,6 +196,11 @@ async def driver(conn: Connection, n: int, burst: int, only: str | None, crowd: 
                 1 for body in shown if isinstance(body, dict) and "Slow down" not in str(body)
             ),
             "crowd_acks": [it.ack_seconds for it in heavy if it.ack_seconds is not None],
+            "timed": {
+                it.id: (it.sent_at, it.callback_at, kind)
+                for kind, its in (("bystander", bystanders), ("crowd", heavy))
+                for it in its
+            },
         }
 
     if crowd:
@@ -249,7 +260,7 @@ async def loop_lag(stop: asyncio.Event, lags: list[float], tick: float = 0.005) 
         lags.append((time.perf_counter() - started - tick) * 1000)
 
 
-async def main(n: int, burst: int, only: str | None, crowd: bool) -> int:
+async def main(n: int, burst: int, only: str | None, crowd: bool, trace: bool = False) -> int:
     logging.basicConfig(level=logging.ERROR)
     ctx = multiprocessing.get_context("spawn")
     ours, theirs = ctx.Pipe()
@@ -273,12 +284,24 @@ async def main(n: int, burst: int, only: str | None, crowd: bool) -> int:
             extensions=(*EXTENSIONS, "tests.bot.probe_cog"),
             guild_ready_timeout=0.01,
         )
+        if trace:
+            import crowd_stages
+
+            crowd_stages.install(bot)
         task = asyncio.create_task(bot.start("fake-token"))
         try:
             if crowd:
+                stop = asyncio.Event()
+                ticker = asyncio.create_task(crowd_stages.tick(stop)) if trace else None
                 results = await recv(ours)
+                stop.set()
+                if ticker is not None:
+                    await ticker
                 for line in results["lines"]:
                     print(line)
+                if trace:
+                    for line in crowd_stages.report(results["crowd"]["timed"]):
+                        print(line)
                 return crowd_report(results["crowd"])
             assert await recv(ours) == "burst"
             stop = asyncio.Event()
@@ -357,6 +380,9 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true", help="50 each and a burst of 100")
     parser.add_argument("--only", choices=["echo", "rule", "hand", "preflop"], help="diagnosis")
     parser.add_argument("--crowd", action="store_true", help="only the crowd and its bystander")
+    parser.add_argument(
+        "--trace", action="store_true", help="with --crowd: the slowest bystanders' stages"
+    )
     ns = parser.parse_args()
     n, size = (50, 100) if ns.quick else (500, 1000)
-    sys.exit(asyncio.run(main(n, size, ns.only, ns.crowd)))
+    sys.exit(asyncio.run(main(n, size, ns.only, ns.crowd, ns.trace)))

@@ -8,18 +8,25 @@ full-board ``/hand`` are still answered, and the crowd is answered once the queu
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
-from collections.abc import Callable
-from typing import Any
+import threading
+import types
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
+import discord
 import pytest
 
-from bot.fair_queue import UserCooldown
+from bot.command.run import run_command
+from bot.fair_queue import FairQueue, UserCooldown
 from bot.reply import Reply
-from bot.surfaces.discord import HANDLER_THREADS, LeagueBot
+from bot.surfaces.discord import HANDLER_THREADS, LeagueBot, slash
 from tests.fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+T = TypeVar("T")
 
 PREFLOP = "As Ks vs Qh Qd"
 CROWD_USER = 900_000_000_000_000_500  # + i: one user per five requests (the cooldown's rate)
@@ -72,3 +79,99 @@ async def test_a_light_command_is_answered_while_more_heavy_ones_than_threads_ar
     for i, it in enumerate(heavy):
         answer = await it.settled(wait_s=60)
         assert f"for {CROWD_USER + i // 5}: {PREFLOP}" in str(answer["embeds"][0])
+
+
+async def test_a_bystanders_command_starts_before_a_crowd_users_second_and_third(
+    fake: FakeDiscord, bot: LeagueBot, monkeypatch: pytest.MonkeyPatch
+):
+    # Four handler slots, two per user; every handler holds its slot until the test lets it go.
+    bystander_queued = asyncio.Event()
+
+    class Watched(FairQueue):
+        async def run(self, user_id: int, job: Callable[[], Awaitable[T]]) -> T:
+            if user_id == BYSTANDER:
+                bystander_queued.set()  # ``super().run`` queues it before the test resumes
+            return await super().run(user_id, job)
+
+    monkeypatch.setattr(bot.slash, "handlers", Watched(4, per_user=2))
+    monkeypatch.setattr(bot, "heavy_cooldown", UserCooldown(rate=5, per=600.0))
+
+    async def computed(
+        fn: Callable[..., Reply], /, *args: Any, user_id: int | None = None
+    ) -> Reply:
+        return Reply(title="Equity", text=f"for {user_id}")
+
+    monkeypatch.setattr(bot, "compute", computed)
+    loop = asyncio.get_running_loop()
+    started: list[int] = []  # the users whose handlers started, in order
+    moved = asyncio.Event()
+    held: list[threading.Event] = []
+    let_all_go = threading.Event()
+
+    def holding(command: Any, ctx: Any, values: Any) -> Any:
+        gate = threading.Event()
+        started.append(ctx.user_id)
+        held.append(gate)
+        loop.call_soon_threadsafe(moved.set)
+        if not let_all_go.is_set():
+            gate.wait(60)
+        return run_command(command, ctx, values)
+
+    monkeypatch.setattr(slash, "run_command", holding)
+
+    async def starts(count: int) -> None:
+        async with asyncio.timeout(30):
+            while len(started) < count:
+                moved.clear()
+                if len(started) < count:
+                    await moved.wait()
+
+    crowd = [CROWD_USER + 100 + u for u in range(6)]
+    heavy = [
+        await fake.interact("hand", {"cards": PREFLOP}, user_id=u) for u in crowd for _ in range(3)
+    ]
+    await starts(4)
+    assert started == [crowd[0], crowd[0], crowd[1], crowd[1]]  # two each, the slots are full
+    rule = await fake.interact("rule", {"query": "oversized chip"}, user_id=BYSTANDER)
+    async with asyncio.timeout(30):
+        await bystander_queued.wait()
+    assert bot.slash.handlers.waiting == 15  # behind the crowd's other 14
+    assert len(started) == 4
+    while BYSTANDER not in started:
+        held[len(started) - 4].set()  # one slot frees: exactly one more handler starts
+        await starts(len(started) + 1)
+    between = started[4 : started.index(BYSTANDER)]
+    # Only the users still waiting for their first command went before the bystander's one;
+    # none of the crowd's second or third commands, though ten were queued ahead of it.
+    assert sorted(between) == crowd[2:]
+    let_all_go.set()
+    for gate in held:
+        gate.set()
+    assert "2.G.d.6" in (await rule.settled(wait_s=30))["embeds"][0]["title"]
+    for it in heavy:
+        assert "Equity" in str((await it.settled(wait_s=30))["embeds"][0])
+
+
+async def test_a_rule_search_needs_no_trip_to_the_event_loop_for_the_default_rulebooks(
+    bot: LeagueBot,
+):
+    # The handler's thread reads the index while the event loop is held up (here: blocked
+    # waiting for that very thread, as a loop busy with a crowd would keep it waiting).
+    guild = 900_000_000_000_000_777
+    assert bot.rule_home(guild) is None
+    interaction: Any = types.SimpleNamespace(
+        guild_id=guild,
+        channel_id=1,
+        user=types.SimpleNamespace(id=BYSTANDER, name="b", display_name="B"),
+        permissions=discord.Permissions.none(),
+    )
+    ctx = bot.slash.context(interaction, is_director=False)
+    reader = concurrent.futures.ThreadPoolExecutor(1)
+    try:
+        asked = reader.submit(ctx.rules)
+        # The loop does not turn meanwhile: a handler that needed it would never answer.
+        done, _ = concurrent.futures.wait([asked], timeout=30)
+    finally:
+        reader.shutdown(wait=False)
+    assert done, "the handler's thread waited for the event loop"
+    assert asked.result() is bot.rules

@@ -25,6 +25,7 @@ from bot.command.model import Action, Command, Context, Heavy, Upload, Who
 from bot.command.options import MAX_FILE_BYTES, check_accepted
 from bot.command.run import run_action, run_command
 from bot.errors import REFUSAL, BadOption, NotDirectorError, describe
+from bot.fair_queue import FairQueue
 from bot.features import ACTIONS, COMMANDS
 from bot.reply import Effect, Reply, error_reply, escape
 from bot.surfaces.discord import forms, render
@@ -37,6 +38,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFER_AFTER_S = 0.8
+HANDLERS_PER_USER = 16
+"""How many of one user's handlers run at once (a quarter of the threads): the others wait
+their turn (``handle``), so one user's burst of handlers stuck on the database cannot hold
+every thread."""
 DOWNLOAD_TIMEOUT_S = 15.0
 POSTS = frozenset({"announce", "night_thread", "floor_call", "floor_ruling"})
 """Effects that post a message: carried out after the reply is sent."""
@@ -63,7 +68,11 @@ class SlashRunner:
     """Runs definitions' handlers for Discord interactions (commands and buttons)."""
 
     def __init__(self, bot: LeagueBot) -> None:
+        from bot.surfaces.discord import HANDLER_THREADS
+
         self.bot = bot
+        # Handlers take the handler threads in turns between users (bot.fair_queue).
+        self.handlers = FairQueue(HANDLER_THREADS, per_user=HANDLERS_PER_USER)
 
     # context ---------------------------------------------------------------------------------
 
@@ -75,7 +84,13 @@ class SlashRunner:
         user = interaction.user
 
         def rule_index() -> Any:
-            index = asyncio.run_coroutine_threadsafe(bot.rules_for(guild_id), loop).result()
+            # The default index is an attribute, read here: a trip to the event loop for it
+            # waited behind whatever the loop had queued (a crowd's 200 interactions). Only a
+            # server's own home book, whose index may still be building, is asked of the loop.
+            if bot.rule_home(guild_id) is None:
+                index = bot.rules
+            else:
+                index = asyncio.run_coroutine_threadsafe(bot.rules_for(guild_id), loop).result()
             if index is None:
                 raise BadOption("The rulebooks are still loading; try again in a moment.")
             return index
@@ -297,14 +312,17 @@ class SlashRunner:
     ) -> Reply:
         """Run a handler ``fn`` on the handler threads, then the heavy work it left, if any.
 
+        Handlers take the threads in turns between users (``handlers``, a ``FairQueue``): a
+        user's one command starts before the second to fifth of users who sent five at once,
+        and one user runs at most ``HANDLERS_PER_USER`` handlers at a time.
         A ``Heavy`` answer (``Context.compute``) is counted against the user's cooldown ("try
         again in N s") and waits for the user's turn at a worker process here, on the event
         loop: the handler's thread is free again before the job queues.
         """
         bot = self.bot
-        result = await bot.in_handler_thread(fn)
+        user_id = interaction.user.id
+        result = await self.handlers.run(user_id, lambda: bot.in_handler_thread(fn))
         if isinstance(result, Heavy):
-            user_id = interaction.user.id
             bot.heavy_cooldown.check(user_id)  # a user mistake: nothing queued
             reply: Reply = await bot.compute(result.fn, *result.args, user_id=user_id)
             return reply
