@@ -14,6 +14,7 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 from sqlalchemy import func, update
@@ -57,9 +58,9 @@ class EventSummary:
         return f"#{self.id} {self.date.isoformat()} {self.location} ({self.kind})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlayerPoints:
-    """What one participant earned at one event."""
+    """What one participant earned at one event (slots: a large night holds one a player)."""
 
     player: str
     position: int | None
@@ -148,6 +149,10 @@ def content_hash(record: EventRecord) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+_NO_POINTS: Mapping[str, tuple[int, int]] = MappingProxyType({})
+"""The breakdown of everyone who earned nothing (most of a large night): one shared value."""
+
+
 def points_of(name: str, row: Mapping[str, Any]) -> PlayerPoints:
     """Return one player's points from a result row (``POINT_COLUMNS``, position, tie size)."""
     breakdown = {
@@ -161,7 +166,7 @@ def points_of(name: str, row: Mapping[str, Any]) -> PlayerPoints:
         tie_size=int(row["tie_size"]),
         rp=int(row["rp"]),
         bp=int(row["bp"]),
-        breakdown=breakdown,
+        breakdown=breakdown or _NO_POINTS,
     )
 
 
