@@ -257,9 +257,10 @@ def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> li
     for i, p in enumerate(writes):
         eid, record = event_ids[i], p.record
         produced[i] = []
-        for row in result_rows(record, plan.rules, directory, eid, p.season_id, p.location_id):
-            produced[i].append(points_of(directory.display[name_key(row.pop("_name"))], row))
-            chunk.append(row)
+        for result in result_rows(record, plan.rules, directory, eid, p.season_id, p.location_id):
+            name = directory.display[name_key(result.pop("_name"))]
+            produced[i].append(points_of(name, result))
+            chunk.append(result)
             if len(chunk) >= WRITE_ROWS:
                 insert_rows(session, Result, chunk)  # one statement (COPY on PostgreSQL)
                 chunk = []
