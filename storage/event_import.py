@@ -201,8 +201,8 @@ def _store(
     return outcomes
 
 
-def _points_json(points: Sequence[PlayerPoints]) -> dict[str, list[int]]:
-    return {p.player: [p.rp, p.bp] for p in points}
+def _points_json(points: Sequence[PlayerPoints]) -> dict[str, tuple[int, int]]:
+    return {p.player: (p.rp, p.bp) for p in points}  # stored as JSON lists
 
 
 def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> list[ImportOutcome]:

@@ -14,7 +14,6 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, Literal
 
 from sqlalchemy import func, update
@@ -95,16 +94,20 @@ def _cents_text(cents: int) -> str:
 
 
 def record_to_dict(record: EventRecord) -> dict[str, Any]:
-    """Return ``record`` in the JSON import format (``parse_event`` reads it back)."""
+    """Return ``record`` in the JSON import format (``parse_event`` reads it back).
+
+    The finish groups and ``played`` are the record's own tuples (JSON lists once serialised):
+    a night of many players is not copied.
+    """
     out: dict[str, Any] = {
         "season": record.season,
         "location": record.location,
         "date": record.date.isoformat(),
         "kind": record.kind,
-        "finish": [list(group) for group in record.finish],
+        "finish": record.finish,
     }
     if record.played:
-        out["played"] = list(record.played)
+        out["played"] = record.played
     if record.bounties:
         out["bounties"] = dict(record.bounties)
     if record.premium_hands:
@@ -149,8 +152,9 @@ def content_hash(record: EventRecord) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-_NO_POINTS: Mapping[str, tuple[int, int]] = MappingProxyType({})
-"""The breakdown of everyone who earned nothing (most of a large night): one shared value."""
+_NO_POINTS: Mapping[str, tuple[int, int]] = {}
+"""The breakdown of everyone who earned nothing (most of a large night), shared: typed as a
+read-only ``Mapping`` (a ``MappingProxyType`` would not pickle for a process pool)."""
 
 
 def points_of(name: str, row: Mapping[str, Any]) -> PlayerPoints:
