@@ -13,6 +13,13 @@ Printed: the peak resident memory of each child (``ru_maxrss``), the same minus 
 resident memory just before the import (the import's own growth), both as a multiple of the
 file's size, and the wall time. The target is a peak under 10x the file's size.
 
+CSV finish lists (``position,player``, one night each; default 50,000, 100,000 and 200,000
+rows) are then imported the same way, each in a child: **pokerfloor** (``read_csv_event``: read
+a row at a time, the night stored in chunks of ``WRITE_ROWS`` rows) beside the **peer** (the
+whole text read, then parsed), interleaved at each size. Printed: rows/s (wall and CPU), peak RSS
+and its growth, and the growth per extra row between the smallest and the largest file.
+Targets: >= 10,000 rows/s; memory per extra row as small as a night of that many players allows.
+
 With PostgreSQL reachable (``TEST_DATABASE_URL``), the same file is then streamed into a
 scratch schema three times and the results a second printed side by side, on the wall clock
 and on CPU (``time.process_time``: the machine is shared), with the statements sent and run by
@@ -104,7 +111,7 @@ def _csv_import(which: str, path: str, session: Any, league_id: int) -> list[Any
 
     add_season(session=session, league_id=league_id, name="2026 Fall", actor="b")
     day = dt.date(2026, 11, 20)
-    if which == "csv":  # streamed, kind and season defaulted
+    if which == "csv":  # streamed, written in chunks; kind and season defaulted
         record = read_csv_event(path, session=session, league_id=league_id, location="Bar", day=day)
     else:  # the path it replaced: the whole text read, then parsed
         text = Path(path).read_text(encoding="utf-8")
@@ -225,7 +232,13 @@ def main() -> None:
     parser.add_argument("--skip-peer", action="store_true")
     parser.add_argument("--skip-memory", action="store_true", help="PostgreSQL rates only")
     parser.add_argument("--no-postgres", action="store_true")
-    parser.add_argument("--csv-rows", type=int, default=50_000, help="0: no CSV runs")
+    parser.add_argument(
+        "--csv-rows",
+        type=int,
+        nargs="+",
+        default=[50_000, 100_000, 200_000],
+        help="CSV sizes in rows (0: no CSV runs)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "nights.json"
@@ -242,23 +255,44 @@ def main() -> None:
                 f"({peak * 1e3 / size:.1f}x the file), growth {(peak - before) / 1e3:.0f} MB "
                 f"({(peak - before) * 1e3 / size:.1f}x)"
             )
-        if args.csv_rows:
-            _report_csv(Path(tmp) / "finish.csv", args.csv_rows)
+        sizes = sorted(n for n in args.csv_rows if n > 0)
+        if sizes:
+            _report_csv(Path(tmp), sizes)
         if not args.no_postgres:
             _report_postgres(path)
 
 
-def _report_csv(path: Path, rows: int) -> None:
-    write_csv(path, rows)
-    size = path.stat().st_size
-    print(f"CSV finish list: {size / 1e6:.1f} MB, {rows:,} rows (one night)")
-    for label, which in (("pokerfloor (streamed)", "csv"), ("peer (whole text)", "csv-peer")):
-        _, before, peak, took, cpu = measure(which, path)
-        print(
-            f"{label}: {rows / took:,.0f} rows/s ({took:.1f} s; on CPU {rows / cpu:,.0f} rows/s); "
-            f"peak RSS {peak / 1e3:.0f} MB, "
-            f"growth {(peak - before) / 1e3:.0f} MB ({(peak - before) * 1e3 / size:.1f}x the file)"
-        )
+def _report_csv(folder: Path, sizes: list[int]) -> None:
+    """Import finish lists of each size both ways, interleaved; print rates and memory.
+
+    A CSV is one night, so each row is a player of its own: the night's record, its points
+    and the league's name map grow with the rows by nature. The slope between the smallest and
+    the largest file (KB of peak growth per extra row) says what each row costs.
+    """
+    runs = (("pokerfloor (streamed, chunks)", "csv"), ("peer (whole text)", "csv-peer"))
+    growth: dict[str, list[tuple[int, int]]] = {label: [] for label, _ in runs}
+    print(f"CSV finish lists (one night each), load average {os.getloadavg()[0]:.1f}:")
+    for rows in sizes:
+        path = folder / f"finish-{rows}.csv"
+        write_csv(path, rows)
+        size = path.stat().st_size
+        print(f"  {size / 1e6:.1f} MB, {rows:,} rows:")
+        for label, which in runs:
+            _, before, peak, took, cpu = measure(which, path)
+            growth[label].append((rows, peak - before))
+            print(
+                f"    {label}: {rows / took:,.0f} rows/s ({took:.1f} s; on CPU "
+                f"{rows / cpu:,.0f} rows/s); peak RSS {peak / 1e3:.0f} MB, growth "
+                f"{(peak - before) / 1e3:.0f} MB ({(peak - before) * 1e3 / size:.1f}x the file)"
+            )
+        path.unlink()
+    if len(sizes) > 1:
+        for label, points in growth.items():
+            (low, low_kb), (high, high_kb) = points[0], points[-1]
+            print(
+                f"  {label}: {(high_kb - low_kb) * 1e3 / (high - low):,.0f} bytes of peak growth "
+                f"per extra row ({low:,} -> {high:,} rows)"
+            )
 
 
 def _report_postgres(path: Path) -> None:

@@ -32,7 +32,7 @@ from storage.events import (
     record_to_dict,
     sort_points,
 )
-from storage.import_plan import ImportPlan, Replacing, plan_import
+from storage.import_plan import WRITE_ROWS, ImportPlan, Replacing, plan_import
 from storage.league_models import (
     Bounty,
     Event,
@@ -201,8 +201,8 @@ def _store(
     return outcomes
 
 
-def _points_json(points: Sequence[PlayerPoints]) -> dict[str, list[int]]:
-    return {p.player: [p.rp, p.bp] for p in points}
+def _points_json(points: Sequence[PlayerPoints]) -> dict[str, tuple[int, int]]:
+    return {p.player: (p.rp, p.bp) for p in points}  # stored as JSON lists
 
 
 def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> list[ImportOutcome]:
@@ -215,6 +215,7 @@ def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> li
             session.execute(delete(table).where(col(table.event_id).in_(corrected_ids)))
     event_ids: dict[int, int] = {}  # index in writes -> event id
     new_rows = []
+    recorded = [record_to_dict(p.record) for p in writes]  # the event's and its audit's
     for i, p in enumerate(writes):
         values = {
             "league_id": league_id,
@@ -225,7 +226,7 @@ def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> li
             "status": "active",
             "void_reason": None,
             "content_hash": p.digest,
-            "record": record_to_dict(p.record),
+            "record": recorded[i],
         }
         if p.status == "corrected" and p.old_id is not None:
             row = session.get(Event, p.old_id)
@@ -246,20 +247,23 @@ def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> li
         for (i, _), new_id in zip(new_rows, ids, strict=True):
             event_ids[i] = new_id
 
-    results: list[dict[str, Any]] = []
     bounties: list[dict[str, Any]] = []
     hands: list[dict[str, Any]] = []
     wins: list[dict[str, Any]] = []
     receipts: list[dict[str, Any]] = []
     produced: dict[int, list[PlayerPoints]] = {}
     names = directory.ids
+    chunk: list[dict[str, Any]] = []  # result rows not written yet: at most WRITE_ROWS
     for i, p in enumerate(writes):
         eid, record = event_ids[i], p.record
-        rows = result_rows(record, plan.rules, directory, eid, p.season_id, p.location_id)
-        results.extend(rows)
-        produced[i] = [points_of(directory.display[name_key(r["_name"])], r) for r in rows]
-        for r in rows:
-            del r["_name"]
+        produced[i] = []
+        for result in result_rows(record, plan.rules, directory, eid, p.season_id, p.location_id):
+            name = directory.display[name_key(result.pop("_name"))]
+            produced[i].append(points_of(name, result))
+            chunk.append(result)
+            if len(chunk) >= WRITE_ROWS:
+                insert_rows(session, Result, chunk)  # one statement (COPY on PostgreSQL)
+                chunk = []
         for name, chips in record.bounties.items():
             bounties.append({"event_id": eid, "player_id": names[name_key(name)], "chips": chips})
         for hand in record.premium_hands:
@@ -280,7 +284,7 @@ def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> li
                 }
             )
     for table, rows_ in (
-        (Result, results),
+        (Result, chunk),
         (Bounty, bounties),
         (PremiumHandAward, hands),
         (SecondChanceWin, wins),
@@ -293,7 +297,7 @@ def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> li
     for i, p in enumerate(writes):
         new_id = event_ids[i]
         summary = summaries[new_id]
-        after = {"record": record_to_dict(p.record), "points": _points_json(produced[i])}
+        after = {"record": recorded[i], "points": _points_json(produced[i])}
         changes: dict[str, tuple[int, int]] = {}
         if p.status == "corrected" and p.old_id is not None:
             old = befores[p.old_id]

@@ -7,6 +7,7 @@ re-score compares them with the stored ones.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 from rulings import EventRecord, LeagueRules, PointsBreakdown, event_points, name_key
@@ -47,26 +48,21 @@ def result_rows(
     event_id: int,
     season_id: int,
     location_id: int,
-) -> list[dict[str, Any]]:
-    """Return the result rows of one event (``_name``: the name as recorded, not a column).
+) -> Iterator[dict[str, Any]]:
+    """Yield the result rows of one event (``_name``: the name as recorded, not a column).
 
-    Every participant's ``player_id`` must be in ``directory`` (resolved already).
+    One row at a time, so an import writes a night of any size in bounded chunks. Every
+    participant's ``player_id`` must be in ``directory`` (resolved already).
     """
-    points = {name_key(n): b for n, b in event_points(record, rules, owner=rules.owner).items()}
-    positions: dict[str, tuple[int, int]] = {}
-    position = 1
-    for group in record.finish:
-        for name in group:
-            positions[name_key(name)] = (position, len(group))
-        position += len(group)
-    rows = []
-    for name in record.participants():
-        key = name_key(name)
-        place, tie = positions.get(key, (None, 1))
+    places = _places(record.finish)
+    # event_points lists every participant, finishers first in finish order (its contract),
+    # so each finisher's place comes from walking the groups beside it: no map of the night.
+    for name, breakdown in event_points(record, rules, owner=rules.owner).items():
+        place, tie = next(places, (None, 1))
         row: dict[str, Any] = {
             "_name": name,
             "event_id": event_id,
-            "player_id": directory.ids[key],
+            "player_id": directory.ids[name_key(name)],
             "season_id": season_id,
             "location_id": location_id,
             "position": place,
@@ -74,10 +70,14 @@ def result_rows(
             "is_counted": record.kind != "toc",
             "is_regular": record.kind == "regular",
         }
-        breakdown = points.get(key)
-        if breakdown is None:
-            row.update(dict.fromkeys(POINT_COLUMNS, 0))
-        else:
-            row.update(component_values(breakdown))
-        rows.append(row)
-    return rows
+        row.update(component_values(breakdown))
+        yield row
+
+
+def _places(finish: tuple[tuple[str, ...], ...]) -> Iterator[tuple[int, int]]:
+    """Yield (place, tie size) for each finisher in finish order (a tie at 3rd: 3, 2 twice)."""
+    place = 1
+    for group in finish:
+        for _ in group:
+            yield place, len(group)
+        place += len(group)

@@ -57,9 +57,9 @@ class EventSummary:
         return f"#{self.id} {self.date.isoformat()} {self.location} ({self.kind})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlayerPoints:
-    """What one participant earned at one event."""
+    """What one participant earned at one event (slots: a large night holds one a player)."""
 
     player: str
     position: int | None
@@ -94,16 +94,20 @@ def _cents_text(cents: int) -> str:
 
 
 def record_to_dict(record: EventRecord) -> dict[str, Any]:
-    """Return ``record`` in the JSON import format (``parse_event`` reads it back)."""
+    """Return ``record`` in the JSON import format (``parse_event`` reads it back).
+
+    The finish groups and ``played`` are the record's own tuples (JSON lists once serialised):
+    a night of many players is not copied.
+    """
     out: dict[str, Any] = {
         "season": record.season,
         "location": record.location,
         "date": record.date.isoformat(),
         "kind": record.kind,
-        "finish": [list(group) for group in record.finish],
+        "finish": record.finish,
     }
     if record.played:
-        out["played"] = list(record.played)
+        out["played"] = record.played
     if record.bounties:
         out["bounties"] = dict(record.bounties)
     if record.premium_hands:
@@ -148,6 +152,11 @@ def content_hash(record: EventRecord) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+_NO_POINTS: Mapping[str, tuple[int, int]] = {}
+"""The breakdown of everyone who earned nothing (most of a large night), shared: typed as a
+read-only ``Mapping`` (a ``MappingProxyType`` would not pickle for a process pool)."""
+
+
 def points_of(name: str, row: Mapping[str, Any]) -> PlayerPoints:
     """Return one player's points from a result row (``POINT_COLUMNS``, position, tie size)."""
     breakdown = {
@@ -161,7 +170,7 @@ def points_of(name: str, row: Mapping[str, Any]) -> PlayerPoints:
         tie_size=int(row["tie_size"]),
         rp=int(row["rp"]),
         bp=int(row["bp"]),
-        breakdown=breakdown,
+        breakdown=breakdown or _NO_POINTS,
     )
 
 

@@ -14,6 +14,7 @@ import datetime as dt
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, Literal
 
 from sqlalchemy import func
@@ -51,6 +52,10 @@ from storage.players import PlayerDirectory
 from storage.seasons import make_current_season, mark_current_if_none
 
 log = logging.getLogger(__name__)
+
+WRITE_ROWS = 10_000
+"""Rows built and written at a time (new players, results): a night of any size is stored
+in chunks this size, all in the caller's transaction."""
 
 
 def _named(
@@ -510,11 +515,8 @@ def plan_import(
         eid: get_event(session=session, league_id=league_id, event_id=eid) for eid in corrected
     }
     _check_suspensions(session, league_id, rules, directory, writes, befores, allow_suspended)
-    directory.resolve(
-        [n for p in writes for n in p.record.participants()],
-        allow_new=allow_new,
-        actor=actor,
-        now=at,
-    )
+    names = (n for p in writes for n in p.record.participants())
+    while chunk := list(islice(names, WRITE_ROWS)):  # new players and their audit, in chunks
+        directory.resolve(chunk, allow_new=allow_new, actor=actor, now=at)
     _check_receipt_refs(session, writes, corrected)
     return ImportPlan(tuple(plan), rules, directory, befores, at)

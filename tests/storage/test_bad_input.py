@@ -9,7 +9,12 @@ import pytest
 
 from rulings import EventFormatError, ImportFileError, build_event, parse_event
 from storage.db import session_scope
-from storage.errors import AlreadyExists, StorageError, UnconfirmedNameError
+from storage.errors import (
+    AlreadyExists,
+    DuplicatePlayerError,
+    StorageError,
+    UnconfirmedNameError,
+)
 from storage.event_changes import record_guild_events
 from storage.event_files import check_import_path, decode_event_json, import_event_file
 from storage.event_import import import_events
@@ -197,6 +202,60 @@ def test_19_5_a_csv_finish_list_is_streamed_and_its_kind_defaults_to_regular(
     assert (record.kind, record.season) == ("regular", "2026 Winter")
     assert record.finish == (("Ann",), ("Bea", "Cal"), ("Dee",))
     assert out.status == "imported"
+
+
+_NEWCOMERS = ("Alice", "Boris", "Chen", "Dmitri", "Esther", "Farouk", "Giulia", "Hiroshi")
+
+
+@pytest.mark.parametrize(
+    ("last_row", "error", "match"),
+    [
+        ("9,", EventFormatError, "finish CSV line 10: a player name is missing"),
+        ("9,Bea Thorntn", DuplicatePlayerError, "'Bea Thorntn' looks like .*'Bea Thornton'"),
+    ],
+    ids=["malformed", "look-alike-of-a-known-player"],
+)
+def test_19_5_a_csv_whose_last_row_is_refused_writes_nothing_though_chunks_were_written(
+    engine, league, tmp_path, monkeypatch, last_row, error, match
+):
+    """The night is stored a chunk at a time (3 rows here): a refusal at the last row still
+    leaves every table as it was, on SQLite and PostgreSQL, in one line naming the row."""
+    from storage import event_import, import_plan
+    from storage.event_files import read_csv_event
+
+    monkeypatch.setattr(import_plan, "WRITE_ROWS", 3)
+    monkeypatch.setattr(event_import, "WRITE_ROWS", 3)
+    with session_scope(engine) as s:
+        add_season(session=s, league_id=league.id, name="2026 Fall", actor="t")
+        import_events(
+            [parse_event(event([["Bea Thornton"], ["Cal"]], date="2026-11-13"))],
+            session=s,
+            league_id=league.id,
+            actor="t",
+            now=NOW,
+            allow_new=True,
+        )
+    rows = [f"{i + 1},{name}" for i, name in enumerate(_NEWCOMERS)]
+    path = tmp_path / "night.csv"
+    path.write_text("\n".join(["position,player", *rows, last_row]) + "\n", encoding="utf-8")
+
+    def import_night(s: Any) -> None:
+        record = read_csv_event(
+            path, session=s, league_id=league.id, location="Brewpub", day=dt.date(2026, 11, 20)
+        )
+        import_events([record], session=s, league_id=league.id, actor="t", now=NOW)
+
+    refused_with = refused(engine, import_night, error, match)
+    assert "\n" not in str(refused_with)
+    # The same night without its bad row is stored whole, chunk after chunk.
+    path.write_text("\n".join(["position,player", *rows]) + "\n", encoding="utf-8")
+    with session_scope(engine) as s:
+        record = read_csv_event(
+            path, session=s, league_id=league.id, location="Brewpub", day=dt.date(2026, 11, 20)
+        )
+        [out] = import_events([record], session=s, league_id=league.id, actor="t", now=NOW)
+    assert [p.player for p in out.points] == list(_NEWCOMERS)
+    assert [p.position for p in out.points] == list(range(1, len(_NEWCOMERS) + 1))
 
 
 def test_19_5_a_csv_needs_a_season_when_the_league_has_none(engine, league, tmp_path):
