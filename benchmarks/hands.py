@@ -189,6 +189,13 @@ def single_call(rng: random.Random, load: int) -> None:
                     "M/s",
                     "higher",
                 )
+            # Each round's two totals come from the same stretch of time: their ratio is
+            # paired, so a slow stretch for both leaves it alone.
+            paired = sorted(peer / mine for mine, peer in zip(ours_t, t_e7, strict=True))
+            print(
+                f"  {'  per-round ratios (eval7 time / ours)':<44} median "
+                f"{statistics.median(paired):.2f}, range {paired[0]:.2f}-{paired[-1]:.2f}"
+            )
     t_treys = best_of(1, peer_treys)[0] * HANDS / 50_000
     line(
         "evaluate(7 Card objects), quiet best",
