@@ -120,8 +120,9 @@ _UNSEEN_LEXICAL_SHARE = _W["unseen_lexical_share"]
 _UNSEEN_COSINE_LIFT = _W["unseen_cosine_lift"]
 # Two more for those passages that need no training (issue 24, fourth round): ``base_mix`` of
 # their cosines from the untuned base vectors (step 1 of tools/rebuild_rule_model.py, optionally
-# weighted by each piece's IDF over the loaded books), and the query's corrections and glossary
-# words (as the books write them) added to the text embedded against them.
+# weighted by each piece's IDF over the loaded books), and the terms the query's analysis adds
+# beyond its own words (the glossary's, a joined or split form), as the books write them, added to
+# the text embedded against them.
 _UNSEEN_BASE_MIX = _W.get("unseen_base_mix", 0.0)
 _UNSEEN_BASE_IDF = bool(_W.get("unseen_base_idf", 0.0))
 _UNSEEN_EXPANSION = bool(_W.get("unseen_query_expansion", 0.0))
@@ -317,7 +318,7 @@ class RuleIndex:
             self._own_unseen = ~vectors.seen & (self.index.book_of == self.index.home)
         self._unseen_fusion = bool(self._own_unseen.any())
         # Index terms back to the books' own words (the commonest surface form of each), for
-        # the query's corrections and glossary words embedded against the unseen book.
+        # the glossary's words embedded with the query against the unseen book.
         self._surface: dict[str, str] = {}
         if self._unseen_fusion:
             frequency = self.index.speller.surface_freq
