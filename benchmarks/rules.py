@@ -254,6 +254,7 @@ from __future__ import annotations
 import argparse
 import gc
 import io
+import json
 import math
 import os
 import re
@@ -601,7 +602,7 @@ def _cell(result: tuple[float, float]) -> str:
     return f"{result[0]:6.1%} / {result[1]:6.1%}"
 
 
-def unseen(sample: int) -> None:
+def unseen(sample: int, grid_out: str = "") -> None:
     """Leave one book out: each book's queries searched by a model that never saw the book.
 
     The fold's index is told which passages its model was tuned on (the other four books'
@@ -678,6 +679,11 @@ def unseen(sample: int) -> None:
         for label, search in (("lexical only", _engine(lexical)), ("BM25", bm25.search)):
             row = quality(search, mine)[("all", "all")]
             others[f"{book} {label}"] = (row[1] / row[0], row[2] / row[0])
+    if grid_out:  # every cell, for a later look at the surface (never a selection)
+        cells_out = [
+            [book, *fusion, *result] for book in books for fusion, result in grid[book].items()
+        ]
+        Path(grid_out).write_text(json.dumps(cells_out), encoding="utf-8")
     print("\nnested choice (each fold's fusion chosen on the other four books only):")
     names = ("before", "round 2, shipped", "round 2, nested", "round 4, nested", "BM25")
     print(f"{'book X':24} {'round 4 fold choice':>28}  " + "  ".join(f"{n:>17}" for n in names))
@@ -802,12 +808,13 @@ def main(argv: list[str] | None = None) -> None:
         help="leave one book out: each book's queries, the model rebuilt without the book",
     )
     parser.add_argument("--sample", type=int, default=0, help="--unseen: at most N a book")
+    parser.add_argument("--grid-out", default="", help="--unseen: every cell as JSON, here")
     parser.add_argument(
         "--quality", action="store_true", help="the quality tables only (no latency)"
     )
     args = parser.parse_args(argv)
     if args.unseen:
-        unseen(args.sample)
+        unseen(args.sample, args.grid_out)
         return
     pin_one_core()
     queries = load_queries(sealed=not args.no_sealed)
