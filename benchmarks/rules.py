@@ -254,7 +254,6 @@ from __future__ import annotations
 import argparse
 import gc
 import io
-import json
 import math
 import os
 import re
@@ -274,13 +273,7 @@ from rulings.rulebook import normalise, spell
 from rulings.rulebook import search as search_module
 from rulings.rulebook.books import Passage, bundled_books, citation_slug
 from rulings.rulebook.search import RuleIndex, load_rulebooks
-from rulings.rulebook.semantic import (
-    SemanticIndex,
-    StaticModel,
-    WordPiece,
-    cache_file,
-    passage_text,
-)
+from rulings.rulebook.semantic import SemanticIndex, StaticModel, cache_file, passage_text
 
 HERE = Path(__file__).resolve().parents[1] / "tests" / "rulings" / "rulebook"
 QUERIES = HERE / "rule_queries.toml"
@@ -527,44 +520,19 @@ def fold_folder(book: str) -> Path:
 
 UNSEEN_SHARES = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
 UNSEEN_LIFTS = (0.0, 0.025, 0.05, 0.075, 0.1, 0.15)
-# Round four's grid (issue 24): what needs no training, for the league's own unseen book: the
-# untuned base vectors' share of its cosines (plain or IDF-weighted), the query's corrections and
-# glossary words embedded with it, over a band of shares and lifts around round two's choice.
-BASE_MIXES = (0.3, 0.6, 1.0)
-ROUND4_SHARES = (0.25, 0.35, 0.45)
-ROUND4_LIFTS = (0.1, 0.15, 0.2, 0.3)
-# (base mix, IDF-weighted base, query expansion, unseen lexical share, unseen cosine lift)
-Fusion = tuple[float, bool, bool, float, float]
-ROUND2: tuple[Fusion, ...] = tuple(
-    (0.0, False, False, share, lift) for lift in UNSEEN_LIFTS for share in UNSEEN_SHARES
-)
-ROUND4: tuple[Fusion, ...] = ROUND2 + tuple(
-    (mix, idf, expansion, share, lift)
-    for mix in (0.0, *BASE_MIXES)
-    for idf in (False, True)
-    for expansion in (False, True)
-    if (mix > 0 or (not idf and expansion))
-    for lift in ROUND4_LIFTS
-    for share in ROUND4_SHARES
-)
+Fusion = tuple[float, float]  # (unseen lexical share, unseen cosine lift)
 
 
 def choose_fusion(
-    results: dict[str, dict[Fusion, tuple[float, float]]],
-    books: list[str],
-    grid: tuple[Fusion, ...],
+    results: dict[str, dict[Fusion, tuple[float, float]]], books: list[str]
 ) -> Fusion:
-    """The unseen fusion of ``grid`` with the best mean top-1 over ``books`` (then mean top-3,
-    then the simpler: no base, no expansion, no IDF, the smaller lift, the smaller share): the
-    selection rule, fixed before it was first run."""
+    """The unseen fusion with the best mean top-1 over ``books`` (then mean top-3, then the
+    smaller lift, then the smaller share): the selection rule, fixed before it was first run."""
 
     def mean(fusion: Fusion, k: int) -> float:
         return round(sum(results[b][fusion][k] for b in books) / len(books), 9)
 
-    return min(
-        grid,
-        key=lambda f: (-mean(f, 0), -mean(f, 1), f[0], f[2], f[1], f[4], f[3]),
-    )
+    return min(results[books[0]], key=lambda f: (-mean(f, 0), -mean(f, 1), f[1], f[0]))
 
 
 def fold_shipped(model: StaticModel, passages: list[Passage]) -> dict[str, np.ndarray]:
@@ -576,156 +544,97 @@ def fold_shipped(model: StaticModel, passages: list[Passage]) -> dict[str, np.nd
     return dict(zip(keys, vectors, strict=True))
 
 
-def base_model() -> StaticModel:
-    """Step 1's untuned base vectors (the rebuild tool's cache; built there if missing)."""
-    cached = sorted((ROOT / "build" / "rule_model").glob("base-*-256.npy"))
-    if cached:
-        vectors = np.load(cached[0]).astype(np.float32)
-    else:
-        sys.path.insert(0, str(ROOT / "tools"))
-        from rebuild_rule_model import CACHE, base_folder, base_vectors  # needs torch
-
-        vectors = base_vectors(base_folder(), CACHE)
-    vocabulary = (ROOT / "rulings" / "data" / "rule_model" / "vocab.txt").read_text("utf-8")
-    return StaticModel("minilm-l6-rules-static-base", WordPiece(vocabulary.splitlines()), vectors)
-
-
-def _set_fusion(fusion: Fusion) -> None:
-    mix, _, expansion, share, lift = fusion
-    search_module._UNSEEN_BASE_MIX = mix
-    search_module._UNSEEN_EXPANSION = expansion
-    search_module._UNSEEN_LEXICAL_SHARE = share
-    search_module._UNSEEN_COSINE_LIFT = lift
-
-
-def _cell(result: tuple[float, float]) -> str:
-    return f"{result[0]:6.1%} / {result[1]:6.1%}"
-
-
-def unseen(sample: int, grid_out: str = "") -> None:
+def unseen(sample: int) -> None:
     """Leave one book out: each book's queries searched by a model that never saw the book.
 
     The fold's index is told which passages its model was tuned on (the other four books'
     vectors ship with it; book X's are embedded at start-up), so X takes the unseen fusion.
-    Its weights are chosen by nested leave-one-book-out: for each fold X, the fusion of the
-    grid with the best mean top-1 over the OTHER four books' runs (``choose_fusion``), never
-    X's own result; what ``search_weights.toml`` ships is the same rule over all five books.
-    Two grids in the same run: round two's (shares x lifts, ``ROUND2``) and round four's
-    (``ROUND4``: round two's and the base vectors' share, plain or IDF-weighted, and query
-    expansion, over a band of shares and lifts). Only labelled training queries
-    (``rule_queries.toml``), never a sealed batch.
+    Its two weights (the lexical share, the cosine lift) are chosen by nested leave-one-book-out:
+    for each fold X, the pair of ``UNSEEN_SHARES`` x ``UNSEEN_LIFTS`` with the best mean top-1
+    over the OTHER four books' runs (ties: mean top-3, then the smaller lift, then the smaller
+    share), never X's own result; what ``search_weights.toml`` ships is the same rule over all
+    five books. Only labelled training queries (``rule_queries.toml``), never a sealed batch.
+    The first step (the share alone, lift 0) is the grid's first column.
     """
     pin_one_core()
     queries = load_queries(sealed=False)
     index = load_rulebooks()
     bm25 = PassageBM25(index.passages)
-    base = base_model()
     print("leave one book out: each fold's model tuned without book X (its passages are no")
     print("negative) and without every query with an answer in X, from base vectors that read")
     print("neither books nor queries; the league's home book is X, as a league's own book is.")
     print("Measured on X's labelled queries (every slice; never the sealed batches).")
     if sample:
         print(f"(a fixed sample of at most {sample} queries a book)")
-    shipped: Fusion = (
-        search_module._UNSEEN_BASE_MIX,
-        search_module._UNSEEN_BASE_IDF,
-        search_module._UNSEEN_EXPANSION,
-        search_module._UNSEEN_LEXICAL_SHARE,
-        search_module._UNSEEN_COSINE_LIFT,
-    )
-    round2_shipped: Fusion = (0.0, False, False, 0.35, 0.15)
+    shipped: Fusion = (search_module._UNSEEN_LEXICAL_SHARE, search_module._UNSEEN_COSINE_LIFT)
     books = sorted(index.books)
     grid: dict[str, dict[Fusion, tuple[float, float]]] = {}
     others: dict[str, tuple[float, float]] = {}
     guard: dict[str, list[tuple[float, float]]] = {}
-    print(f"\n{len(ROUND4)} fusions a book (seen passages keep share {_SEEN}, lift 0)")
+    print(f"\ntop-1 / top-3 per book and unseen lexical share (seen passages keep {_SEEN}),")
+    print("one line per unseen cosine lift")
+    print(f"{'book X':24} {'lift':>5}  " + "  ".join(f"{w:>13}" for w in UNSEEN_SHARES))
     for book in books:
-        started = time.perf_counter()
         mine = [q for q in queries if any(e.split(" ", 1)[0] == book for e in q["expect"])]
         if sample and len(mine) > sample:
             mine = mine[:: len(mine) // sample][:sample]
         model = StaticModel.load(fold_folder(book))
         trained = [p for p in index.passages if p.book != book]
         known = fold_shipped(model, trained)
-        folds = {
-            idf: RuleIndex(
-                index.books, home=book, model=model, shipped=known, base=base, base_idf=idf
-            )
-            for idf in (False, True)
-        }
-        for fold in folds.values():
-            assert fold.index.semantic is not None
-            assert not fold.index.semantic.seen[fold.index.book_of == book].any()
-        engines = {idf: _engine(fold) for idf, fold in folds.items()}
+        fold = RuleIndex(index.books, home=book, model=model, shipped=known)
+        assert fold.index.semantic is not None
+        assert not fold.index.semantic.seen[fold.index.book_of == book].any()
+        engine = _engine(fold)
         grid[book] = {}
-        for fusion in ROUND4:
-            _set_fusion(fusion)
-            row = quality(engines[fusion[1]], mine)[("all", "all")]
-            grid[book][fusion] = (row[1] / row[0], row[2] / row[0])
-        _set_fusion(shipped)
-        if shipped not in grid[book]:
-            _set_fusion(shipped)
-            row = quality(engines[shipped[1]], mine)[("all", "all")]
-            grid[book][shipped] = (row[1] / row[0], row[2] / row[0])
-        best = max(grid[book].values())
-        print(
-            f"{book:24} {len(mine)} queries, round two's pair {_cell(grid[book][round2_shipped])},"
-            f" the grid's best for this book alone {_cell(best)}"
-            f" ({time.perf_counter() - started:.0f} s)",
-            flush=True,
-        )
+        for lift in UNSEEN_LIFTS:
+            search_module._UNSEEN_COSINE_LIFT = lift
+            for share in UNSEEN_SHARES:
+                search_module._UNSEEN_LEXICAL_SHARE = share
+                row = quality(engine, mine)[("all", "all")]
+                grid[book][(share, lift)] = (row[1] / row[0], row[2] / row[0])
+            cells = [f"{a:5.1%}/{b:5.1%}" for (_, f), (a, b) in grid[book].items() if f == lift]
+            print(f"{book:24} {lift:>5}  " + "  ".join(f"{c:>13}" for c in cells), flush=True)
+        search_module._UNSEEN_LEXICAL_SHARE, search_module._UNSEEN_COSINE_LIFT = shipped
         guard[book] = _home_elsewhere(index, queries, book, model, known, sample)
         lexical = RuleIndex(index.books, home=book, semantic=False)
         for label, search in (("lexical only", _engine(lexical)), ("BM25", bm25.search)):
             row = quality(search, mine)[("all", "all")]
             others[f"{book} {label}"] = (row[1] / row[0], row[2] / row[0])
-    if grid_out:  # every cell, for a later look at the surface (never a selection)
-        cells_out = [
-            [book, *fusion, *result] for book in books for fusion, result in grid[book].items()
-        ]
-        Path(grid_out).write_text(json.dumps(cells_out), encoding="utf-8")
-    print("\nnested choice (each fold's fusion chosen on the other four books only):")
-    names = ("before", "round 2, shipped", "round 2, nested", "round 4, nested", "BM25")
-    print(f"{'book X':24} {'round 4 fold choice':>28}  " + "  ".join(f"{n:>17}" for n in names))
+    lift0 = {b: {f: r for f, r in grid[b].items() if f[1] == 0.0} for b in books}
+    print("\nnested choice (each fold's weights chosen on the other four books only):")
+    names = ("before", "nested, share", "nested, both", "shipped", "lexical only", "BM25")
+    print(f"{'book X':24} {'share':>5} {'both':>11}  " + "  ".join(f"{n:>15}" for n in names))
     worst = {n: [1.0, 1.0] for n in names}
     mean = {n: [0.0, 0.0] for n in names}
     for book in books:
         rest = [b for b in books if b != book]
-        two, four = choose_fusion(grid, rest, ROUND2), choose_fusion(grid, rest, ROUND4)
+        alone, both = choose_fusion(lift0, rest), choose_fusion(grid, rest)
         cells_v = [
-            grid[book][(0.0, False, False, _SEEN, 0.0)],
-            grid[book][round2_shipped],
-            grid[book][two],
-            grid[book][four],
+            grid[book][(_SEEN, 0.0)],
+            grid[book][alone],
+            grid[book][both],
+            grid[book].get(shipped, (math.nan, math.nan)),
+            others[f"{book} lexical only"],
             others[f"{book} BM25"],
         ]
         for name, (a, b) in zip(names, cells_v, strict=True):
             worst[name] = [min(worst[name][0], a), min(worst[name][1], b)]
             mean[name] = [mean[name][0] + a / len(books), mean[name][1] + b / len(books)]
-        chosen = "/".join(str(v) for v in four)
-        cells = [_cell(c) for c in cells_v]
-        print(f"{book:24} {chosen:>28}  " + "  ".join(f"{c:>17}" for c in cells))
+        cells = [f"{a:6.1%} / {b:6.1%}" for a, b in cells_v]
+        chosen = f"{both[0]}+{both[1]}"
+        print(f"{book:24} {alone[0]:>5} {chosen:>11}  " + "  ".join(f"{c:>15}" for c in cells))
     for label, table in (("worst book", worst), ("mean of the books", mean)):
-        cells = [_cell((a, b)) for a, b in table.values()]
-        print(f"{label:24} {'':>28}  " + "  ".join(f"{c:>17}" for c in cells))
-    print("\nlexical only (the lexical ranker alone, X home):")
-    for book in books:
-        print(f"{book:24} {_cell(others[f'{book} lexical only'])}")
+        cells = [f"{a:6.1%} / {b:6.1%}" for a, b in table.values()]
+        print(f"{label:24} {'':>5} {'':>11}  " + "  ".join(f"{c:>15}" for c in cells))
     print("\nX loaded beside a league whose home is another book (each of the other four in")
     print("turn, its own queries, a fifth of the sample each), top-1 / top-3: before, the")
     print("unseen share alone, shipped (the unseen fusion is the home book's only)")
     for book in books:
-        cells = [_cell(c) for c in guard[book]]
+        cells = [f"{a:6.1%} / {b:6.1%}" for a, b in guard[book]]
         print(f"{book:24} " + "  ".join(f"{c:>15}" for c in cells))
-    print(f"\nshipped: {shipped}")
-    print(f"round two's rule over all five books: {choose_fusion(grid, books, ROUND2)}")
-    print(
-        f"round four's rule over all five books (would ship): {choose_fusion(grid, books, ROUND4)}"
-    )
-    verdict = mean["round 4, nested"][0] > mean["round 2, nested"][0] and (
-        worst["round 4, nested"][0] >= worst["round 2, nested"][0]
-    )
-    print(f"shipping test (nested mean top-1 above round two's, worst book not below): {verdict}")
+    print(f"\nbefore: share {_SEEN}, lift 0; shipped: share {shipped[0]}, lift {shipped[1]}")
+    print(f"the rule over all five books, share alone: {choose_fusion(lift0, books)}")
+    print(f"the rule over all five books, both (what ships): {choose_fusion(grid, books)}")
 
 
 def _home_elsewhere(
@@ -738,15 +647,8 @@ def _home_elsewhere(
 ) -> list[tuple[float, float]]:
     """The guard: an unseen book must not crowd out a league's own (seen) book. Each other book
     is the home in turn, its queries searched with the fold's model, before and as shipped."""
-    shipped: Fusion = (
-        search_module._UNSEEN_BASE_MIX,
-        search_module._UNSEEN_BASE_IDF,
-        search_module._UNSEEN_EXPANSION,
-        search_module._UNSEEN_LEXICAL_SHARE,
-        search_module._UNSEEN_COSINE_LIFT,
-    )
-    # before, the share alone, shipped
-    configs = ((0.0, False, False, _SEEN, 0.0), (0.0, False, False, shipped[3], 0.0), shipped)
+    shipped = (search_module._UNSEEN_LEXICAL_SHARE, search_module._UNSEEN_COSINE_LIFT)
+    configs = ((_SEEN, 0.0), (shipped[0], 0.0), shipped)  # before, the share alone, shipped
     totals = {config: [0, 0, 0] for config in configs}
     for home in sorted(index.books):
         if home == unseen_book:
@@ -756,10 +658,10 @@ def _home_elsewhere(
         theirs = theirs[:: max(1, len(theirs) // share)][:share]
         engine = _engine(RuleIndex(index.books, home=home, model=model, shipped=known))
         for config, total in totals.items():
-            _set_fusion(config)
+            search_module._UNSEEN_LEXICAL_SHARE, search_module._UNSEEN_COSINE_LIFT = config
             row = quality(engine, theirs)[("all", "all")]
             total[0], total[1], total[2] = total[0] + row[0], total[1] + row[1], total[2] + row[2]
-    _set_fusion(shipped)
+    search_module._UNSEEN_LEXICAL_SHARE, search_module._UNSEEN_COSINE_LIFT = shipped
     return [(t[1] / t[0], t[2] / t[0]) for t in totals.values()]
 
 
@@ -808,13 +710,12 @@ def main(argv: list[str] | None = None) -> None:
         help="leave one book out: each book's queries, the model rebuilt without the book",
     )
     parser.add_argument("--sample", type=int, default=0, help="--unseen: at most N a book")
-    parser.add_argument("--grid-out", default="", help="--unseen: every cell as JSON, here")
     parser.add_argument(
         "--quality", action="store_true", help="the quality tables only (no latency)"
     )
     args = parser.parse_args(argv)
     if args.unseen:
-        unseen(args.sample, args.grid_out)
+        unseen(args.sample)
         return
     pin_one_core()
     queries = load_queries(sealed=not args.no_sealed)

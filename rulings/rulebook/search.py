@@ -68,7 +68,6 @@ from rulings.rulebook.lexical import (
 )
 from rulings.rulebook.normalise import (
     WORD,
-    analyse,
     clean_query,
     fold_text,
     is_stop,
@@ -85,16 +84,7 @@ from rulings.rulebook.present import (
     closest_sections,
     present,
 )
-from rulings.rulebook.semantic import (
-    Embedder,
-    SemanticIndex,
-    StaticModel,
-    bundled_base,
-    bundled_cache,
-    passage_text,
-    piece_idf,
-    sentence_texts,
-)
+from rulings.rulebook.semantic import Embedder, SemanticIndex, StaticModel, bundled_cache
 from rulings.rulebook.spell import Speller, build_speller, same_word, vocabulary
 from rulings.rulebook.tuning import stage_weights, stage_words
 
@@ -118,14 +108,6 @@ _LEXICAL_SHARE = _W["lexical_share"]
 # (benchmarks/rules.py --unseen's guard).
 _UNSEEN_LEXICAL_SHARE = _W["unseen_lexical_share"]
 _UNSEEN_COSINE_LIFT = _W["unseen_cosine_lift"]
-# Two more for those passages that need no training (issue 24, fourth round): ``base_mix`` of
-# their cosines from the untuned base vectors (step 1 of tools/rebuild_rule_model.py, optionally
-# weighted by each piece's IDF over the loaded books), and the terms the query's analysis adds
-# beyond its own words (the glossary's, a joined or split form), as the books write them, added to
-# the text embedded against them.
-_UNSEEN_BASE_MIX = _W.get("unseen_base_mix", 0.0)
-_UNSEEN_BASE_IDF = bool(_W.get("unseen_base_idf", 0.0))
-_UNSEEN_EXPANSION = bool(_W.get("unseen_query_expansion", 0.0))
 
 
 _SILENT_MIN_IDF = stage_weights("present")["silent_min_idf"]
@@ -208,17 +190,12 @@ def build_index(
     semantic: bool = True,
     model: Embedder | None = None,
     shipped: Mapping[str, np.ndarray] | None = None,
-    base: StaticModel | None = None,
-    base_idf: bool | None = None,
 ) -> Index:
     """Index ``books``; ``home`` is the league's own book (ranked first), if loaded.
 
     ``semantic=False`` leaves out the semantic tier (the lexical ranker alone); ``model``
     replaces the bundled sentence model (its passage vectors are then computed here, but for
-    ``shipped``: the vectors that ship with it, of the passages it was tuned on). ``base`` is
-    the untuned base model blended into the cosines of the passages the model was not tuned on
-    (by default the bundled one, when the unseen fusion uses it), each piece weighted by its IDF
-    over the loaded books' passages when ``base_idf`` (by default as the weights say).
+    ``shipped``: the vectors that ship with it, of the passages it was tuned on).
     """
     books = dict(books)
     home = home if home in books else None
@@ -232,15 +209,10 @@ def build_index(
     names = {h: plain_text(h) for p in passages for h in (*p.headings, p.title) if h}
     by_key = {citation_slug(p.key): p for p in passages}
     vectors: SemanticIndex | None = None
-    if semantic and base is None and _UNSEEN_BASE_MIX > 0:
-        base = _bundled_base()
-    if base is not None and (_UNSEEN_BASE_IDF if base_idf is None else base_idf):
-        texts = [t for p in passages for t in (passage_text(p), *sentence_texts(p))]
-        base = base.reweighted(piece_idf(base.tokenizer, texts, len(base.vectors)))
     if semantic and model is not None:
-        vectors = SemanticIndex(passages, model, dict(shipped or {}), base)
+        vectors = SemanticIndex(passages, model, dict(shipped or {}))
     elif semantic:
-        vectors = SemanticIndex(passages, _bundled_model(), _bundled_cache(), base)
+        vectors = SemanticIndex(passages, _bundled_model(), _bundled_cache())
     index = Index(
         books=books,
         home=home,
@@ -283,8 +255,6 @@ class RuleIndex:
         semantic: bool = True,
         model: Embedder | None = None,
         shipped: Mapping[str, np.ndarray] | None = None,
-        base: StaticModel | None = None,
-        base_idf: bool | None = None,
         answer_model: AnswerModel | None = None,
         decide: bool = False,
     ) -> None:
@@ -300,14 +270,7 @@ class RuleIndex:
         own) and some fresh questions, so the ranking's own ``found`` decides.
         """
         self.index = build_index(
-            books,
-            home=home,
-            glossary=glossary,
-            semantic=semantic,
-            model=model,
-            shipped=shipped,
-            base=base,
-            base_idf=base_idf,
+            books, home=home, glossary=glossary, semantic=semantic, model=model, shipped=shipped
         )
         self._labels: dict[tuple[Passage, bool], str] = {}
         self._masks: dict[frozenset[str], np.ndarray] = {}
@@ -317,15 +280,6 @@ class RuleIndex:
         if vectors is not None:
             self._own_unseen = ~vectors.seen & (self.index.book_of == self.index.home)
         self._unseen_fusion = bool(self._own_unseen.any())
-        # Index terms back to the books' own words (the commonest surface form of each), for
-        # the glossary's words embedded with the query against the unseen book.
-        self._surface: dict[str, str] = {}
-        if self._unseen_fusion:
-            frequency = self.index.speller.surface_freq
-            for word in sorted(frequency, key=lambda w: (-frequency[w], w)):
-                terms = analyse(word)
-                if len(terms) == 1:
-                    self._surface.setdefault(terms[0], word)
         self.answer_model: AnswerModel | None = None
         if decide:
             self.answer_model = answer_model if answer_model is not None else AnswerModel.bundled()
@@ -527,16 +481,6 @@ class RuleIndex:
                 # whether anything answers at all is the cosine's own).
                 cosines = meaning + _SEMANTIC_HOME * (self.index.book_of == self.home)
             if self._unseen_fusion:
-                if _UNSEEN_BASE_MIX > 0 or _UNSEEN_EXPANSION:
-                    embedded = text_for_terms
-                    if _UNSEEN_EXPANSION:
-                        typed = set(content)
-                        added = [self._surface.get(t, t) for t in weighted if t not in typed]
-                        embedded = " ".join([text_for_terms, *added])
-                    blended = self.index.semantic.blended(
-                        embedded, _UNSEEN_BASE_MIX, self._own_unseen
-                    )
-                    cosines = np.where(self._own_unseen, blended - meaning, 0.0) + cosines
                 cosines = cosines + _UNSEEN_COSINE_LIFT * self._own_unseen
             allowed = self._allowed(frozenset(wanted))
             if favoured is not None:
@@ -1004,11 +948,6 @@ def _bundled_model() -> StaticModel:
 @functools.cache
 def _bundled_cache() -> dict[str, np.ndarray]:
     return bundled_cache()
-
-
-@functools.cache
-def _bundled_base() -> StaticModel | None:
-    return bundled_base()
 
 
 def load_rulebooks(extra_dir: Path | None = None, *, home: str | None = DEFAULT_HOME) -> RuleIndex:

@@ -169,12 +169,6 @@ class StaticModel:
             name = f"{data['name']}-{hashlib.sha1(raw).hexdigest()[:12]}"
         return cls(name, WordPiece(vocabulary), vectors)
 
-    def reweighted(self, weights: np.ndarray) -> StaticModel:
-        """The same pieces, each vector scaled by its weight (e.g. ``piece_idf``'s)."""
-        digest = hashlib.sha1(np.asarray(weights, dtype=np.float32).tobytes()).hexdigest()[:12]
-        scaled = self.vectors * np.asarray(weights, dtype=np.float32)[:, None]
-        return StaticModel(f"{self.name}-w{digest}", self.tokenizer, scaled)
-
     def embed(self, texts: Iterable[str]) -> np.ndarray:
         """Unit vectors for ``texts``, one row each.
 
@@ -193,24 +187,6 @@ class StaticModel:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         unit: np.ndarray = out / np.maximum(norms, 1e-9)
         return unit
-
-
-def piece_idf(tokenizer: WordPiece, texts: Iterable[str], size: int) -> np.ndarray:
-    """Each word piece's inverse document frequency over ``texts``: ``log((n + 1) / (df + 1))``.
-
-    A piece every text uses weighs about 0, one no text uses the most. It needs no training, so
-    it holds on a book nobody labelled.
-
-    >>> pieces = WordPiece(["[UNK]", "[CLS]", "[SEP]", "the", "flop"])
-    >>> piece_idf(pieces, ["the flop", "the"], 5).round(3).tolist()
-    [1.099, 1.099, 1.099, 0.0, 0.405]
-    """
-    df = np.zeros(size, dtype=np.float64)
-    n = 0
-    for text in texts:
-        n += 1
-        df[sorted(set(tokenizer.encode(text)[1:-1]))] += 1
-    return np.log((n + 1) / (df + 1)).astype(np.float32)
 
 
 def model_file(vectors: np.ndarray, name: str) -> bytes:
@@ -241,18 +217,6 @@ def _model_folder() -> Traversable:
 
 def _key(model: str, text: str) -> str:
     return hashlib.sha1(f"{model}\n{text}".encode()).hexdigest()[:16]
-
-
-def bundled_base() -> StaticModel | None:
-    """The untuned base vectors shipped as ``base.npz`` beside the model, if they are."""
-    folder = _model_folder()
-    if not (folder / "base.npz").is_file():
-        return None
-    vocabulary = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
-    with np.load(io.BytesIO((folder / "base.npz").read_bytes())) as data:
-        vectors = data["vectors"].astype(np.float32) * data["scale"][:, None]
-        name = str(data["name"])
-    return StaticModel(name, WordPiece(vocabulary), vectors)
 
 
 def bundled_cache() -> dict[str, np.ndarray]:
@@ -290,10 +254,8 @@ class SemanticIndex:
         passages: Sequence[Passage],
         model: Embedder,
         cache: dict[str, np.ndarray] | None = None,
-        base: Embedder | None = None,
     ) -> None:
         self.model = model
-        self.base = base
         known = cache if cache is not None else {}
         texts: list[str] = []
         owners: list[int] = []
@@ -321,15 +283,6 @@ class SemanticIndex:
         self.seen: np.ndarray = (
             np.logical_and.reduceat(shipped, self.starts) if len(keys) else np.zeros(0, bool)
         )
-        # The untuned base's vectors of the rows the model was not tuned on (zero elsewhere):
-        # blended into those passages' cosines (``blended``); nothing to train, so it transfers.
-        self.base_vectors = np.zeros((0, 0), dtype=np.float32)
-        if base is not None:
-            fresh = [i for i, known_row in enumerate(shipped) if not known_row]
-            dims = base.embed([""]).shape[1]
-            self.base_vectors = np.zeros((len(keys), dims), dtype=np.float32)
-            if fresh:
-                self.base_vectors[fresh] = base.embed([texts[i] for i in fresh])
 
     def scores(self, query: str) -> np.ndarray:
         """Cosine of the query with each passage: the best of its whole and its sentences."""
@@ -338,22 +291,3 @@ class SemanticIndex:
         # Each passage's rows are contiguous (whole text first, then its sentences).
         best: np.ndarray = np.maximum.reduceat(sims, self.starts)
         return best
-
-    def blended(self, query: str, mix: float, among: np.ndarray) -> np.ndarray:
-        """``scores``, with ``mix`` of the ``among`` passages' scores from the untuned base.
-
-        The base's cosines run higher and closer together than the tuned model's, so among
-        those passages they are first moved and stretched to the tuned ones' mean and spread:
-        the base changes their order, not how they stand against the other passages.
-        """
-        q = self.model.embed([query])[0]
-        tuned: np.ndarray = np.maximum.reduceat(self.vectors @ q, self.starts)
-        if mix <= 0 or self.base is None or not self.base_vectors.size or not among.any():
-            return tuned
-        b = self.base.embed([query])[0]
-        base = np.maximum.reduceat(self.base_vectors @ b, self.starts)
-        mine, theirs = tuned[among], base[among]
-        stretch = float(mine.std()) / max(float(theirs.std()), 1e-9)
-        scaled = float(mine.mean()) + (base - float(theirs.mean())) * stretch
-        out: np.ndarray = np.where(among, (1 - mix) * tuned + mix * scaled, tuned)
-        return out

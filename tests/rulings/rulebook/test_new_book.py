@@ -10,7 +10,6 @@ from rulings.rulebook import RuleIndex, default_index, load_rulebooks
 from rulings.rulebook import search as search_module
 from rulings.rulebook.books import parse_books
 from rulings.rulebook.fuse import fuse
-from rulings.rulebook.semantic import StaticModel, piece_idf
 
 BOOK = "riverside-card-club"
 
@@ -187,77 +186,3 @@ def test_the_unseen_lift_is_the_home_books_and_moves_the_order_only(folder, inde
     assert plain.evidence.best_cosine == lifted.evidence.best_cosine
     # a league whose own book is a bundled one: the unseen book is not lifted above it
     assert index.search(query).matches[0].book != BOOK
-
-
-def _base_model() -> StaticModel:
-    """An untuned base for the tests: the bundled pieces' vectors in another order (a model that
-    ranks differently, built here: the base vectors are the rebuild tool's step 1)."""
-    bundled = StaticModel.bundled()
-    order = np.random.default_rng(7).permutation(len(bundled.vectors))
-    return StaticModel("test-base", bundled.tokenizer, bundled.vectors[order])
-
-
-def test_the_base_blend_reorders_the_unseen_passages_and_keeps_their_mean_and_spread(folder):
-    own = RuleIndex(load_rulebooks(folder).books, home=BOOK, base=_base_model(), base_idf=False)
-    semantic = own.index.semantic
-    assert semantic is not None
-    new = own.index.book_of == BOOK
-    query = "can I bring my dog inside"
-    tuned = semantic.scores(query)
-    assert np.array_equal(semantic.blended(query, 0.0, new), tuned)
-    based = semantic.blended(query, 1.0, new)
-    assert np.array_equal(based[~new], tuned[~new])
-    assert based[new].mean() == pytest.approx(tuned[new].mean(), abs=1e-5)
-    assert based[new].std() == pytest.approx(tuned[new].std(), abs=1e-5)
-    assert not np.array_equal(np.argsort(based[new]), np.argsort(tuned[new]))
-
-
-def test_the_base_blend_is_the_leagues_own_unseen_books_and_moves_the_order_only(
-    folder, monkeypatch
-):
-    books = load_rulebooks(folder).books
-    own = RuleIndex(books, home=BOOK, base=_base_model(), base_idf=True)
-    bundled_home = RuleIndex(books, base=_base_model(), base_idf=True)
-    query = "drinks at the table"
-    plain, plain_elsewhere = own.search(query, limit=5), bundled_home.search(query, limit=5)
-    monkeypatch.setattr(search_module, "_UNSEEN_BASE_MIX", 1.0)
-    blended, blended_elsewhere = own.search(query, limit=5), bundled_home.search(query, limit=5)
-    assert plain.evidence is not None
-    assert blended.evidence is not None
-    assert plain.evidence.best_cosine == blended.evidence.best_cosine
-    assert [m.key for m in plain_elsewhere.matches] == [m.key for m in blended_elsewhere.matches]
-    assert [m.key for m in plain.matches] != [m.key for m in blended.matches]
-
-
-def test_the_unseen_book_is_asked_in_its_own_words_with_the_glossarys(folder, monkeypatch):
-    own = load_rulebooks(folder, home=BOOK)
-    semantic = own.index.semantic
-    assert semantic is not None
-    asked: list[str] = []
-    blended = semantic.blended
-
-    def spy(query: str, mix: float, among: np.ndarray) -> np.ndarray:
-        asked.append(query)
-        return blended(query, mix, among)
-
-    monkeypatch.setattr(semantic, "blended", spy)
-    own.search("what beats a boat")
-    assert asked == []  # off: the query as typed, once, for every passage
-    monkeypatch.setattr(search_module, "_UNSEEN_EXPANSION", True)
-    own.search("what beats a boat")
-    own.search("can I eat pizza at the table")
-    assert asked[0].startswith("what beats a boat ")
-    assert {"full", "house"} <= set(asked[0].split())
-    assert asked[1] == "can I eat pizza at the table food"  # the glossary's word for "eat"
-
-
-def test_a_piece_every_passage_uses_weighs_nothing_in_the_idf_base():
-    bundled = StaticModel.bundled()
-    texts = ["the flop is dealt", "the turn is dealt", "the river"]
-    idf = piece_idf(bundled.tokenizer, texts, len(bundled.vectors))
-    the, flop = (bundled.tokenizer.encode(w)[1] for w in ("the", "flop"))
-    assert idf[the] == pytest.approx(0.0)
-    assert idf[flop] > 0
-    weighted = bundled.reweighted(idf)
-    assert not weighted.vectors[the].any()
-    assert weighted.name != bundled.name
