@@ -100,6 +100,7 @@ def build(
     cache: Path = CACHE,
     tuned: bool = True,
     epochs: int = 2,
+    anchor: float = 0.3,
 ) -> Path:
     """Build a model into ``out`` (steps 1-3); returns ``out``."""
     from tune_static_model import fold, load_queries, tune
@@ -113,7 +114,7 @@ def build(
     books = parse_books(bundled_books().items())
     everything = [p for book in books.values() for p in book.passages]
     passages, queries = fold(everything, load_queries(), without_book)
-    options: dict[str, Any] = {"epochs": epochs}
+    options: dict[str, Any] = {"epochs": epochs, "anchor": anchor}
     only: set[int] | None = None
     if subset:  # the smoke build: a few queries, one epoch, only the pieces they all use
         queries = queries[:: max(1, len(queries) // subset)][:subset]
@@ -149,6 +150,7 @@ def main() -> None:
     ap.add_argument("--untuned", action="store_true", help="step 1's vectors, no training")
     ap.add_argument("--cache", default=str(CACHE))
     ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--anchor", type=float, default=0.3, help="the pull towards step 1's vectors")
     args = ap.parse_args()
     build(
         Path(args.out),
@@ -157,6 +159,7 @@ def main() -> None:
         cache=Path(args.cache),
         tuned=not args.untuned,
         epochs=args.epochs,
+        anchor=args.anchor,
     )
 
 
