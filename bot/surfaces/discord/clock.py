@@ -54,6 +54,11 @@ class DiscordClockPoster:
 
     def __init__(self, bot: discord.Client) -> None:
         self.bot = bot
+        # Per channel, whether its league reads levels aloud, as last looked up: a post uses
+        # it and looks again behind itself, so no post waits for the database (a change of
+        # the setting reaches the post after next).
+        self._spoken: dict[int, bool] = {}
+        self._looking: dict[int, asyncio.Task[None]] = {}
 
     async def announce(
         self,
@@ -90,13 +95,28 @@ class DiscordClockPoster:
             if (rejected := _rejected(exc)) is not None:
                 raise rejected from exc
             raise
+        finally:
+            if channel_id in self._spoken and channel_id not in self._looking:
+                task = asyncio.create_task(self._look_up(channel_id))
+                self._looking[channel_id] = task
+                task.add_done_callback(lambda _: self._looking.pop(channel_id, None))
 
     async def _reads_aloud(self, channel_id: int) -> bool:
         """Whether the league of the channel's running clock set ``/td settings clock_tts on``."""
+        if channel_id not in self._spoken:
+            await self._look_up(channel_id)
+        return self._spoken.get(channel_id, False)
+
+    async def _look_up(self, channel_id: int) -> None:
         from storage.live import is_clock_read_aloud
 
         db = getattr(self.bot, "db", None)
-        return db is not None and bool(await db.run(is_clock_read_aloud, channel_id=channel_id))
+        try:
+            spoken = db is not None and await db.run(is_clock_read_aloud, channel_id=channel_id)
+        except Exception:  # the last answer stands (none: not read aloud)
+            log.warning("could not look up clock_tts for channel %s", channel_id, exc_info=True)
+            return
+        self._spoken[channel_id] = bool(spoken)
 
     async def post_status(self, channel_id: int, status: ClockStatus) -> int:
         """Post the live status message with its director buttons.
