@@ -107,10 +107,17 @@ class LiveClock:
 
 
 def merged(old: ClockRecord | None, new: ClockRecord) -> ClockRecord:
-    """``new``, knowing every key ``old`` knew was claimed (a claim is never taken back)."""
-    if old is None or old.announced <= new.announced:
+    """``new``, knowing every key ``old`` knew was claimed (a claim is never taken back).
+
+    The status message is the owner's to post, so the one it knows stands (``new`` may have
+    been read before it was posted).
+    """
+    if old is None:
         return new
-    return replace(new, announced=new.announced | old.announced)
+    message_id = old.status_message_id or new.status_message_id
+    if old.announced <= new.announced and message_id == new.status_message_id:
+        return new
+    return replace(new, announced=new.announced | old.announced, status_message_id=message_id)
 
 
 class ClockEngine:
@@ -498,11 +505,14 @@ class ClockEngine:
             self.now(),
             live.last_status,
             web_base_url=self.web_base_url,
+            record=live.record,  # kept up to date by every pass and action: no read
         )
         if done is None:
             return  # a paused or ended clock's status does not change: no edit
         live.last_status_edit = time.monotonic()
         live.last_status = done.status
+        if live.record is not None and live.record.status_message_id != done.message_id:
+            live.record = replace(live.record, status_message_id=done.message_id)
         if done.is_ended:
             self._forget(clock_id)
 

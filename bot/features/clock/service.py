@@ -362,7 +362,7 @@ class ClockService(ClockEngine):
         async with live.lock:
             await self._post_claims([claim], {record.id: now}, lease_until)
         self._kick_keeper()
-        return await self.db.run(clocks.get_clock, clock_id=record.id)
+        return live.record or record
 
     async def act(
         self,
