@@ -187,22 +187,38 @@ class ClockEngine:
                 )
             finally:
                 self._posting_ends()
-            late: dict[int, dt.datetime | None] = {}
+            late: dict[int, dt.datetime] = {}
             for (clock_id, when), done in zip(batch.items(), posted, strict=True):
                 if isinstance(done, BaseException):
                     log.error("clock %s: posting failed", clock_id, exc_info=done)
                 if done is not True:
                     late[clock_id] = when
             self._kick_keeper()
-            if late:  # waits for the database: beside the timer's next batches, not before
-                self._spawn(self._claim_late(late), "clock-claim")
+            if late:  # they wait (a lock, the database) beside the timer's next batches
+                self._spawn(self._post_late(late), "clock-late")
 
-    async def _claim_late(self, batch: Mapping[int, dt.datetime | None]) -> None:
+    async def _post_late(self, batch: Mapping[int, dt.datetime]) -> None:
+        """After the pass holding a clock (its start, an action), its armed posts; else claim."""
+
+        async def after_lock(clock_id: int, when: dt.datetime) -> bool:
+            live = self._live.get(clock_id)
+            if live is not None and live.lock.locked():
+                async with live.lock:
+                    pass
+            return await self._post_armed(clock_id, when)
+
+        done = await asyncio.gather(*(after_lock(cid, when) for cid, when in batch.items()))
+        claim: dict[int, dt.datetime | None] = {
+            cid: when for (cid, when), ok in zip(batch.items(), done, strict=True) if not ok
+        }
+        self._kick_keeper()
+        if not claim:
+            return
         try:
-            await self._process_many(batch, timed=True)
+            await self._process_many(claim, timed=True)
         except Exception:
-            log.exception("clock announcement batch failed (%d clocks)", len(batch))
-            self._retry_later(batch)
+            log.exception("clock announcement batch failed (%d clocks)", len(claim))
+            self._retry_later(claim)
 
     def _retry_later(
         self, batch: Mapping[int, dt.datetime | None], *, collapse: bool = False

@@ -231,8 +231,11 @@ def start_and_claim(
     now: dt.datetime,
     owner_id: str,
     lease_until: dt.datetime,
+    ahead: dt.timedelta | None = None,
 ) -> Claim:
     """A clock's start (``clocks.add_clock(**clock)``) and its first claim, in one transaction.
+
+    With ``ahead``, what falls due in that time after ``now`` is claimed too (armed).
 
     Raises:
         AlreadyExists, BlindStructureError, ClockError: as ``clocks.add_clock``.
@@ -246,7 +249,18 @@ def start_and_claim(
         owner_id=owner_id,
         lease_until=lease_until,
     )
-    return claims[0]
+    claim = claims[0]
+    if ahead is None:
+        return claim
+    later = announcements_between(claim.record.state, now, now + ahead)
+    keys = [a.key for a in later if a.key not in claim.record.announced]
+    armed = clocks.record_many_announcements(session=session, keys={record.id: keys}, at=now)
+    announced = claim.record.announced | set(keys)
+    return replace(
+        claim,
+        record=replace(claim.record, announced=announced),
+        armed=claim.armed | set(armed[record.id]),
+    )
 
 
 def arm_ahead(

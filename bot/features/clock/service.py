@@ -348,19 +348,26 @@ class ClockService(ClockEngine):
             "warning_seconds": self.warning_seconds if warning_seconds is None else warning_seconds,
         }
         # The start and level 1's claim in one transaction: one write before the first post.
+        ahead = None
+        if self.jobs.running and self.claim_ahead > 0:
+            ahead = dt.timedelta(seconds=self.claim_ahead)
         claim = await self.db.run(
             start_and_claim,
             clock=clock,
             now=now,
             owner_id=self.instance_id,
             lease_until=lease_until,
+            ahead=ahead,
         )
         record = claim.record
         live = LiveClock(asyncio.Lock(), channel_id, record=record, lease_until=lease_until)
         self._live[record.id] = live
-        await self._status(record.id, force=True)  # the status message first, then level 1
         async with live.lock:
+            self._reschedule(record, now)  # level 2 is armed: its time holds whatever comes
+            await self._status(record.id, force=True)  # the status message, then level 1
             await self._post_claims([claim], {record.id: now}, lease_until)
+            if ahead is not None:
+                live.armed_until = now + ahead
         self._kick_keeper()
         return live.record or record
 
