@@ -1,6 +1,6 @@
 """Load benchmark of the live clock: many clocks at once against the fake Discord, one process.
 
-Ours: the real bot (discord.py client, the clock cog, its ClockService with APScheduler and a
+Ours: the real bot (discord.py client, the clock cog, its ClockService with its one timer and a
 SQLite file) runs ``--clocks`` clocks with ``--level-seconds`` levels for ``--seconds``.
 Peer, in the same run and process, against the same fake: a bare ticker, one task per clock
 that ``asyncio.sleep``s until each level and posts it through the same discord.py client, with
