@@ -317,7 +317,10 @@ def stand_down(
     sees it as missed, not as perhaps posted) and releases the leases.
     """
     clocks.settle_announcements(session=session, keys=posted, at=at)
-    clocks.withdraw_announcements(session=session, keys=armed)
+    mine = clocks.list_owned_versions(session=session, owner_id=owner_id)  # not an adopter's
+    clocks.withdraw_announcements(
+        session=session, keys={cid: ks for cid, ks in armed.items() if cid in mine}
+    )
     return clocks.release_leases(session=session, owner_id=owner_id)
 
 
