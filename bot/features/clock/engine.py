@@ -522,6 +522,7 @@ class ClockEngine:
             live.last_status,
             web_base_url=self.web_base_url,
             record=live.record,  # kept up to date by every pass and action: no read
+            remember=live.record is None,
         )
         if done is None:
             return  # a paused or ended clock's status does not change: no edit
@@ -529,8 +530,22 @@ class ClockEngine:
         live.last_status = done.status
         if live.record is not None and live.record.status_message_id != done.message_id:
             live.record = replace(live.record, status_message_id=done.message_id)
+            # Stored behind the post (a start's level 1 does not wait for this write); without
+            # the timer (no background work) at once.
+            if self.jobs.running:
+                self._spawn(self._store_status(clock_id, done.message_id), "clock-status-id")
+            else:
+                await self.db.run(
+                    clocks.set_status_message, clock_id=clock_id, message_id=done.message_id
+                )
         if done.is_ended:
             self._forget(clock_id)
+
+    async def _store_status(self, clock_id: int, message_id: int | None) -> None:
+        try:
+            await self.db.run(clocks.set_status_message, clock_id=clock_id, message_id=message_id)
+        except Exception:  # the next status edit finds no message and posts one
+            log.warning("clock %s: could not store its status message", clock_id, exc_info=True)
 
     def _forget(self, clock_id: int) -> None:
         self._live.pop(clock_id, None)

@@ -63,12 +63,14 @@ async def refresh_status(
     *,
     web_base_url: str | None,
     record: ClockRecord | None = None,
+    remember: bool = True,
 ) -> Refreshed | None:
     """Edit (or post anew) the clock's status message; ``None`` when nothing changed.
 
     ``last`` is what it showed after the previous edit; a paused or ended clock's status does
     not change, so it is not edited again. ``record``: the clock as the caller knows it to be
-    now (its owner keeps it), instead of reading it.
+    now (its owner keeps it), instead of reading it. Without ``remember`` a new message's id
+    is returned (``Refreshed.message_id``) and not stored: the caller stores it.
     """
     if record is None:
         record = await db.run(clocks.get_clock, clock_id=clock_id)
@@ -88,7 +90,8 @@ async def refresh_status(
         edited = await poster.edit_status(record.channel_id, message_id, status)
     if not edited:
         message_id = await poster.post_status(record.channel_id, status)
-        await db.run(clocks.set_status_message, clock_id=clock_id, message_id=message_id)
+        if remember:
+            await db.run(clocks.set_status_message, clock_id=clock_id, message_id=message_id)
     return Refreshed(status, record.is_ended, message_id)
 
 
