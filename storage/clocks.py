@@ -15,10 +15,10 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import func, or_, tuple_, update
+from sqlalchemy import delete, func, or_, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -293,20 +293,7 @@ def add_clock_event(
     row.version = (row.version or 0) + 1  # the owner polls this to see the action
     session.add(row)
     session.flush()
-    return ClockRecord(
-        id=record.id,
-        guild_id=record.guild_id,
-        channel_id=record.channel_id,
-        ping_role_id=record.ping_role_id,
-        status_message_id=record.status_message_id,
-        created_by=record.created_by,
-        state=state,
-        announced=record.announced,
-        unsettled=record.unsettled,
-        unsettled_since=record.unsettled_since,
-        owner_id=record.owner_id,
-        version=row.version,
-    )
+    return replace(record, state=state, version=row.version)
 
 
 def record_announcements(
@@ -397,16 +384,32 @@ def settle_announcements(
     settled_at = _aware(at, "settle")
     count = 0
     for start in range(0, len(pairs), 500):  # bounded statements, whatever the batch
-        chunk = pairs[start : start + 500]
+        match = tuple_(col(ClockAnnouncementRow.clock_id), col(ClockAnnouncementRow.key))
         result = session.execute(
             update(ClockAnnouncementRow)
-            .where(
-                tuple_(col(ClockAnnouncementRow.clock_id), col(ClockAnnouncementRow.key)).in_(
-                    chunk
-                ),
-                col(ClockAnnouncementRow.settled_at).is_(None),
-            )
+            .where(match.in_(pairs[start : start + 500]))
+            .where(col(ClockAnnouncementRow.settled_at).is_(None))
             .values(settled_at=settled_at)
+            .execution_options(synchronize_session=False)
+        )
+        count += int(getattr(result, "rowcount", 0) or 0)
+    return count
+
+
+def withdraw_announcements(*, session: Session, keys: Mapping[int, Iterable[str]]) -> int:
+    """Take back claims never posted (made ahead by an instance that stops): unsettled only.
+
+    Returns:
+        How many claims were withdrawn.
+    """
+    pairs = [(cid, k) for cid, ks in keys.items() for k in dict.fromkeys(ks)]
+    count = 0
+    for start in range(0, len(pairs), 500):  # bounded statements, whatever the batch
+        match = tuple_(col(ClockAnnouncementRow.clock_id), col(ClockAnnouncementRow.key))
+        result = session.execute(
+            delete(ClockAnnouncementRow)
+            .where(match.in_(pairs[start : start + 500]))
+            .where(col(ClockAnnouncementRow.settled_at).is_(None))
             .execution_options(synchronize_session=False)
         )
         count += int(getattr(result, "rowcount", 0) or 0)

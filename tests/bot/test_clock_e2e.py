@@ -1,7 +1,8 @@
 """End to end: /clock on the real discord.py client against the fake Discord, with restarts.
 
-APScheduler really runs here, with levels of three seconds; everything else about the clock is
-tested with injected time (tests/rulings/clock/test_clock.py, tests/bot/test_clock_service.py).
+The clock's timer really runs here, with levels of three seconds; everything else about the
+clock is tested with injected time (tests/rulings/clock/test_clock.py,
+tests/bot/test_clock_service.py).
 """
 
 from __future__ import annotations

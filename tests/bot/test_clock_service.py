@@ -559,12 +559,9 @@ async def test_a_process_that_dies_after_the_claim_costs_no_duplicate(tmp_path: 
     engine.dispose()
 
 
-async def test_a_database_locked_past_a_level_delays_it_but_never_drops_the_clock(tmp_path: Path):
-    import sqlite3
-
+def _fail_fast_engine(path: Path) -> Engine:
     from sqlalchemy import event
 
-    path = tmp_path / "locked.db"
     engine = make_engine(f"sqlite:///{path}")
 
     @event.listens_for(engine, "connect")
@@ -572,9 +569,30 @@ async def test_a_database_locked_past_a_level_delays_it_but_never_drops_the_cloc
         dbapi_connection.execute("PRAGMA busy_timeout=50")  # fail fast: the retries are tested
 
     create_schema(engine)
+    return engine
+
+
+async def wait_for_text(poster: Poster, text: str, seconds: float = 10.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if text in poster.texts():
+            return
+        await asyncio.sleep(0.05)
+
+
+async def test_a_database_locked_past_a_level_not_claimed_ahead_delays_it_but_never_drops_the_clock(
+    tmp_path: Path,
+):
+    import sqlite3
+
+    path = tmp_path / "locked.db"
+    engine = _fail_fast_engine(path)
     poster = Poster()
     service = ClockService(
-        Database(engine, retry_seconds=0.2), poster, status_interval=600, warning_seconds=()
+        Database(engine, retry_seconds=0.2),
+        poster,
+        status_interval=600,
+        warning_seconds=(),
+        claim_ahead=0,  # nothing claimed ahead: each announcement is claimed at its time
     )
     await service.start()
     try:
@@ -588,16 +606,61 @@ async def test_a_database_locked_past_a_level_delays_it_but_never_drops_the_cloc
         assert poster.texts() == ["Level 1: blinds 1/2"]
         other.rollback()
         other.close()
-        for _ in range(200):  # up to 10 s
-            if "Level 3: blinds 4/8" in poster.texts():
-                break
-            await asyncio.sleep(0.05)
+        await wait_for_text(poster, "Level 3: blinds 4/8")
         assert poster.texts() == [
             "Level 1: blinds 1/2",
             "Level 2: blinds 2/4",
             "Level 3: blinds 4/8",
         ]
     finally:
+        await service.stop()
+        engine.dispose()
+
+
+async def test_a_database_locked_across_levels_claimed_ahead_posts_them_on_time_and_records_after(
+    tmp_path: Path,
+):
+    import sqlite3
+
+    path = tmp_path / "locked.db"
+    engine = _fail_fast_engine(path)
+    poster = Poster()
+    service = ClockService(
+        Database(engine, retry_seconds=0.2), poster, status_interval=600, warning_seconds=()
+    )
+    await service.start()
+    other = None
+    try:
+        record = await service.start_clock(
+            guild_id=1, channel_id=CHANNEL, structure="bar-league", created_by=9, level_minutes=0.05
+        )
+        await asyncio.sleep(1.5)
+        other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN IMMEDIATE")  # a long import holds the write lock across 2 levels
+        await asyncio.sleep(5.0)  # level 2 at 3 s and level 3 at 6 s (lease: 10 s)
+        assert poster.texts() == [
+            "Level 1: blinds 1/2",
+            "Level 2: blinds 2/4",
+            "Level 3: blinds 4/8",
+        ]
+        during = await Database(engine).run(clocks.get_clock, clock_id=record.id)
+        assert {"0:start:1", "0:start:2"} <= during.unsettled  # claimed ahead, not settled yet
+        other.rollback()
+        other.close()
+        other = None
+        await wait_for_text(poster, "Level 4: blinds 8/16")
+        assert poster.texts()[3:] == ["Level 4: blinds 8/16"]
+        for _ in range(100):  # the bookkeeping settles what went out
+            after = await Database(engine).run(clocks.get_clock, clock_id=record.id)
+            if not after.unsettled & {"0:start:1", "0:start:2", "0:start:3"}:
+                break
+            await asyncio.sleep(0.05)
+        assert not after.unsettled & {"0:start:1", "0:start:2", "0:start:3"}
+        assert {"0:start:0", "0:start:1", "0:start:2", "0:start:3"} <= after.announced
+    finally:
+        if other is not None:
+            other.rollback()
+            other.close()
         await service.stop()
         engine.dispose()
 

@@ -1,83 +1,142 @@
-"""The clock service's timed jobs: one date job per clock and kind, on a scheduler of its own.
+"""The clock service's timed jobs: one timer for every clock, not one scheduler job each.
 
-The jobs are derived from the stored clocks after every change (``ClockService``), so none is
-kept anywhere but here: a restart rebuilds them. A job that a stop cancels mid-way ends quietly.
+A job is a coroutine function to run at a wall-clock time, under an id (``"clock:7"``); adding
+a job under an id replaces the one scheduled there. All jobs sit in one heap, and one
+``loop.call_at`` handle is armed for the earliest: adding, replacing or cancelling a job is a
+dictionary write and a heap push (a replaced job's old entry is skipped when it surfaces), and
+the jobs due at one moment start together in one callback. Nothing else is kept here: the
+service derives the jobs from the stored clocks after every change, so a restart rebuilds
+them. A job that a stop cancels mid-way ends quietly.
+
+It replaces APScheduler, whose per-job bookkeeping (a job store lookup, a trigger, a wake-up
+of its own loop per change) sat on the path of every announcement (see ``docs/night.md``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import heapq
+import itertools
 import logging
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
 from typing import Any
-
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 log = logging.getLogger(__name__)
 
 Job = Callable[..., Coroutine[Any, Any, None]]
 
 
+@dataclass(order=True)
+class _Entry:
+    when: float  # POSIX seconds
+    seq: int
+    job_id: str = field(compare=False)
+    fn: Job = field(compare=False)
+    args: tuple[Any, ...] = field(compare=False)
+    kwargs: dict[str, Any] = field(compare=False)
+
+
 class ClockJobs:
-    """An APScheduler of date jobs, each replacing the one of the same id; stopped cleanly."""
+    """Date jobs keyed by id on one timer; stopped cleanly."""
 
     def __init__(self) -> None:
-        self._scheduler: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._heap: list[_Entry] = []
+        self._current: dict[str, _Entry] = {}  # the live entry of each id
+        self._handle: asyncio.TimerHandle | None = None
+        self._armed_for: float | None = None  # the POSIX time the handle fires at
+        self._running: set[asyncio.Task[None]] = set()
+        self._seq = itertools.count()
 
     @property
     def running(self) -> bool:
         """Whether the jobs run (between ``start`` and ``stop``)."""
-        return self._scheduler is not None
+        return self._loop is not None
 
     def start(self) -> None:
-        """Start the scheduler on the running event loop."""
-        self._scheduler = AsyncIOScheduler(
-            timezone=dt.UTC,
-            event_loop=asyncio.get_running_loop(),
-            job_defaults={"misfire_grace_time": None, "coalesce": True, "max_instances": 4},
-        )
-        self._scheduler.start()
+        """Run the jobs on the running event loop."""
+        self._loop = asyncio.get_running_loop()
 
     async def stop(self) -> None:
-        """Drop every job and stop the scheduler."""
-        if self._scheduler is not None and self._scheduler.running:
-            # Jobs handed to the executor but not started yet would be cancelled before their
-            # first step, which APScheduler logs as an error: let them start (they end quietly
-            # when cancelled, ``_quietly``), then cancel what is in flight.
-            self._scheduler.remove_all_jobs()
-            for _ in range(2):
-                await asyncio.sleep(0)
-            self._scheduler.shutdown(wait=False)
-        self._scheduler = None
+        """Drop every job and cancel those in flight (they end quietly, ``_quietly``)."""
+        self._loop = None
+        if self._handle is not None:
+            self._handle.cancel()
+        self._handle = self._armed_for = None
+        self._heap.clear()
+        self._current.clear()
+        running = list(self._running)
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
 
     def at(self, job_id: str, when: dt.datetime, fn: Job, *args: Any, **kwargs: Any) -> None:
         """Run ``fn(*args, **kwargs)`` at ``when`` (in place of the job ``job_id``), stoppable."""
-        self._scheduler.add_job(
-            _quietly,
-            "date",
-            run_date=when,
-            args=[fn, *args],
-            kwargs=kwargs,
-            id=job_id,
-            replace_existing=True,
-        )
+        if self._loop is None:
+            return
+        entry = _Entry(when.timestamp(), next(self._seq), job_id, fn, args, kwargs)
+        self._current[job_id] = entry
+        heapq.heappush(self._heap, entry)
+        if self._armed_for is None or entry.when < self._armed_for:
+            self._arm()
 
     def cancel(self, *job_ids: str) -> None:
-        """Remove these jobs, those that are scheduled (none when the jobs do not run)."""
-        if self._scheduler is None:
-            return
+        """Remove these jobs, those that are scheduled (their heap entries are skipped)."""
         for job_id in job_ids:
-            if self._scheduler.get_job(job_id) is not None:
-                self._scheduler.remove_job(job_id)
+            self._current.pop(job_id, None)
+
+    def pending(self, job_id: str) -> dt.datetime | None:
+        """When the job ``job_id`` runs, if one is scheduled."""
+        entry = self._current.get(job_id)
+        return None if entry is None else dt.datetime.fromtimestamp(entry.when, dt.UTC)
+
+    def _arm(self) -> None:
+        """Point the one timer handle at the earliest live entry."""
+        assert self._loop is not None
+        while self._heap and self._current.get(self._heap[0].job_id) is not self._heap[0]:
+            heapq.heappop(self._heap)  # replaced or cancelled
+        if self._handle is not None:
+            self._handle.cancel()
+        self._handle = self._armed_for = None
+        if not self._heap:
+            return
+        first = self._heap[0].when
+        delay = max(0.0, first - dt.datetime.now(dt.UTC).timestamp())
+        self._handle = self._loop.call_at(self._loop.time() + delay, self._fire)
+        self._armed_for = first
+
+    def _fire(self) -> None:
+        """Start every job due now (the loop's clock may run a hair ahead: re-arm then)."""
+        self._handle = self._armed_for = None
+        if self._loop is None:
+            return
+        now = dt.datetime.now(dt.UTC).timestamp()
+        while self._heap and self._heap[0].when <= now:
+            entry = heapq.heappop(self._heap)
+            if self._current.get(entry.job_id) is not entry:
+                continue
+            del self._current[entry.job_id]
+            task = self._loop.create_task(
+                _quietly(entry.fn, *entry.args, **entry.kwargs), name=entry.job_id
+            )
+            self._running.add(task)
+            task.add_done_callback(self._ended)
+        self._arm()
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("clock job %s failed", task.get_name(), exc_info=task.exception())
 
 
 async def _quietly(fn: Job, *args: Any, **kwargs: Any) -> None:
-    """A scheduler job: ``fn``, ending without an error when a stop cancels it mid-way.
+    """A job: ``fn``, ending without an error when a stop cancels it mid-way.
 
-    A status edit or a pass in flight at shutdown is cancelled by the stop; APScheduler logs any
-    exception of a job at ERROR, and this one is no error (what was claimed and not posted, the
-    adopter re-posts).
+    A status edit or a pass in flight at shutdown is cancelled by the stop, and that is no
+    error (what was claimed and not posted, the adopter posts).
     """
     try:
         await fn(*args, **kwargs)

@@ -31,8 +31,10 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, replace
+from typing import Any
 
 from sqlmodel import Session
 
@@ -102,11 +104,20 @@ def is_dead_here(owner_id: str, instance_id: str) -> bool:
 
 @dataclass(frozen=True)
 class Claim:
-    """What one clock claimed in one pass: the messages to post and the keys to settle after."""
+    """What one clock claimed in one pass.
+
+    Attributes:
+        record: the clock, its ``announced`` keys including everything handled in this pass.
+        posts: the messages to post now.
+        settle: the keys to settle once those posts are done with.
+        armed: keys claimed ahead that are this instance's to post at their time (not due
+            yet): its own, or left by an owner that died (adoption).
+    """
 
     record: ClockRecord
     posts: list[Announcement]
     settle: list[str]
+    armed: frozenset[str] = frozenset()
 
 
 def renew_and_adopt(
@@ -133,6 +144,7 @@ def claim_due(
     collapse: bool,
     owner_id: str,
     lease_until: dt.datetime,
+    armed: Mapping[int, AbstractSet[str]] | None = None,
 ) -> tuple[list[Claim], set[int]]:
     """In one transaction: per clock still owned, what is due by ``until[id]``, claimed.
 
@@ -140,9 +152,13 @@ def claim_due(
     to adopt them waits for this transaction and then finds the lease alive. Clocks no longer
     owned are returned as lost (second item) and get nothing.
 
+    ``armed`` are the keys this instance claimed ahead (``arm_ahead``) and has not posted: due
+    now, they are posted without a new claim; not due, they stay armed.
+
     With ``collapse`` (adoption: the previous owner is gone) its unsettled claims of the last
     ``NONCE_WINDOW_S`` are posted again as they were (same nonce: Discord drops a repeat), and
-    everything else that was missed (older unsettled claims included) becomes one catch-up.
+    everything else that was missed (older unsettled claims included) becomes one catch-up;
+    its unsettled claims not due yet (claimed ahead) become this instance's armed keys.
     """
     owned = clocks.renew_leases(
         session=session, owner_id=owner_id, until=lease_until, clock_ids=list(until)
@@ -152,21 +168,35 @@ def claim_due(
     keys: dict[int, list[str]] = {}
     again: dict[int, list[Announcement]] = {}
     stale: dict[int, list[str]] = {}
+    mine: dict[int, set[str]] = {}
     window = dt.timedelta(seconds=NONCE_WINDOW_S)
     for record in records:
         due_all = announcements_between(record.state, None, until[record.id])
-        claimed = set(record.announced)
+        due_at = {a.key: a.at for a in due_all}
+        held = set((armed or {}).get(record.id, ())) & record.unsettled
+        claimed = set(record.announced) - held
         if collapse and record.unsettled:
             since = record.unsettled_since
+            ahead_of_time = {k for k in record.unsettled - set(due_at) if not _is_catch_up(k)}
+            held |= ahead_of_time  # the dead owner's claims ahead: this instance posts them
+            claimed -= ahead_of_time
             # A catch-up was claimed with what it covers, in one transaction (one claim time):
             # those were never to be posted as they were, so they fold into a new catch-up.
-            covered = {since[k] for k in record.unsettled if k.startswith("catch-up:")}
-            recent = {k for k, t in since.items() if now - t <= window and t not in covered}
+            covered = {since[k] for k in record.unsettled if _is_catch_up(k)}
+            recent = {
+                k
+                for k, t in since.items()
+                if k in due_at
+                # posted no earlier than it was due: Discord remembers the nonce from then
+                and now - max(t, due_at[k]) <= window
+                and not (t in covered and due_at[k] <= t)
+            }
             again[record.id] = [a for a in due_all if a.key in recent]
             repostable = {a.key for a in again[record.id]}
-            stale[record.id] = sorted(record.unsettled - repostable)
+            stale[record.id] = sorted(record.unsettled - repostable - ahead_of_time)
             claimed -= set(stale[record.id])
         due = [a for a in due_all if a.key not in claimed]
+        mine[record.id] = held
         if due and collapse:
             summary = catch_up(record.state, due, now)
             posts[record.id] = [summary]
@@ -174,19 +204,92 @@ def claim_due(
             keys[record.id].append(summary.key)
         elif due:
             posts[record.id] = due
-            keys[record.id] = [a.key for a in due]
+            keys[record.id] = [a.key for a in due if a.key not in held]
     fresh = clocks.record_many_announcements(session=session, keys=keys, at=now)
     claims = []
     for r in records:
         made = set(fresh.get(r.id, []))
+        held = mine[r.id]
         # A lost race posts nothing; a catch-up keyed like a dead owner's unsettled one is
         # ours to post now (same key, same nonce: Discord drops it if the first went out).
-        mine = made | set(stale.get(r.id, []))
-        new = [a for a in posts.get(r.id, []) if a.key in mine]
+        ours = made | set(stale.get(r.id, [])) | held
+        new = [a for a in posts.get(r.id, []) if a.key in ours]
         repost = again.get(r.id, [])
-        settle = [a.key for a in repost] + fresh.get(r.id, []) + stale.get(r.id, [])
-        claims.append(Claim(r, repost + new, settle))
+        settle = [a.key for a in repost + new] + sorted(made - {a.key for a in new})
+        settle += [k for k in stale.get(r.id, []) if k not in settle]
+        done = {a.key for a in posts.get(r.id, [])} | set(keys.get(r.id, []))
+        due_keys = {a.key for a in announcements_between(r.state, None, until[r.id])}
+        record = replace(r, announced=r.announced | done | due_keys)
+        claims.append(Claim(record, repost + new, settle, frozenset(held - due_keys)))
     return claims, set(until) - owned
+
+
+def start_and_claim(
+    *,
+    session: Session,
+    clock: Mapping[str, Any],
+    now: dt.datetime,
+    owner_id: str,
+    lease_until: dt.datetime,
+    ahead: dt.timedelta | None = None,
+) -> Claim:
+    """A clock's start (``clocks.add_clock(**clock)``) and its first claim, in one transaction.
+
+    With ``ahead``, what falls due in that time after ``now`` is claimed too (armed).
+
+    Raises:
+        AlreadyExists, BlindStructureError, ClockError: as ``clocks.add_clock``.
+    """
+    record = clocks.add_clock(session=session, **clock, owner_id=owner_id, lease_until=lease_until)
+    claims, _ = claim_due(
+        session=session,
+        until={record.id: now},
+        now=now,
+        collapse=False,
+        owner_id=owner_id,
+        lease_until=lease_until,
+    )
+    claim = claims[0]
+    if ahead is None:
+        return claim
+    later = announcements_between(claim.record.state, now, now + ahead)
+    keys = [a.key for a in later if a.key not in claim.record.announced]
+    armed = clocks.record_many_announcements(session=session, keys={record.id: keys}, at=now)
+    announced = claim.record.announced | set(keys)
+    return replace(
+        claim,
+        record=replace(claim.record, announced=announced),
+        armed=claim.armed | set(armed[record.id]),
+    )
+
+
+def arm_ahead(
+    *,
+    session: Session,
+    owner_id: str,
+    lease_until: dt.datetime,
+    keys: Mapping[int, Sequence[str]],
+    posted: Mapping[int, Sequence[str]],
+    now: dt.datetime,
+) -> tuple[set[int], dict[int, list[str]]]:
+    """The bookkeeping after posting, in one transaction: (clocks still owned, keys armed).
+
+    Settles what was posted from armed keys (``posted``, whoever owns the clock now: it went
+    out), renews the leases of the clocks in ``keys`` and claims those keys (announcements
+    due soon, computed by the caller) for the clocks still owned: the ones returned are this
+    instance's to post at their time without asking the database again.
+    """
+    if posted:
+        clocks.settle_announcements(session=session, keys=posted, at=now)
+    owned = clocks.renew_leases(
+        session=session, owner_id=owner_id, until=lease_until, clock_ids=sorted(keys)
+    )
+    wanted = {cid: ks for cid, ks in keys.items() if cid in owned and ks}
+    return owned, clocks.record_many_announcements(session=session, keys=wanted, at=now)
+
+
+def _is_catch_up(key: str) -> bool:
+    return key.startswith("catch-up:")
 
 
 async def settle(db: Database, keys: dict[int, list[str]], at: dt.datetime) -> None:
@@ -200,12 +303,49 @@ async def settle(db: Database, keys: dict[int, list[str]], at: dt.datetime) -> N
         log.exception("could not settle the announcements of clocks %s", sorted(keys))
 
 
-async def release_leases(db: Database, owner_id: str) -> None:
-    """Give up ``owner_id``'s leases (a clean stop), so that another instance adopts at once."""
+def stand_down(
+    *,
+    session: Session,
+    owner_id: str,
+    posted: Mapping[int, Sequence[str]],
+    armed: Mapping[int, Sequence[str]],
+    at: dt.datetime,
+) -> int:
+    """A clean stop in one transaction; how many clocks were released.
+
+    Settles what was posted, withdraws what was claimed ahead and not posted (an adopter then
+    sees it as missed, not as perhaps posted) and releases the leases.
+    """
+    clocks.settle_announcements(session=session, keys=posted, at=at)
+    mine = clocks.list_owned_versions(session=session, owner_id=owner_id)  # not an adopter's
+    clocks.withdraw_announcements(
+        session=session, keys={cid: ks for cid, ks in armed.items() if cid in mine}
+    )
+    return clocks.release_leases(session=session, owner_id=owner_id)
+
+
+async def release_leases(
+    db: Database,
+    owner_id: str,
+    *,
+    posted: Mapping[int, Sequence[str]] | None = None,
+    armed: Mapping[int, Sequence[str]] | None = None,
+    at: dt.datetime | None = None,
+) -> None:
+    """Give up ``owner_id``'s leases (a clean stop), so that another instance adopts at once.
+
+    With ``posted`` and ``armed`` (and ``at``), ``stand_down`` in the same transaction.
+    """
     try:
         # Bounded: a stop never waits out a database lock (SQLite's busy timeout is 30 s);
         # a lease not released runs out by itself within ``lease_seconds``.
-        await asyncio.wait_for(db.run(clocks.release_leases, owner_id=owner_id), RELEASE_WAIT_S)
+        if posted or armed:
+            call = db.run(
+                stand_down, owner_id=owner_id, posted=posted or {}, armed=armed or {}, at=at
+            )
+        else:
+            call = db.run(clocks.release_leases, owner_id=owner_id)
+        await asyncio.wait_for(call, RELEASE_WAIT_S)
     except TimeoutError:
         log.warning(
             "clock leases of %s not released within %.0f s (database busy); they run out "

@@ -1,8 +1,12 @@
 """The live tournament clock: runs the stored clocks this instance owns, posts, keeps them alive.
 
 Truth is in the database (``storage.clocks``): a clock's start and the director's actions. The
-scheduler's jobs are derived from that state after every change, one date job per clock at its
-next announcement and one per clock for the status message, so nothing is lost by a restart:
+timed jobs (``.jobs``: one timer for all clocks) are derived from that state after every
+change, one per clock at its next announcement and one for its status message, so nothing is
+lost by a restart. A due announcement waits for nothing but the timer: what falls due in the
+next ``claim_ahead`` seconds (60 s) is claimed ahead, so at its time it is posted from memory,
+and the bookkeeping (settling it, claiming the next ones) follows in the background; a write
+lock held by a long import does not hold up a post whose claim was made before it:
 
 * several instances (processes) may share one database: each running clock has one owner
   holding a lease (``lease_seconds``, 10 s, renewed by a heartbeat every third of it), and a
@@ -14,7 +18,10 @@ next announcement and one per clock for the status message, so nothing is lost b
   owner's schedule within a second, on SQLite and PostgreSQL alike;
 * errors never drop a clock: a failed pass is retried with backoff, a post is retried (same
   nonce) unless Discord refused it for good (``PostRejected``);
-* each clock has one live status message, edited only when it changed (``.status``).
+* each clock has one live status message, edited only when it changed (``.status``), never
+  while announcements are being posted and never just before one is due;
+* a warning the timer could not post within ``STALE_WARNING_S`` of its time is dropped (settled
+  unposted): "one minute left" 45 s late would mislead.
 
 Posting goes through an injected ``ClockPoster`` (``.posting``), so the service never imports
 discord; its timed jobs are ``.jobs``.
@@ -27,31 +34,30 @@ import contextlib
 import datetime as dt
 import logging
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from bot.database import Database
+from bot.features.clock.engine import (
+    ADOPTION_STATUS_SPREAD_S,
+    CLAIM_AHEAD_S,
+    STALE_WARNING_S,
+    ClockEngine,
+    LiveClock,
+    merged,
+    utcnow,
+)
 from bot.features.clock.jobs import ClockJobs
 from bot.features.clock.leases import (
-    claim_due,
     is_dead_here,
     new_instance_id,
     release_leases,
     renew_and_adopt,
-    settle,
+    start_and_claim,
 )
-from bot.features.clock.posting import (
-    POST_RETRY_DELAYS_S,
-    ClockPoster,
-    ClockStatus,
-    PostFailed,
-    PostRejected,
-    post_announcements,
-)
-from bot.features.clock.status import refresh_status, status_of
+from bot.features.clock.posting import POST_RETRY_DELAYS_S, ClockPoster, PostFailed
+from bot.features.clock.status import status_of
 from bot.reply import Reply
-from rulings import ClockAction, next_announcement_at
+from rulings import ClockAction
 from storage import clocks
 from storage.clocks import ClockRecord
 
@@ -60,28 +66,10 @@ log = logging.getLogger(__name__)
 STATUS_INTERVAL_S = 30.0
 LEASE_S = 10.0
 POLL_INTERVAL_S = 0.5
-MAX_BACKOFF_S = 10.0
-ADOPTION_STATUS_SPREAD_S = 5.0
+__all__ = ["CLAIM_AHEAD_S", "STALE_WARNING_S", "STATUS_INTERVAL_S", "ClockService", "utcnow"]
 
 
-def utcnow() -> dt.datetime:
-    """The current time in UTC (the service's default clock)."""
-    return dt.datetime.now(dt.UTC)
-
-
-@dataclass
-class _Live:
-    """In-memory bookkeeping of one clock (rebuilt from the database on start-up)."""
-
-    lock: asyncio.Lock
-    channel_id: int
-    version: int = 0  # the clock's change counter as this instance last processed it
-    failures: int = 0  # passes failed in a row (retry backoff)
-    last_status_edit: float | None = None  # time.monotonic() of the last status post/edit
-    last_status: ClockStatus | None = None
-
-
-class ClockService:
+class ClockService(ClockEngine):
     """Runs the clocks this bot process owns (and adopts those whose owner died).
 
     Args:
@@ -100,6 +88,8 @@ class ClockService:
         on_post_failure: called (in a task of its own, after the post's turn) with the clock,
             what failed (an announcement's key, or ``"status"``) and the error when a post is
             refused or given up on: the Discord cog tells the league's directors.
+        claim_ahead: seconds ahead the timer's announcements are claimed (0: at their time).
+        stale_warning_s: a warning the timer could not post within this of its time is dropped.
     """
 
     def __init__(
@@ -116,6 +106,8 @@ class ClockService:
         post_retry_delays: Sequence[float] = POST_RETRY_DELAYS_S,
         web_base_url: str | None = None,
         on_post_failure: PostFailed | None = None,
+        claim_ahead: float = CLAIM_AHEAD_S,
+        stale_warning_s: float = STALE_WARNING_S,
     ) -> None:
         self.db = db
         self.on_post_failure = on_post_failure
@@ -129,12 +121,24 @@ class ClockService:
         self.post_retry_delays = tuple(post_retry_delays)
         self.web_base_url = web_base_url
         self.jobs = ClockJobs()
-        self._live: dict[int, _Live] = {}  # the clocks this instance owns
+        self._live: dict[int, LiveClock] = {}  # the clocks this instance owns
         self._batch: dict[int, dt.datetime] = {}
         self._flusher: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()  # adoptions and changes being posted
         self._adopting: set[int] = set()
+        self.claim_ahead = claim_ahead
+        self.stale_warning_s = stale_warning_s
+        # On SQLite a write waits only for another writer, and while it waits nobody can adopt
+        # a clock or store an action either: announcements claimed ahead go out on time even
+        # past the lease. Elsewhere (a lost connection) the lease bounds them.
+        self._single_writer = db.engine.dialect.name == "sqlite"
+        self._posted: dict[int, list[str]] = {}  # posted from armed keys, to settle
+        self._settling: dict[int, list[str]] = {}  # being settled now
+        self._keeper: asyncio.Task[None] | None = None
+        self._posting = 0  # announcement passes posting now (status edits wait for them)
+        self._quiet = asyncio.Event()
+        self._quiet.set()
 
     @property
     def owned(self) -> frozenset[int]:
@@ -186,17 +190,17 @@ class ClockService:
         self._tasks.clear()
         self._adopting.clear()
         await self.jobs.stop()
-        if self._flusher is not None and not self._flusher.done():
-            self._flusher.cancel()  # what it claimed and did not post, the adopter re-posts
+        for worker in (self._flusher, self._keeper):
+            if worker is not None and not worker.done():
+                worker.cancel()  # what it claimed and did not post, the adopter re-posts
         self._batch.clear()
+        armed = {cid: sorted(live.armed) for cid, live in self._live.items() if live.armed}
         self._live.clear()
-        await release_leases(self.db, self.instance_id)
-
-    async def _resume_status(self, clock_id: int) -> None:
-        try:
-            await self._status(clock_id, force=True)
-        except Exception:
-            log.exception("could not refresh the status of clock %s", clock_id)
+        posted = self._posted
+        for clock_id, keys in self._settling.items():
+            posted.setdefault(clock_id, []).extend(keys)
+        self._posted, self._settling = {}, {}
+        await release_leases(self.db, self.instance_id, posted=posted, armed=armed, at=self.now())
 
     # -- ownership ------------------------------------------------------------------------
 
@@ -213,12 +217,6 @@ class ClockService:
                 await self._poll_changes(background=True)
             except Exception:  # a database hiccup: the next round tries again
                 log.exception("clock heartbeat of %s failed", self.instance_id)
-
-    def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
-        """Run posting work beside the watcher, so a slow post never delays a heartbeat."""
-        task = asyncio.create_task(work, name=name)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     async def _heartbeat(
         self, dead_owners: Sequence[str] = (), *, background: bool = False
@@ -240,6 +238,9 @@ class ClockService:
         for clock_id in set(self._live) - kept - adopted:
             log.warning("clock %s: lease lost to another instance", clock_id)
             self._forget(clock_id)
+        for clock_id in kept & set(self._live):
+            self._live[clock_id].lease_until = until
+        self._kick_keeper()  # the claims ahead follow the time
         # Owned in the database but not run here: adopted just now, or left by an earlier
         # start under the same instance id.
         resume = (adopted | (kept - set(self._live))) - self._adopting
@@ -255,8 +256,11 @@ class ClockService:
         try:
             records = await self.db.run(clocks.get_clocks, clock_ids=sorted(clock_ids))
             for record in records:
-                live = self._live.setdefault(record.id, _Live(asyncio.Lock(), record.channel_id))
+                live = self._live.setdefault(
+                    record.id, LiveClock(asyncio.Lock(), record.channel_id)
+                )
                 live.version = record.version
+                live.record = merged(live.record, record)
         finally:
             self._adopting -= clock_ids  # on failure the next heartbeat tries again
         batch = {r.id: None for r in records}
@@ -279,9 +283,12 @@ class ClockService:
         """Process the owned clocks whose change counter moved (an action via another instance)."""
         if not self._live:
             return
+        asked = dict(self._live)  # a clock started meanwhile is not in the answer
         versions = await self.db.run(clocks.list_owned_versions, owner_id=self.instance_id)
         changed = []
-        for clock_id, live in list(self._live.items()):
+        for clock_id, live in asked.items():
+            if self._live.get(clock_id) is not live:
+                continue
             version = versions.get(clock_id)
             if version is None:
                 log.warning("clock %s: no longer owned by this instance", clock_id)
@@ -328,24 +335,41 @@ class ClockService:
             ClockError: a level length out of range.
         """
         now = self.now()
-        record = await self.db.run(
-            clocks.add_clock,
-            guild_id=guild_id,
-            channel_id=channel_id,
-            structure=structure,
-            started_at=now,
-            created_by=created_by,
-            level_seconds=None if level_minutes is None else level_minutes * 60,
-            break_seconds=None if break_minutes is None else break_minutes * 60,
-            ping_role_id=ping_role_id,
-            warning_seconds=self.warning_seconds if warning_seconds is None else warning_seconds,
+        lease_until = now + self._lease()
+        clock = {
+            "guild_id": guild_id,
+            "channel_id": channel_id,
+            "structure": structure,
+            "started_at": now,
+            "created_by": created_by,
+            "level_seconds": None if level_minutes is None else level_minutes * 60,
+            "break_seconds": None if break_minutes is None else break_minutes * 60,
+            "ping_role_id": ping_role_id,
+            "warning_seconds": self.warning_seconds if warning_seconds is None else warning_seconds,
+        }
+        # The start and level 1's claim in one transaction: one write before the first post.
+        ahead = None
+        if self.jobs.running and self.claim_ahead > 0:
+            ahead = dt.timedelta(seconds=self.claim_ahead)
+        claim = await self.db.run(
+            start_and_claim,
+            clock=clock,
+            now=now,
             owner_id=self.instance_id,
-            lease_until=now + dt.timedelta(seconds=self.lease_seconds),
+            lease_until=lease_until,
+            ahead=ahead,
         )
-        self._live[record.id] = _Live(asyncio.Lock(), channel_id)
-        await self._status(record.id, force=True)
-        await self._process(record.id)
-        return await self.db.run(clocks.get_clock, clock_id=record.id)
+        record = claim.record
+        live = LiveClock(asyncio.Lock(), channel_id, record=record, lease_until=lease_until)
+        self._live[record.id] = live
+        async with live.lock:
+            self._reschedule(record, now)  # level 2 is armed: its time holds whatever comes
+            await self._status(record.id, force=True)  # the status message, then level 1
+            await self._post_claims([claim], {record.id: now}, lease_until)
+            if ahead is not None:
+                live.armed_until = now + ahead
+        self._kick_keeper()
+        return live.record or record
 
     async def act(
         self,
@@ -407,6 +431,7 @@ class ClockService:
         async with live.lock:
             record = await self.db.run(clocks.add_clock_event, at=self.now(), **store)
             live.version = record.version
+            live.record = merged(live.record, record)  # the timer posts from the new state
         await self._process(clock_id)
         await self._status(clock_id)
         return record
@@ -423,173 +448,3 @@ class ClockService:
         return await status_of(
             self.db, record, self.now(), channel_id=channel_id, web_base_url=self.web_base_url
         )
-
-    # -- the engine -----------------------------------------------------------------------
-
-    async def _tick(self, clock_id: int, scheduled: dt.datetime) -> None:
-        """Scheduler job: queue the clock; clocks due together are claimed in one transaction."""
-        previous = self._batch.get(clock_id)
-        self._batch[clock_id] = scheduled if previous is None else max(previous, scheduled)
-        if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.create_task(self._flush(), name="clock-flush")
-
-    async def _retry_tick(self, clock_id: int, collapse: bool) -> None:
-        if collapse:
-            await self._adopt({clock_id})
-        else:
-            await self._tick(clock_id, self.now())
-
-    async def _flush(self) -> None:
-        await asyncio.sleep(0)  # every job released in this scheduler pass joins the batch
-        while self._batch:
-            batch, self._batch = self._batch, {}
-            try:
-                await self._process_many(batch)
-            except Exception:
-                log.exception("clock announcement batch failed (%d clocks)", len(batch))
-                self._retry_later(batch)
-
-    def _retry_later(
-        self, batch: Mapping[int, dt.datetime | None], *, collapse: bool = False
-    ) -> None:
-        """Run a failed pass again after a backoff (0.5 s doubling to 10 s): never drop a clock."""
-        for clock_id in batch:
-            live = self._live.get(clock_id)
-            if live is None or not self.jobs.running:
-                continue
-            live.failures += 1
-            delay = min(MAX_BACKOFF_S, 0.5 * 2 ** (live.failures - 1))
-            self.jobs.at(
-                f"clock:{clock_id}",
-                utcnow() + dt.timedelta(seconds=delay),
-                self._retry_tick,
-                clock_id,
-                collapse,
-            )
-
-    async def _process(
-        self, clock_id: int, *, scheduled: dt.datetime | None = None, collapse: bool = False
-    ) -> None:
-        """Claim one clock's due announcements (recorded before posting), post, reschedule."""
-        await self._process_many({clock_id: scheduled}, collapse=collapse)
-
-    async def _process_many(
-        self, batch: Mapping[int, dt.datetime | None], *, collapse: bool = False
-    ) -> None:
-        owned = sorted(cid for cid in batch if cid in self._live)
-        lives = [self._live[clock_id] for clock_id in owned]
-        if not lives:
-            return
-        async with contextlib.AsyncExitStack() as stack:
-            for live in lives:  # sorted ids: two batches never wait on each other in a cycle
-                await stack.enter_async_context(live.lock)
-            now = self.now()
-            # A job may wake a hair before its time; what it was scheduled for is due.
-            until: dict[int, dt.datetime] = {}
-            for cid in owned:
-                scheduled = batch[cid]
-                until[cid] = now if scheduled is None else max(now, scheduled)
-            claimed, lost = await self.db.run(
-                claim_due,
-                until=until,
-                now=now,
-                collapse=collapse,
-                owner_id=self.instance_id,
-                lease_until=now + dt.timedelta(seconds=self.lease_seconds),
-            )
-            for clock_id in lost:
-                log.warning("clock %s: lease lost before posting; the new owner posts", clock_id)
-                self._forget(clock_id)
-            delays, failed = self.post_retry_delays, self._failed
-            await asyncio.gather(
-                *(
-                    post_announcements(
-                        self.poster, c.record, c.posts, retry_delays=delays, failed=failed
-                    )
-                    for c in claimed
-                )
-            )
-            # Done with (posted or given up): an adopter must not take these for a crash's.
-            await settle(self.db, {c.record.id: c.settle for c in claimed if c.settle}, self.now())
-            for c in claimed:
-                done = self._live.get(c.record.id)
-                if done is not None:
-                    done.failures = 0
-                self._reschedule(c.record, until[c.record.id])
-
-    def _failed(self, clock: ClockRecord | int, what: str, exc: BaseException) -> None:
-        """Hand a lost post of a clock (record or id) to ``on_post_failure``, off its path."""
-        if self.on_post_failure is not None:
-            self._spawn(self._report(clock, what, exc), "clock-post-failed")
-
-    async def _report(self, clock: ClockRecord | int, what: str, exc: BaseException) -> None:
-        assert self.on_post_failure is not None
-        clock_id = clock if isinstance(clock, int) else clock.id
-        try:
-            if isinstance(clock, int):
-                clock = await self.db.run(clocks.get_clock, clock_id=clock)
-            await self.on_post_failure(clock, what, exc)
-        except Exception:
-            log.exception("clock %s: could not report the failed %s", clock_id, what)
-
-    def _reschedule(self, record: ClockRecord, after: dt.datetime) -> None:
-        if not self.jobs.running or record.id not in self._live:
-            return
-        job_id = f"clock:{record.id}"
-        when = None if record.is_ended else next_announcement_at(record.state, after)
-        if when is None:
-            self.jobs.cancel(job_id)
-            return
-        self.jobs.at(job_id, when, self._tick, record.id, when)
-
-    async def _status(self, clock_id: int, *, force: bool = False) -> None:
-        """Bring the status message up to date now, or at the end of the 30-second window.
-
-        Only the owner edits it: an instance that does not own the clock does nothing.
-        """
-        live = self._live.get(clock_id)
-        if live is None:
-            return
-        since = None if live.last_status_edit is None else time.monotonic() - live.last_status_edit
-        if not force and since is not None and since < self.status_interval:
-            self._schedule_status(clock_id, self.status_interval - since)
-            return
-        try:
-            await self._edit_status(clock_id, live)
-        except PostRejected as exc:  # no access to the channel: the directors hear of it
-            log.warning("clock %s: status message refused: %s", clock_id, exc)
-            self._failed(clock_id, "status", exc)
-        except Exception:
-            log.exception("clock %s: status update failed", clock_id)
-        self._schedule_status(clock_id, self.status_interval)
-
-    def _schedule_status(self, clock_id: int, delay: float, *, force: bool = False) -> None:
-        if not self.jobs.running or clock_id not in self._live:
-            return
-        self.jobs.at(
-            f"clock-status:{clock_id}",
-            utcnow() + dt.timedelta(seconds=delay),
-            self._status,
-            clock_id,
-            force=force,
-        )
-
-    async def _edit_status(self, clock_id: int, live: _Live) -> None:
-        done = await refresh_status(
-            self.db,
-            self.poster,
-            clock_id,
-            self.now(),
-            live.last_status,
-            web_base_url=self.web_base_url,
-        )
-        if done is None:
-            return  # a paused or ended clock's status does not change: no edit
-        live.last_status_edit = time.monotonic()
-        live.last_status = done.status
-        if done.is_ended:
-            self._forget(clock_id)
-
-    def _forget(self, clock_id: int) -> None:
-        self._live.pop(clock_id, None)
-        self.jobs.cancel(f"clock:{clock_id}", f"clock-status:{clock_id}")

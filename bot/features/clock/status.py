@@ -51,6 +51,7 @@ class Refreshed:
 
     status: ClockStatus
     is_ended: bool
+    message_id: int | None
 
 
 async def refresh_status(
@@ -61,13 +62,18 @@ async def refresh_status(
     last: ClockStatus | None,
     *,
     web_base_url: str | None,
+    record: ClockRecord | None = None,
+    remember: bool = True,
 ) -> Refreshed | None:
     """Edit (or post anew) the clock's status message; ``None`` when nothing changed.
 
     ``last`` is what it showed after the previous edit; a paused or ended clock's status does
-    not change, so it is not edited again.
+    not change, so it is not edited again. ``record``: the clock as the caller knows it to be
+    now (its owner keeps it), instead of reading it. Without ``remember`` a new message's id
+    is returned (``Refreshed.message_id``) and not stored: the caller stores it.
     """
-    record = await db.run(clocks.get_clock, clock_id=clock_id)
+    if record is None:
+        record = await db.run(clocks.get_clock, clock_id=clock_id)
     status = ClockStatus(
         clock_id=clock_id,
         reply=await status_of(
@@ -79,12 +85,14 @@ async def refresh_status(
     if record.status_message_id is not None and last is not None and same_status(last, status):
         return None
     edited = False
-    if record.status_message_id is not None:
-        edited = await poster.edit_status(record.channel_id, record.status_message_id, status)
+    message_id = record.status_message_id
+    if message_id is not None:
+        edited = await poster.edit_status(record.channel_id, message_id, status)
     if not edited:
         message_id = await poster.post_status(record.channel_id, status)
-        await db.run(clocks.set_status_message, clock_id=clock_id, message_id=message_id)
-    return Refreshed(status, record.is_ended)
+        if remember:
+            await db.run(clocks.set_status_message, clock_id=clock_id, message_id=message_id)
+    return Refreshed(status, record.is_ended, message_id)
 
 
 def same_status(a: ClockStatus, b: ClockStatus) -> bool:

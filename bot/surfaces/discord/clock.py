@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 
 _SPOKEN = frozenset({AnnouncementKind.LEVEL, AnnouncementKind.BREAK})
 """What a league with ``clock_tts`` on hears read aloud: a new level or a break."""
+TTS_LOOK_AGAIN_S = 30.0
 
 
 def _rejected(exc: discord.HTTPException) -> PostRejected | None:
@@ -54,6 +56,13 @@ class DiscordClockPoster:
 
     def __init__(self, bot: discord.Client) -> None:
         self.bot = bot
+        # Per channel, whether its league reads levels aloud, as last looked up: a post uses
+        # it and looks again behind itself (after a director's notice, or every 30 s), so no
+        # post waits for the database; a change of the setting reaches the level posts after
+        # the next notice (a pause, a resume) or within 30 s.
+        self._spoken: dict[int, bool] = {}
+        self._looked: dict[int, float] = {}  # time.monotonic() of each channel's lookup
+        self._looking: dict[int, asyncio.Task[None]] = {}
 
     async def announce(
         self,
@@ -90,13 +99,37 @@ class DiscordClockPoster:
             if (rejected := _rejected(exc)) is not None:
                 raise rejected from exc
             raise
+        finally:
+            self._look_again(channel_id, soon=announcement.kind not in _SPOKEN)
 
     async def _reads_aloud(self, channel_id: int) -> bool:
         """Whether the league of the channel's running clock set ``/td settings clock_tts on``."""
+        if channel_id not in self._spoken:
+            await self._look_up(channel_id)
+        return self._spoken.get(channel_id, False)
+
+    def _look_again(self, channel_id: int, *, soon: bool) -> None:
+        """Look the setting up again behind a post: after a director's notice, or 30 s on."""
+        looked = self._looked.get(channel_id)
+        if looked is None or channel_id in self._looking:
+            return
+        if not soon and time.monotonic() - looked < TTS_LOOK_AGAIN_S:
+            return
+        task = asyncio.create_task(self._look_up(channel_id))
+        self._looking[channel_id] = task
+        task.add_done_callback(lambda _: self._looking.pop(channel_id, None))
+
+    async def _look_up(self, channel_id: int) -> None:
         from storage.live import is_clock_read_aloud
 
         db = getattr(self.bot, "db", None)
-        return db is not None and bool(await db.run(is_clock_read_aloud, channel_id=channel_id))
+        try:
+            spoken = db is not None and await db.run(is_clock_read_aloud, channel_id=channel_id)
+        except Exception:  # the last answer stands (none: not read aloud)
+            log.warning("could not look up clock_tts for channel %s", channel_id, exc_info=True)
+            return
+        self._spoken[channel_id] = bool(spoken)
+        self._looked[channel_id] = time.monotonic()
 
     async def post_status(self, channel_id: int, status: ClockStatus) -> int:
         """Post the live status message with its director buttons.
