@@ -32,6 +32,8 @@ from rulings.tournament.codec import (
     entry_to_data,
     room_from_data,
     room_to_data,
+    snapshot_from_data,
+    snapshot_to_data,
 )
 from rulings.tournament.night import (
     LateEntry,
@@ -91,6 +93,8 @@ __all__ = [
     "room_to_data",
     "set_button",
     "sign_in",
+    "snapshot_from_data",
+    "snapshot_to_data",
     "standings_order",
     "start_play",
     "tables_needed",
