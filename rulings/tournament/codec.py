@@ -239,7 +239,7 @@ def snapshot_from_data(data: Any, seq: int) -> tuple[Chart | None, str]:
     if not isinstance(data, dict):
         return None, "unreadable"
     if data.get("format") != SNAPSHOT_FORMAT:
-        return None, f"format {data.get('format', 1)}"
+        return None, _older(data)
     if data.get("seq") != seq:
         return None, f"version {data.get('seq')}"
     chart_data = {k: v for k, v in data.items() if k not in ("format", "seq", "check")}
@@ -249,3 +249,14 @@ def snapshot_from_data(data: Any, seq: int) -> tuple[Chart | None, str]:
         return chart_from_data(chart_data), ""
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return None, "unreadable"
+
+
+def _older(data: dict[str, Any]) -> str:
+    """Why a snapshot of another format cannot stand: its format, or unreadable."""
+    if "format" in data:
+        return f"format {data['format']}"
+    try:  # format 1 was the chart's data alone
+        chart_from_data(data)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return "unreadable"
+    return "format 1"
