@@ -6,7 +6,9 @@ Functions take a keyword-only ``session``, may flush but never commit, and retur
 stores it, refreshes the chart snapshot and writes the audit entry in the same transaction, so
 a refused action (the rules raise before anything is stored) changes nothing. Two instances
 acting on the same night at once cannot both win: the write checks the night's ``seq`` is the
-one it read and refuses otherwise (nothing written, "try again").
+one it read and refuses otherwise (nothing written, "try again"). Every load checks the
+snapshot against its log and rebuilds it from the log when it is not the log's
+(``storage.night_snapshot``).
 """
 
 from __future__ import annotations
