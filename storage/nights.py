@@ -151,14 +151,22 @@ def list_nights(*, session: Session, league_id: int) -> list[NightInfo]:
 
 
 def nights_at(*, session: Session, league_id: int, location: str) -> list[NightInfo]:
-    """The series held at one location (NotFound for an unknown location)."""
-    place = get_location(session=session, league_id=league_id, name=location)
+    """The series held at one location (NotFound for an unknown location).
+
+    One query: the location joined to its series (a location without one is a row of None).
+    """
     rows = session.exec(
-        select(NightSeriesRow).where(
-            NightSeriesRow.league_id == league_id, NightSeriesRow.location_id == place.id
+        select(Location, NightSeriesRow)
+        .outerjoin(
+            NightSeriesRow,
+            (col(NightSeriesRow.location_id) == col(Location.id))
+            & (col(NightSeriesRow.league_id) == league_id),
         )
+        .where(Location.league_id == league_id, Location.name_key == name_key(location))
     ).all()
-    return [_series(session, row) for row in rows]
+    if not rows:
+        get_location(session=session, league_id=league_id, name=location)  # says what is near
+    return [_series(session, row) for _, row in rows if row is not None]
 
 
 def night_on(

@@ -2,10 +2,11 @@
 
 The log is the truth (``tournament_entry``, numbered from 1, an undone entry is kept and
 marked); ``tournament.chart`` is a snapshot of the chart the live entries produce, so a
-command reads one row. ``tournament.seq`` is the number of the last entry: a write checks it is
-unchanged, so two instances acting at once cannot both apply to the same state. A player's own
-report that he is out (``bust_report``) waits beside the night and is no part of it until a
-director confirms it with an ordinary bust.
+command reads one row (sealed, checked at every load, rebuilt from the log when it is not the
+log's: ``storage.night_snapshot``). ``tournament.seq`` is the night's version, one more for
+every entry written or undone: a write checks it is unchanged, so two instances acting at once
+cannot both apply to the same state. A player's own report that he is out (``bust_report``)
+waits beside the night and is no part of it until a director confirms it with an ordinary bust.
 """
 
 from __future__ import annotations
@@ -22,12 +23,40 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    TypeDecorator,
     UniqueConstraint,
     text,
 )
+from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
 log = logging.getLogger(__name__)
+
+
+class SnapshotJSON(TypeDecorator[Any]):
+    """JSON that reads text no JSON parser accepts as that text, instead of failing the query.
+
+    SQLite keeps whatever text a hand edit left; the night's snapshot column reads it this way
+    so the load can see the snapshot is unreadable and rebuild it from the log
+    (``storage.night_snapshot``). PostgreSQL's ``json`` refuses such text when it is written.
+    """
+
+    impl = JSON
+    cache_ok = True
+
+    def result_processor(self, dialect: Dialect, coltype: Any) -> Any:
+        """The JSON type's reader, keeping the text it cannot parse."""
+        parse = self.impl_instance.dialect_impl(dialect).result_processor(dialect, coltype)
+        if parse is None:  # the driver parses (psycopg): it never sees unreadable text
+            return None
+
+        def process(value: Any) -> Any:
+            try:
+                return parse(value)
+            except ValueError:
+                return value
+
+        return process
 
 
 class Tournament(SQLModel, table=True):
@@ -49,7 +78,10 @@ class Tournament(SQLModel, table=True):
     channel_id: int = Field(sa_column=Column(BigInteger, nullable=False))
     status: str = Field(max_length=16)
     room: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    chart: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    # The sealed snapshot of the chart (``rulings.snapshot_to_data``); the log is the truth.
+    chart: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column(SnapshotJSON, nullable=False)
+    )
     seq: int = 0
     event_id: int | None = Field(default=None, foreign_key="event.id")
     created_by: str = Field(max_length=100)

@@ -6,7 +6,9 @@ Functions take a keyword-only ``session``, may flush but never commit, and retur
 stores it, refreshes the chart snapshot and writes the audit entry in the same transaction, so
 a refused action (the rules raise before anything is stored) changes nothing. Two instances
 acting on the same night at once cannot both win: the write checks the night's ``seq`` is the
-one it read and refuses otherwise (nothing written, "try again").
+one it read and refuses otherwise (nothing written, "try again"). Every load checks the
+snapshot against its log and rebuilds it from the log when it is not the log's
+(``storage.night_snapshot``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import insert, update
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from rulings import (
@@ -27,9 +29,6 @@ from rulings import (
     Night,
     Room,
     SignedIn,
-    TournamentError,
-    chart_from_data,
-    chart_to_data,
     check_name,
     entry_from_data,
     entry_to_data,
@@ -40,12 +39,20 @@ from rulings import (
     room_from_data,
     room_to_data,
     similar_name,
+    snapshot_to_data,
     undo_last,
 )
 from storage.audit import add_audit_entry, utc_now
 from storage.clocks import add_clock_event, find_running_clock, utc
 from storage.errors import AlreadyExists, DuplicatePlayerError, NotFound
 from storage.league_models import League
+from storage.night_snapshot import (
+    current_chart,
+    loaded,
+    save_entry,
+    save_snapshot,
+    snapshot_columns,
+)
 from storage.players import PlayerDirectory
 from storage.tournament_models import Tournament, TournamentEntryRow
 
@@ -106,16 +113,17 @@ def _live_entries(session: Session, tournament_id: int) -> list[Entry]:
     return [entry_from_data(r.data) for r in rows]
 
 
-def _record(session: Session, row: Tournament, *, with_log: bool) -> TournamentRecord:
+def _record(session: Session, row: Tournament, logged: int, *, with_log: bool) -> TournamentRecord:
     room = room_from_data(row.room)
+    chart, seq = current_chart(session, row, logged)
     log_entries = tuple(_live_entries(session, row.id or 0)) if with_log else ()
-    night = Night(room, chart_from_data(row.chart), log_entries)
+    night = Night(room, chart, log_entries)
     return TournamentRecord(
         id=row.id or 0,
         league_id=row.league_id,
         channel_id=row.channel_id,
         night=night,
-        seq=row.seq,
+        seq=seq,
         event_id=row.event_id,
         created_by=row.created_by,
         created_at=utc(row.created_at),
@@ -148,14 +156,14 @@ def open_tournament(
         channel_id=channel_id,
         status=night.chart.status,
         room=room_to_data(room),
-        chart=chart_to_data(night.chart),
+        chart=snapshot_to_data(night.chart, 0),
         seq=0,
         created_by=actor[:100],
         created_at=at,
     )
     session.add(row)
     session.flush()
-    record = _record(session, row, with_log=True)
+    record = _record(session, row, 0, with_log=True)
     add_audit_entry(
         session=session,
         league_id=league_id,
@@ -175,7 +183,7 @@ def _of_guild(guild_id: int) -> Any:
 
 def _open_row(
     session: Session, channel_id: int, *, for_update: bool = False, guild_id: int | None = None
-) -> Tournament | None:
+) -> tuple[Tournament, int] | None:
     query = (
         select(Tournament)
         .where(Tournament.channel_id == channel_id)
@@ -184,16 +192,17 @@ def _open_row(
     if guild_id is not None:  # only the server's own league's night (a forged id finds none)
         query = query.where(_of_guild(guild_id))
     if for_update:
-        query = query.with_for_update()
-    return session.exec(query).first()
+        query = query.with_for_update(of=Tournament)
+    found = session.execute(loaded(query)).first()
+    return None if found is None else (found[0], found[1])
 
 
 def find_open_tournament(
     *, session: Session, channel_id: int, with_log: bool = False, guild_id: int | None = None
 ) -> TournamentRecord | None:
     """The tournament open in a channel, or None (with ``guild_id``: only that server's)."""
-    row = _open_row(session, channel_id, guild_id=guild_id)
-    return None if row is None else _record(session, row, with_log=with_log)
+    found = _open_row(session, channel_id, guild_id=guild_id)
+    return None if found is None else _record(session, *found, with_log=with_log)
 
 
 def get_open_tournament(
@@ -217,10 +226,10 @@ def get_open_tournament(
     Raises:
         NotFound: no tournament (of the server's league) is open there.
     """
-    row = _open_row(session, channel_id, for_update=for_update, guild_id=guild_id)
-    if row is None:
+    found = _open_row(session, channel_id, for_update=for_update, guild_id=guild_id)
+    if found is None:
         raise NotFound("no tournament is open in this channel; /tournament open starts one")
-    return _record(session, row, with_log=with_log)
+    return _record(session, *found, with_log=with_log)
 
 
 def get_tournament(*, session: Session, tournament_id: int) -> TournamentRecord:
@@ -229,21 +238,25 @@ def get_tournament(*, session: Session, tournament_id: int) -> TournamentRecord:
     Raises:
         NotFound: there is no such tournament.
     """
-    row = session.get(Tournament, tournament_id)
-    if row is None:
+    found = session.execute(
+        loaded(select(Tournament).where(Tournament.id == tournament_id))
+    ).first()
+    if found is None:
         raise NotFound("that tournament no longer exists")
-    return _record(session, row, with_log=False)
+    return _record(session, *found, with_log=False)
 
 
 def list_open_tournaments(*, session: Session, league_id: int) -> list[TournamentRecord]:
     """The league's tournaments open now (one per channel), oldest first."""
-    rows = session.exec(
-        select(Tournament)
-        .where(Tournament.league_id == league_id)
-        .where(col(Tournament.finished_at).is_(None))
-        .order_by(col(Tournament.id))
-    )
-    return [_record(session, row, with_log=False) for row in rows]
+    rows = session.execute(
+        loaded(
+            select(Tournament)
+            .where(Tournament.league_id == league_id)
+            .where(col(Tournament.finished_at).is_(None))
+            .order_by(col(Tournament.id))
+        )
+    ).all()
+    return [_record(session, row, logged, with_log=False) for row, logged in rows]
 
 
 def signed_in_name(*, session: Session, tournament_id: int, seq: int) -> str:
@@ -271,35 +284,10 @@ def latest_tournament(
     if channel_id is not None:
         query = query.where(Tournament.channel_id == channel_id)
     query = query.order_by(col(Tournament.finished_at).is_not(None), col(Tournament.id).desc())
-    row = session.exec(query).first()
-    if row is None:
+    found = session.execute(loaded(query)).first()
+    if found is None:
         raise NotFound("there has been no tournament yet; /tournament open starts one")
-    return _record(session, row, with_log=False)
-
-
-def _save(
-    session: Session,
-    record: TournamentRecord,
-    night: Night,
-    seq: int,
-    extra: dict[str, Any] | None = None,
-) -> None:
-    values: dict[str, Any] = {
-        "chart": chart_to_data(night.chart),
-        "status": night.chart.status,
-        "seq": seq,
-        **(extra or {}),
-    }
-    result = session.execute(
-        update(Tournament)
-        .where(col(Tournament.id) == record.id)
-        .where(col(Tournament.seq) == record.seq)
-        .values(**values)
-    )
-    if getattr(result, "rowcount", 1) != 1:
-        raise TournamentError(
-            "the tournament changed while this was decided (another director?); try again"
-        )
+    return _record(session, *found, with_log=False)
 
 
 def add_entry(
@@ -335,21 +323,24 @@ def add_entry(
     extra: dict[str, Any] = {}
     if night.chart.status == "finished":
         extra = {"finished_at": at, "event_id": event_id}
-    _save(session, record, night, seq, extra)
-    session.execute(
-        insert(TournamentEntryRow).values(
-            tournament_id=record.id, seq=seq, kind=data["kind"], data=data, actor=actor[:100], at=at
-        )
-    )
-    add_audit_entry(
-        session=session,
-        league_id=record.league_id,
-        actor=actor,
-        action=f"tournament {data['kind']}",
-        target=record.target,
-        after=data,
-        now=at,
-    )
+    logged = {
+        "tournament_id": record.id,
+        "seq": seq,
+        "kind": data["kind"],
+        "data": data,
+        "actor": actor[:100],
+        "at": at,
+    }
+    audited = {
+        "league_id": record.league_id,
+        "actor": actor,
+        "at": at,
+        "action": f"tournament {data['kind']}",
+        "target": record.target,
+        "before": None,
+        "after": data,
+    }
+    save_entry(session, record.id, record.seq, snapshot_columns(night, seq, extra), logged, audited)
     if extra:
         return replace(record, night=night, seq=seq, event_id=event_id, finished_at=at)
     return replace(record, night=night, seq=seq)
@@ -381,7 +372,7 @@ def undo_entry(
         .order_by(col(TournamentEntryRow.seq).desc())
     ).first()
     assert last is not None  # undo_last found an entry in the same log
-    _save(session, record, night, record.seq + 1)
+    save_snapshot(session, record.id, record.seq, snapshot_columns(night, record.seq + 1))
     last.undone_at = at
     session.add(last)
     session.flush()

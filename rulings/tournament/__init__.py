@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # at run time a name is imported on first use (rulings._expor
         entry_to_data,
         room_from_data,
         room_to_data,
+        snapshot_from_data,
+        snapshot_to_data,
     )
     from rulings.tournament.night import (
         LateEntry,
@@ -96,6 +98,8 @@ __all__ = [
     "room_to_data",
     "set_button",
     "sign_in",
+    "snapshot_from_data",
+    "snapshot_to_data",
     "standings_order",
     "start_play",
     "tables_needed",

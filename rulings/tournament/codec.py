@@ -8,6 +8,8 @@ True
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from types import MappingProxyType
 from typing import Any
@@ -197,3 +199,64 @@ def chart_from_data(data: Any) -> Chart:
         premium_hands=tuple((str(k), str(h)) for k, h in data.get("premium_hands", ())),
         second_chance=tuple(data.get("second_chance", ())),
     )
+
+
+SNAPSHOT_FORMAT = 2
+"""The format of a stored snapshot (``snapshot_to_data``): raise it whenever the chart's data
+or what a log replays to changes, so the snapshots stored before are rebuilt from their logs.
+Format 1 (no ``format`` key) was the chart's data alone."""
+
+
+def _check(chart_data: dict[str, Any], seq: int) -> str:
+    text = json.dumps(
+        [SNAPSHOT_FORMAT, seq, chart_data],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def snapshot_to_data(chart: Chart, seq: int) -> dict[str, Any]:
+    """The chart a night's log leads to after ``seq`` writes, as the sealed data storage keeps.
+
+    The chart's data (``chart_to_data``) plus ``format``, ``seq`` and ``check`` (a digest of
+    the three), so a snapshot that is not the one written for that version is told apart.
+    """
+    data = chart_to_data(chart)
+    return {**data, "format": SNAPSHOT_FORMAT, "seq": seq, "check": _check(data, seq)}
+
+
+def snapshot_from_data(data: Any, seq: int) -> tuple[Chart | None, str]:
+    """The chart of a stored snapshot, if it is sound for the night's version ``seq``.
+
+    Returns:
+        ``(chart, "")``, or ``(None, why)`` when the snapshot cannot stand for the night
+        (the log must be replayed): ``"unreadable"``, ``"format N"`` (written by another
+        version of the code), ``"version N"`` (taken at another point of the log) or
+        ``"check"`` (changed since it was written).
+    """
+    if not isinstance(data, dict):
+        return None, "unreadable"
+    if data.get("format") != SNAPSHOT_FORMAT:
+        return None, _older(data)
+    if data.get("seq") != seq:
+        return None, f"version {data.get('seq')}"
+    chart_data = {k: v for k, v in data.items() if k not in ("format", "seq", "check")}
+    if data.get("check") != _check(chart_data, seq):
+        return None, "check"
+    try:
+        return chart_from_data(chart_data), ""
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return None, "unreadable"
+
+
+def _older(data: dict[str, Any]) -> str:
+    """Why a snapshot of another format cannot stand: its format, or unreadable."""
+    if "format" in data:
+        return f"format {data['format']}"
+    try:  # format 1 was the chart's data alone
+        chart_from_data(data)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return "unreadable"
+    return "format 1"

@@ -23,6 +23,7 @@ returns nothing new: the night given is unchanged, being a value.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import random
@@ -223,12 +224,10 @@ def _shared_positions(
     order = sorted(zip(keys, chips, strict=True), key=lambda kc: -kc[1])
     out: list[tuple[str, int]] = []
     position = best
-    i = 0
-    while i < len(order):
-        same = [k for k, c in order[i:] if c == order[i][1]]
+    for _, tied in itertools.groupby(order, key=lambda kc: kc[1]):
+        same = [k for k, _ in tied]
         out.extend((k, position) for k in same)
         position += len(same)
-        i += len(same)
     return tuple(out)
 
 
@@ -253,13 +252,13 @@ def _check_chips(names: Sequence[str], chips: Sequence[int] | None, what: str) -
 
 
 def _distinct(chart: Chart, names: Sequence[str]) -> list[str]:
-    keys: list[str] = []
+    keys: dict[str, None] = {}  # in the order named (a set would lose it)
     for name in names:
         key = _playing(chart, name)
         if key in keys:
             raise TournamentError(f"{chart.name(key)} is named twice")
-        keys.append(key)
-    return keys
+        keys[key] = None
+    return list(keys)
 
 
 NOBODY_LEFT = "somebody must be left; /tournament finish names the winner"
@@ -638,7 +637,8 @@ def finish_night(
             )
         return _finished(night, [left], "last_player")
     keys = _distinct(chart, list(chips))
-    missing = [chart.name(k) for k in left if k not in keys]
+    named = set(keys)
+    missing = [chart.name(k) for k in left if k not in named]
     if missing:
         raise TournamentError(f"give the chip count of {', '.join(missing)} too (2.F.a)")
     _check_chips(list(chips), list(chips.values()), "2.F.a")

@@ -4,7 +4,10 @@ Random nights (hypothesis draws the director's actions: sign-ins, the start, bus
 balances, buttons, awards, undos and the finish; refused ones write nothing) are decided by
 ``rulings`` and stored by ``storage.tournaments`` as the /tournament handlers do, on SQLite
 and PostgreSQL. At the end the stored log (undone entries left out) replayed from an empty
-night equals the stored chart snapshot, the log kept beside it and the night the actions made.
+night equals the stored chart snapshot, the log kept beside it and the night the actions made;
+and when the snapshot of such a night is left wrong (garbled, from an older version, edited by
+hand, rolled back to an earlier write), the next load rebuilds exactly the night stored before
+from the log, once, and the audit log keeps the snapshot it replaced.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
@@ -29,6 +34,7 @@ from rulings import (
     TournamentError,
     balance_tables,
     bust_players,
+    chart_to_data,
     finish_night,
     load_league_rules,
     move_player,
@@ -38,8 +44,10 @@ from rulings import (
     sign_in,
     start_play,
 )
-from storage.db import session_scope
+from storage.audit import list_audit
+from storage.db import core_table, session_scope
 from storage.leagues import ensure_league
+from storage.tournament_models import Tournament, TournamentEntryRow
 from storage.tournaments import (
     TournamentRecord,
     add_entry,
@@ -135,6 +143,64 @@ def _stored(session: Session, league_id: int, channel: int) -> TournamentRecord:
     return latest_tournament(session=session, league_id=league_id, channel_id=channel)
 
 
+def _row(engine: Engine, tournament_id: int) -> dict[str, Any]:
+    """The tournament row's snapshot columns and its log, as stored."""
+    tournament, entry = core_table(Tournament), core_table(TournamentEntryRow)
+    with engine.connect() as conn:
+        chart, seq, status = conn.execute(
+            select(tournament.c.chart, tournament.c.seq, tournament.c.status).where(
+                tournament.c.id == tournament_id
+            )
+        ).one()
+        log = conn.execute(
+            select(entry.c.seq, entry.c.data, entry.c.undone_at)
+            .where(entry.c.tournament_id == tournament_id)
+            .order_by(entry.c.seq)
+        ).all()
+    return {"chart": chart, "seq": seq, "status": status, "log": [tuple(e) for e in log]}
+
+
+@dataclass
+class Played:
+    """A random night as stored: its ids, the log the actions made, every version of its row."""
+
+    league_id: int
+    channel: int
+    room: Room
+    live: list[Entry]
+    writes: int
+    versions: list[dict[str, Any]]  # the row after each write, the opening first
+
+
+def _play(engine: Engine, data: st.DataObject, seed: int, seats: int) -> Played:
+    """Open a night and store the drawn actions as the /tournament handlers do."""
+    rng = random.Random(seed)
+    channel = next(_channels)
+    room = Room("Brewpub", "2026 Fall", seats, None)
+    with session_scope(engine) as session:
+        league_id = ensure_league(session=session, actor="test", now=NOW).id
+        tournament_id = open_tournament(
+            session=session, league_id=league_id, channel_id=channel, room=room, actor="td:ann"
+        ).id
+    played = Played(league_id, channel, room, [], 0, [_row(engine, tournament_id)])
+    for _ in range(data.draw(st.integers(0, 60), label="actions")):
+        with session_scope(engine) as session:
+            night = _stored(session, league_id, channel).night
+        if night.chart.status == "finished":
+            break
+        done = _act(engine, channel, _decision(data.draw, night, rng))
+        if done is None:
+            continue
+        played.writes += 1
+        played.versions.append(_row(engine, tournament_id))
+        if done == "undo":
+            played.live.pop()
+        else:
+            assert not isinstance(done, str)
+            played.live.append(done)
+    return played
+
+
 @settings(
     max_examples=30,
     deadline=None,
@@ -144,33 +210,10 @@ def _stored(session: Session, league_id: int, channel: int) -> TournamentRecord:
 def test_the_stored_log_replayed_from_nothing_is_the_stored_night(
     engine: Engine, data: st.DataObject, seed: int, seats: int
 ):
-    rng = random.Random(seed)
-    channel = next(_channels)
-    room = Room("Brewpub", "2026 Fall", seats, None)
+    played = _play(engine, data, seed, seats)
+    room, live, writes = played.room, played.live, played.writes
     with session_scope(engine) as session:
-        league_id = ensure_league(session=session, actor="test", now=NOW).id
-        open_tournament(
-            session=session, league_id=league_id, channel_id=channel, room=room, actor="td:ann"
-        )
-    live: list[Entry] = []  # the log the actions made (an undo takes the last one back)
-    writes = 0
-    for _ in range(data.draw(st.integers(0, 60), label="actions")):
-        with session_scope(engine) as session:
-            night = _stored(session, league_id, channel).night
-        if night.chart.status == "finished":
-            break
-        done = _act(engine, channel, _decision(data.draw, night, rng))
-        if done is None:
-            continue
-        writes += 1
-        if done == "undo":
-            live.pop()
-        else:
-            assert not isinstance(done, str)
-            live.append(done)
-
-    with session_scope(engine) as session:
-        stored = _stored(session, league_id, channel)
+        stored = _stored(session, played.league_id, played.channel)
         every = list_entries(session=session, tournament_id=stored.id)
     kept = [e.entry for e in every if e.undone_at is None]
     assert kept == live  # the stored log is the actions' log, undone entries marked
@@ -180,3 +223,66 @@ def test_the_stored_log_replayed_from_nothing_is_the_stored_night(
     assert stored.seq == writes  # one number for every entry written or undone
     undone = sum(1 for e in every if e.undone_at is not None)
     assert len(every) + undone == writes  # each write is an entry, or an undo marking one
+
+
+GARBLED = st.one_of(
+    st.integers(-(10**6), 10**6),
+    st.text(max_size=6),
+    st.lists(st.integers(0, 9), max_size=3),
+    st.dictionaries(
+        st.sampled_from(["players", "seated", "status", "tables", "format", "seq", "check"]),
+        st.integers(-2, 3) | st.text(max_size=3) | st.lists(st.integers(1, 3), max_size=2),
+        max_size=5,
+    ),
+)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1), seats=st.integers(3, 5))
+def test_a_snapshot_left_wrong_is_rebuilt_from_the_log_to_exactly_the_stored_night(
+    engine: Engine, data: st.DataObject, seed: int, seats: int
+):
+    played = _play(engine, data, seed, seats)
+    with session_scope(engine) as session:
+        stored = _stored(session, played.league_id, played.channel)
+    before = _row(engine, stored.id)
+    assert before == played.versions[-1]
+    how = data.draw(st.sampled_from(["garbled", "older format", "hand edit", "rolled back"]))
+    bad: dict[str, Any] = {"chart": before["chart"], "seq": before["seq"]}
+    if how == "garbled":
+        bad["chart"] = data.draw(GARBLED, label="snapshot")
+    elif how == "older format":  # what the code wrote before snapshots were sealed
+        bad["chart"] = chart_to_data(stored.night.chart)
+    elif how == "hand edit":  # a table added by hand, the seal left as it was
+        bad["chart"] = {**before["chart"], "tables": [*before["chart"]["tables"], 99]}
+    else:  # the row as it was some writes ago, its log kept
+        k = data.draw(st.integers(0, len(played.versions) - 1), label="version")
+        bad = {key: played.versions[k][key] for key in ("chart", "seq", "status")}
+    tournament = core_table(Tournament)
+    with engine.begin() as conn:
+        conn.execute(update(tournament).where(tournament.c.id == stored.id).values(**bad))
+
+    with session_scope(engine) as session:
+        again = _stored(session, played.league_id, played.channel)
+    assert again.night.chart == stored.night.chart  # exactly the night stored before
+    assert again.seq == stored.seq
+    assert _row(engine, stored.id) == before  # the same snapshot, sealed; the log untouched
+    with session_scope(engine) as session:
+        audit = list_audit(
+            session=session, league_id=played.league_id, target=stored.target, limit=999
+        )
+        _stored(session, played.league_id, played.channel)  # loaded again: nothing to repair
+    repairs = [a for a in audit if a.action == "tournament repair"]
+    changed = bad["chart"] != before["chart"] or bad["seq"] != before["seq"]
+    assert len(repairs) == (1 if changed else 0)
+    if changed:
+        assert repairs[0].before == {"snapshot": bad["chart"], "seq": bad["seq"]}
+    with session_scope(engine) as session:
+        after = list_audit(
+            session=session, league_id=played.league_id, target=stored.target, limit=999
+        )
+    assert after == audit  # repaired once

@@ -9,6 +9,7 @@ from rulings import (
     Room,
     TournamentError,
     bust_players,
+    entry_to_data,
     load_league_rules,
     replay_night,
     sign_in,
@@ -175,3 +176,48 @@ def test_a_night_keeps_the_first_thread_made_for_it(engine):
     with pytest.raises(NotFound), session_scope(engine) as s:  # another server's night
         claim_night_thread(session=s, tournament_id=rec.id, guild_id=other_guild, thread_id=9)
     assert dump(engine) == before
+
+
+def test_a_write_decided_on_a_night_changed_meanwhile_is_refused_and_writes_nothing(engine):
+    opened(engine)
+    with session_scope(engine) as s:
+        stale = get_open_tournament(session=s, channel_id=CHANNEL)
+    with session_scope(engine) as s:  # another director stores a sign-in first
+        rec = get_open_tournament(session=s, channel_id=CHANNEL)
+        night, entry, _ = sign_in(rec.night, "Quick", Arrival(), RULES, random.Random(1))
+        add_entry(session=s, record=rec, night=night, entry=entry, actor="td:bob", now=NOW)
+    before = dump(engine)
+    night, entry, _ = sign_in(stale.night, "Slow", Arrival(), RULES, random.Random(2))
+    with pytest.raises(TournamentError, match="changed while"), session_scope(engine) as s:
+        add_entry(session=s, record=stale, night=night, entry=entry, actor="td:ann", now=NOW)
+    assert dump(engine) == before  # no snapshot, no log entry, no audit row
+    with session_scope(engine) as s:
+        names = {
+            e.name
+            for e in get_open_tournament(session=s, channel_id=CHANNEL).night.chart.players.values()
+        }
+    assert "Quick" in names
+    assert "Slow" not in names
+
+
+def test_an_entry_is_stored_with_its_snapshot_and_one_audit_row(engine):
+    league_id = opened(engine, players=2)
+    with session_scope(engine) as s:
+        rec = get_open_tournament(session=s, channel_id=CHANNEL)
+        night, entry, _ = sign_in(rec.night, "Late Lou", Arrival(), RULES, random.Random(1))
+        stored = add_entry(session=s, record=rec, night=night, entry=entry, actor="td:ann", now=NOW)
+    with session_scope(engine) as s:
+        again = get_open_tournament(session=s, channel_id=CHANNEL, with_log=True)
+        audit = list_audit(session=s, league_id=league_id, target=rec.target, limit=1)
+        logged = list_entries(session=s, tournament_id=rec.id)
+    assert again.seq == stored.seq == rec.seq + 1
+    assert again.night == replay_night(again.night.setup, again.night.log)
+    assert again.night.chart == night.chart
+    assert logged[-1].entry == entry
+    assert logged[-1].seq == again.seq
+    assert (audit[0].action, audit[0].actor, audit[0].after) == (
+        "tournament register",
+        "td:ann",
+        entry_to_data(entry),
+    )
+    assert audit[0].at == NOW

@@ -44,6 +44,7 @@ from storage.tournaments import (
 
 def _final_chips(text: str) -> dict[str, int]:
     out: dict[str, int] = {}
+    keys: set[str] = set()
     for part in re.split(r"[,;\n]", text):
         words = part.split()
         if not words:
@@ -53,8 +54,10 @@ def _final_chips(text: str) -> dict[str, int]:
                 f"chips: '{part.strip()}' should be a name and a chip count, like 'Ann 120000'"
             )
         name = " ".join(words[:-1])
-        if rulings.name_key(name) in {rulings.name_key(n) for n in out}:
+        key = rulings.name_key(name)
+        if key in keys:
             raise TournamentError(f"chips: {name} is named twice")
+        keys.add(key)
         out[name] = int(words[-1])
     if not out:
         raise TournamentError("chips: give each player's count, like 'Ann 120000, Bob 80000'")
