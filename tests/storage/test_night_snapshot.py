@@ -171,10 +171,23 @@ def test_a_snapshot_that_is_not_json_is_rebuilt_from_the_log(engine):
     _check_repaired(engine, league_id, tid, before, '{"players": [', "unreadable")
 
 
-def test_a_snapshot_written_by_an_older_version_is_rebuilt_from_the_log(engine):
+def test_a_snapshot_written_before_the_seal_and_true_to_its_log_is_sealed_quietly(engine):
     league_id, tid = _night(engine)
     before = _stored(engine, tid)
     old = chart_to_data(_load(engine).night.chart)  # format 1: the chart's data, no seal
+    _set(engine, tid, chart=old)
+    loaded = _load(engine)
+    assert loaded.night == replay_night(loaded.night.setup, loaded.night.log)
+    assert _stored(engine, tid) == before  # sealed as the code writes it now
+    assert _repairs(engine, league_id, tid) == []  # an upgrade: no repair to tell anyone
+
+
+def test_a_snapshot_written_by_an_older_version_and_wrong_is_rebuilt_from_the_log(engine):
+    league_id, tid = _night(engine)
+    before = _stored(engine, tid)
+    old = chart_to_data(_load(engine).night.chart)  # format 1: the chart's data, no seal
+    old["players"] = dict(old["players"])
+    old["players"]["ann"] = ["Ann", 999_999, False, 0]  # and a stack that is not the log's
     _set(engine, tid, chart=old)
     _check_repaired(engine, league_id, tid, before, old, "format 1")
 
