@@ -213,7 +213,8 @@ def make_engine(url: str = DEFAULT_URL, *, echo: bool = False) -> Engine:
 
     SQLite gets foreign keys and WAL journaling (file databases) and may be shared across
     threads; an in-memory SQLite URL gets a single shared connection. Any other URL (for
-    example ``postgresql+psycopg://...``) is passed to SQLAlchemy as it is.
+    example ``postgresql+psycopg://...``) is passed to SQLAlchemy as it is; its pool replaces
+    a connection the server ended before handing it out (``_replace_if_closed``).
     """
     kwargs: dict[str, Any] = {"echo": echo}
     is_sqlite = url.startswith("sqlite")
