@@ -23,9 +23,9 @@ from storage.audit import add_audit_entries
 from storage.db import insert_rows
 from storage.event_points import result_rows
 from storage.events import (
+    EventSummary,
     ImportOutcome,
     PlayerPoints,
-    event_summaries,
     get_event,
     points_changes,
     points_of,
@@ -293,10 +293,20 @@ def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> li
         insert_rows(session, table, rows_)  # one statement a table (COPY on PostgreSQL)
 
     outcomes: list[ImportOutcome] = []
-    summaries = event_summaries(session, league_id, set(event_ids.values()))
     for i, p in enumerate(writes):
         new_id = event_ids[i]
-        summary = summaries[new_id]
+        # Known without reading it back: each written event is active, of its plan's season and
+        # location, with one result row a participant (as ``event_summaries`` would find).
+        summary = EventSummary(
+            id=new_id,
+            season=plan.season_names[p.season_id],
+            location=plan.location_names[p.location_id],
+            date=p.record.date,
+            kind=p.record.kind,
+            status="active",
+            void_reason=None,
+            players=len(produced[i]),
+        )
         after = {"record": recorded[i], "points": _points_json(produced[i])}
         changes: dict[str, tuple[int, int]] = {}
         if p.status == "corrected" and p.old_id is not None:

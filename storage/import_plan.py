@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal
 
-from sqlalchemy import func
+from sqlalchemy import Boolean, func, literal, union_all
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -67,6 +67,37 @@ def _named(
     return {key: (rid or 0, name) for rid, key, name in rows}
 
 
+def _seasons_and_locations(
+    session: Session, league_id: int
+) -> tuple[dict[str, tuple[int, str]], bool, dict[str, tuple[int, str]]]:
+    """Read the league's seasons and locations in one statement (one round trip, not two).
+
+    Returns:
+        (season name key -> (id, name), whether a season is current, location name key ->
+        (id, name)).
+    """
+    seasons = sa_select(
+        col(Season.id),
+        col(Season.name_key),
+        col(Season.name),
+        col(Season.is_current),
+        literal("season").label("what"),
+    ).where(col(Season.league_id) == league_id)
+    locations = sa_select(
+        col(Location.id),
+        col(Location.name_key),
+        col(Location.name),
+        literal(False, Boolean()),
+        literal("location").label("what"),
+    ).where(col(Location.league_id) == league_id)
+    found: dict[str, dict[str, tuple[int, str]]] = {"season": {}, "location": {}}
+    has_current = False
+    for rid, key, name, current, what in session.execute(union_all(seasons, locations)):
+        found[what][key] = (rid or 0, name)
+        has_current = has_current or (what == "season" and bool(current))
+    return found["season"], has_current, found["location"]
+
+
 def _ensure_named(
     session: Session,
     table: type[Season] | type[Location],
@@ -78,8 +109,8 @@ def _ensure_named(
     actor: str,
     now: dt.datetime,
     known: dict[str, tuple[int, str]] | None = None,
-) -> dict[str, int]:
-    """Return name key -> id, creating (and auditing) the seasons or locations not seen before.
+) -> dict[str, tuple[int, str]]:
+    """Return name key -> (id, stored name), creating (and auditing) the names not seen before.
 
     ``known``: the league's rows as ``_named`` read them (read here when None).
     """
@@ -112,7 +143,7 @@ def _ensure_named(
             after={"name": row.name},
             now=now,
         )
-    return {key: rid for key, (rid, _) in known.items()}
+    return known
 
 
 @dataclass
@@ -345,6 +376,8 @@ class ImportPlan:
         directory: Every player name of the league, the import's new players included.
         befores: Each corrected event as it was stored, by id.
         at: The time of the import (UTC).
+        season_names: The league's seasons' stored names by id (new ones included).
+        location_names: The league's locations' stored names by id (new ones included).
     """
 
     events: tuple[PlannedEvent, ...]
@@ -352,6 +385,8 @@ class ImportPlan:
     directory: PlayerDirectory
     befores: Mapping[int, EventDetail]
     at: dt.datetime
+    season_names: Mapping[int, str]
+    location_names: Mapping[int, str]
 
     @property
     def writes(self) -> list[PlannedEvent]:
@@ -433,15 +468,8 @@ def plan_import(
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
-    stored_seasons: dict[str, tuple[int, str]] = {}
-    has_current = False  # one read of the seasons: names, and whether one is current
-    for sid, key, name, current in session.exec(
-        select(Season.id, Season.name_key, Season.name, Season.is_current).where(
-            Season.league_id == league_id
-        )
-    ):
-        stored_seasons[key] = (sid or 0, name)
-        has_current = has_current or current
+    # one read of the seasons (names, and whether one is current) and the locations
+    stored_seasons, has_current, stored_locations = _seasons_and_locations(session, league_id)
     known_seasons = set(stored_seasons)
     seasons = _ensure_named(
         session,
@@ -454,7 +482,8 @@ def plan_import(
         now=at,
         known=stored_seasons,
     )
-    _follow_new_season(session, league_id, records, seasons, known_seasons, has_current)
+    season_ids = {key: sid for key, (sid, _) in seasons.items()}
+    _follow_new_season(session, league_id, records, season_ids, known_seasons, has_current)
     locations = _ensure_named(
         session,
         Location,
@@ -464,12 +493,13 @@ def plan_import(
         what="location",
         actor=actor,
         now=at,
+        known=stored_locations,
     )
     active, voided = _stored_nights(session, league_id, records)
     plan: list[PlannedEvent] = []
     batch: dict[_Night, str] = {}
     for record in records:
-        sid, lid = seasons[name_key(record.season)], locations[name_key(record.location)]
+        sid, lid = seasons[name_key(record.season)][0], locations[name_key(record.location)][0]
         night = (sid, lid, record.date, record.kind)
         digest = content_hash(record)
         where = describe_night(record)
@@ -519,4 +549,12 @@ def plan_import(
     while chunk := list(islice(names, WRITE_ROWS)):  # new players and their audit, in chunks
         directory.resolve(chunk, allow_new=allow_new, actor=actor, now=at)
     _check_receipt_refs(session, writes, corrected)
-    return ImportPlan(tuple(plan), rules, directory, befores, at)
+    return ImportPlan(
+        tuple(plan),
+        rules,
+        directory,
+        befores,
+        at,
+        dict(seasons.values()),
+        dict(locations.values()),
+    )

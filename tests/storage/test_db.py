@@ -1,3 +1,4 @@
+import pytest
 from sqlalchemy import text
 
 
@@ -61,7 +62,6 @@ def test_insert_rows_stores_many_rows_as_one_insert_would(engine):
 
 
 def test_insert_rows_refuses_what_cannot_be_stored_and_writes_nothing(engine):
-    import pytest
 
     from storage.audit import list_audit
     from storage.db import insert_rows, session_scope
@@ -92,3 +92,26 @@ def test_insert_rows_gives_a_left_out_column_its_default(engine):
     with session_scope(engine) as s:
         stored = s.exec(select(Season.name, Season.is_current).order_by(Season.name)).all()
     assert [tuple(r) for r in stored] == [("S1", False), ("S2", False)]
+
+
+def test_a_connection_the_server_ended_is_replaced_at_checkout_without_an_error(engine):
+    """PostgreSQL restarts and idle timeouts end sessions: the next unit of work still runs.
+
+    The pool looks at the idle connection's socket (no round trip) and connects again.
+    """
+
+    from storage.db import make_engine, session_scope
+
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite has no server to end a connection")
+    with session_scope(engine) as s:
+        ended = s.execute(text("select pg_backend_pid()")).scalar_one()
+    other = make_engine(engine.url.render_as_string(hide_password=False))
+    try:
+        with other.connect() as conn:  # waits up to 5 s for the backend to be gone
+            assert conn.execute(text(f"select pg_terminate_backend({ended}, 5000)")).scalar_one()
+    finally:
+        other.dispose()
+    with session_scope(engine) as s:  # would raise "server closed the connection" if reused
+        now = s.execute(text("select pg_backend_pid()")).scalar_one()
+    assert now != ended
