@@ -85,6 +85,7 @@ class LiveClock:
     lease_until: dt.datetime | None = None  # this instance's lease, as last written
     plan: list[Announcement] = field(default_factory=list)  # of ``planned`` state, in order
     planned: tuple[ClockState, dt.datetime] | None = None  # (state, until when) of ``plan``
+    line: tuple[str | None] | None = None  # the tournament line read with the start, once
 
     def due_by(self, state: ClockState, until: dt.datetime) -> list[Announcement]:
         """``announcements_between(state, None, until)``, from a plan kept per state.
@@ -523,7 +524,9 @@ class ClockEngine:
             web_base_url=self.web_base_url,
             record=live.record,  # kept up to date by every pass and action: no read
             remember=live.record is None,
+            tournament=live.line,
         )
+        live.line = None
         if done is None:
             return  # a paused or ended clock's status does not change: no edit
         live.last_status_edit = time.monotonic()
