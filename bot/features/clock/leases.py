@@ -24,6 +24,7 @@ or the ``Database``) and touch no scheduler and no Discord.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import hashlib
 import logging
@@ -42,7 +43,7 @@ from bot.database import Database
 from rulings import Announcement, BlindStructureError, ClockError, announcements_between, catch_up
 from storage import clocks, tournaments
 from storage.clocks import ClockRecord
-from storage.errors import AlreadyExists
+from storage.errors import AlreadyExists, NotFound
 
 log = logging.getLogger(__name__)
 
@@ -331,6 +332,13 @@ def arm_ahead(
     )
     wanted = {cid: ks for cid, ks in keys.items() if cid in owned and ks}
     return owned, clocks.record_many_announcements(session=session, keys=wanted, at=now)
+
+
+def store_status_messages(*, session: Session, message_ids: Mapping[int, int | None]) -> None:
+    """Several clocks' status message ids (``clocks.set_status_message``), one transaction."""
+    for clock_id, message_id in message_ids.items():
+        with contextlib.suppress(NotFound):  # gone: nothing to remember (nothing was written)
+            clocks.set_status_message(session=session, clock_id=clock_id, message_id=message_id)
 
 
 def _is_catch_up(key: str) -> bool:

@@ -142,6 +142,8 @@ class ClockService(ClockEngine):
         self._adopting: set[int] = set()
         self._starts: list[tuple[dict[str, Any], dt.timedelta | None, StartFuture]] = []
         self._starter: asyncio.Task[None] | None = None  # the starts queued, one transaction
+        self._status_ids: dict[int, int | None] = {}
+        self._status_storer: asyncio.Task[None] | None = None
         self.claim_ahead = claim_ahead
         self.stale_warning_s = stale_warning_s
         # On SQLite a write waits only for another writer, and while it waits nobody can adopt
