@@ -383,6 +383,9 @@ class ClockService(ClockEngine):
             if ahead is not None:
                 live.armed_until = now + ahead
         self._kick_keeper()
+        storer = self._status_storer  # stored behind level 1, before the start's reply
+        if storer is not None and not storer.done():
+            await asyncio.wait({storer})  # it logs its own failure; the status is posted anyway
         return live.record or record
 
     async def _start_together(
