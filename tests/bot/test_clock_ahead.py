@@ -18,9 +18,10 @@ from sqlalchemy.engine import Engine
 from bot.database import Database
 from bot.features.clock.leases import announcement_nonce
 from bot.features.clock.service import ClockService
-from rulings import Announcement
+from rulings import Announcement, BlindStructureError
 from storage import clocks
 from storage.db import create_schema, make_engine
+from storage.errors import AlreadyExists
 from tests.bot.test_clock_service import CHANNEL, Poster
 
 LEVEL_MINUTES = 0.05  # 3 s levels
@@ -200,3 +201,59 @@ async def test_a_warning_the_timer_could_not_post_in_time_is_dropped_not_posted_
             other.close()
         await service.stop()
         engine.dispose()
+
+
+async def test_clocks_started_together_share_one_transaction_and_a_refused_start_fails_alone(
+    tmp_path: Path,
+):
+    engine = file_engine(tmp_path / "clock.db")
+    commits = [0]
+    inserted_in: list[int] = []  # per clock row inserted: how many commits came before it
+
+    @event.listens_for(engine, "commit")
+    def _committed(_conn: Any) -> None:
+        commits[0] += 1
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _inserting(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.startswith("INSERT INTO clock "):
+            inserted_in.append(commits[0])
+
+    poster = Poster()
+    service = ClockService(Database(engine), poster, status_interval=600, warning_seconds=())
+    await service.start()
+    try:
+        channels = [CHANNEL, CHANNEL + 1, CHANNEL + 2, CHANNEL]  # the second in CHANNEL: refused
+        asked = [
+            service.start_clock(
+                guild_id=1,
+                channel_id=channel,
+                structure="bar-league",
+                created_by=9,
+                level_minutes=LEVEL_MINUTES,
+            )
+            for channel in channels
+        ]
+        unknown = service.start_clock(
+            guild_id=1, channel_id=CHANNEL + 3, structure="no-such", created_by=9
+        )
+        *results, refused = await asyncio.gather(*asked, unknown, return_exceptions=True)
+        started, again = results[:3], results[3]
+        assert [type(r).__name__ for r in started] == ["ClockRecord"] * 3
+        assert isinstance(again, AlreadyExists)
+        assert isinstance(refused, BlindStructureError)
+        assert len(inserted_in) == 3
+        assert len(set(inserted_in)) == 1  # one transaction
+        running = await Database(engine).run(clocks.list_running_clocks)
+        assert sorted(r.channel_id for r in running) == channels[:3]
+        await until_posted(poster, "Level 1")
+        level1 = sorted(c for c, text, *_ in poster.posts if text.startswith("Level 1"))
+        assert level1 == channels[:3]  # once each, none for the refused starts
+        for _ in range(100):  # the status messages' ids are stored behind their posts
+            running = await Database(engine).run(clocks.list_running_clocks)
+            if all(r.status_message_id is not None for r in running):
+                break
+            await asyncio.sleep(0.05)
+        assert {r.status_message_id for r in running} == {i for _, i, _ in poster.statuses}
+    finally:
+        await service.stop()

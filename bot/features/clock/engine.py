@@ -35,7 +35,7 @@ from typing import Any
 
 from bot.database import Database
 from bot.features.clock.jobs import ClockJobs
-from bot.features.clock.leases import Claim, arm_ahead, claim_due, settle
+from bot.features.clock.leases import Claim, arm_ahead, claim_due, settle, store_status_messages
 from bot.features.clock.posting import (
     ClockPoster,
     ClockStatus,
@@ -85,6 +85,7 @@ class LiveClock:
     lease_until: dt.datetime | None = None  # this instance's lease, as last written
     plan: list[Announcement] = field(default_factory=list)  # of ``planned`` state, in order
     planned: tuple[ClockState, dt.datetime] | None = None  # (state, until when) of ``plan``
+    line: tuple[str | None] | None = None  # the tournament line read with the start, once
 
     def due_by(self, state: ClockState, until: dt.datetime) -> list[Announcement]:
         """``announcements_between(state, None, until)``, from a plan kept per state.
@@ -145,6 +146,8 @@ class ClockEngine:
     _keeper: asyncio.Task[None] | None
     _posting: int  # announcement passes posting now (status edits wait for them)
     _quiet: asyncio.Event  # set when none is
+    _status_ids: dict[int, int | None]  # status messages posted, their ids to store
+    _status_storer: asyncio.Task[None] | None
 
     async def _adopt(self, clock_ids: set[int]) -> None:
         raise NotImplementedError  # ClockService's
@@ -523,7 +526,9 @@ class ClockEngine:
             web_base_url=self.web_base_url,
             record=live.record,  # kept up to date by every pass and action: no read
             remember=live.record is None,
+            tournament=live.line,
         )
+        live.line = None
         if done is None:
             return  # a paused or ended clock's status does not change: no edit
         live.last_status_edit = time.monotonic()
@@ -533,7 +538,7 @@ class ClockEngine:
             # Stored behind the post (a start's level 1 does not wait for this write); without
             # the timer (no background work) at once.
             if self.jobs.running:
-                self._spawn(self._store_status(clock_id, done.message_id), "clock-status-id")
+                self._store_status(clock_id, done.message_id)
             else:
                 await self.db.run(
                     clocks.set_status_message, clock_id=clock_id, message_id=done.message_id
@@ -541,11 +546,22 @@ class ClockEngine:
         if done.is_ended:
             self._forget(clock_id)
 
-    async def _store_status(self, clock_id: int, message_id: int | None) -> None:
-        try:
-            await self.db.run(clocks.set_status_message, clock_id=clock_id, message_id=message_id)
-        except Exception:  # the next status edit finds no message and posts one
-            log.warning("clock %s: could not store its status message", clock_id, exc_info=True)
+    def _store_status(self, clock_id: int, message_id: int | None) -> None:
+        """Store a status message's id behind its post, with those posted in the same tick."""
+        self._status_ids[clock_id] = message_id
+        if self._status_storer is None or self._status_storer.done():
+            self._status_storer = asyncio.create_task(self._store_statuses(), name="clock-ids")
+            self._tasks.add(self._status_storer)
+            self._status_storer.add_done_callback(self._tasks.discard)
+
+    async def _store_statuses(self) -> None:
+        await asyncio.sleep(0)  # the status messages posted in this tick join
+        while self._status_ids:
+            ids, self._status_ids = self._status_ids, {}
+            try:
+                await self.db.run(store_status_messages, message_ids=ids)
+            except Exception:  # the next status edit finds no message and posts one
+                log.warning("clocks %s: status messages not stored", sorted(ids), exc_info=True)
 
     def _forget(self, clock_id: int) -> None:
         self._live.pop(clock_id, None)

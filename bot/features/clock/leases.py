@@ -24,6 +24,7 @@ or the ``Database``) and touch no scheduler and no Discord.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import hashlib
 import logging
@@ -39,9 +40,10 @@ from typing import Any
 from sqlmodel import Session
 
 from bot.database import Database
-from rulings import Announcement, announcements_between, catch_up
-from storage import clocks
+from rulings import Announcement, BlindStructureError, ClockError, announcements_between, catch_up
+from storage import clocks, tournaments
 from storage.clocks import ClockRecord
+from storage.errors import AlreadyExists, NotFound
 
 log = logging.getLogger(__name__)
 
@@ -224,43 +226,87 @@ def claim_due(
     return claims, set(until) - owned
 
 
-def start_and_claim(
+@dataclass(frozen=True)
+class Started:
+    """One clock started by ``start_many``: its first claim and its tournament line (13)."""
+
+    claim: Claim
+    tournament: str | None
+
+
+def start_many(
     *,
     session: Session,
-    clock: Mapping[str, Any],
+    starts: Sequence[Mapping[str, Any]],
     now: dt.datetime,
     owner_id: str,
     lease_until: dt.datetime,
     ahead: dt.timedelta | None = None,
-) -> Claim:
-    """A clock's start (``clocks.add_clock(**clock)``) and its first claim, in one transaction.
+) -> list[Started | StartRefused]:
+    """Several clocks' starts (``clocks.add_clock(**start)``) and first claims, in one transaction.
 
-    With ``ahead``, what falls due in that time after ``now`` is claimed too (armed).
-
-    Raises:
-        AlreadyExists, BlindStructureError, ClockError: as ``clocks.add_clock``.
+    Each start claims its own level 1 (due at its ``started_at``) and, with ``ahead``, what
+    falls due in that time after ``now`` (armed); its channel's tournament line, for the status
+    message, is read in the same transaction. A start that ``add_clock`` refuses (a running
+    clock in the channel, an unknown structure, a length out of range: refused before anything
+    is written) gets that error in its place and the others go on; anything else fails the
+    whole transaction. One transaction for clocks started together: 200 starts in one second
+    would otherwise queue 200 transactions for SQLite's one write lock.
     """
-    record = clocks.add_clock(session=session, **clock, owner_id=owner_id, lease_until=lease_until)
+    made: dict[int, ClockRecord] = {}
+    results: list[StartRefused | int] = []
+    for start in starts:
+        try:
+            record = clocks.add_clock(
+                session=session, **start, owner_id=owner_id, lease_until=lease_until
+            )
+        except (AlreadyExists, BlindStructureError, ClockError) as exc:
+            results.append(StartRefused(exc))
+            continue
+        made[record.id] = record
+        results.append(record.id)
+    if not made:
+        return [r for r in results if isinstance(r, StartRefused)]
+    until = {cid: r.state.started_at for cid, r in made.items()}
     claims, _ = claim_due(
         session=session,
-        until={record.id: now},
+        until=until,
         now=now,
         collapse=False,
         owner_id=owner_id,
         lease_until=lease_until,
     )
-    claim = claims[0]
-    if ahead is None:
-        return claim
-    later = announcements_between(claim.record.state, now, now + ahead)
-    keys = [a.key for a in later if a.key not in claim.record.announced]
-    armed = clocks.record_many_announcements(session=session, keys={record.id: keys}, at=now)
-    announced = claim.record.announced | set(keys)
-    return replace(
-        claim,
-        record=replace(claim.record, announced=announced),
-        armed=claim.armed | set(armed[record.id]),
-    )
+    by_id = {c.record.id: c for c in claims}
+    if ahead is not None:
+        keys = {
+            cid: [
+                a.key
+                for a in announcements_between(c.record.state, until[cid], now + ahead)
+                if a.key not in c.record.announced
+            ]
+            for cid, c in by_id.items()
+        }
+        armed = clocks.record_many_announcements(session=session, keys=keys, at=now)
+        by_id = {
+            cid: replace(
+                c,
+                record=replace(c.record, announced=c.record.announced | set(keys[cid])),
+                armed=c.armed | set(armed.get(cid, ())),
+            )
+            for cid, c in by_id.items()
+        }
+    lines = {
+        cid: tournaments.tournament_status_line(session=session, channel_id=r.channel_id)
+        for cid, r in made.items()
+    }
+    return [r if isinstance(r, StartRefused) else Started(by_id[r], lines[r]) for r in results]
+
+
+@dataclass(frozen=True)
+class StartRefused:
+    """A start ``start_many`` refused: the error ``add_clock`` raised for it."""
+
+    error: AlreadyExists | BlindStructureError | ClockError
 
 
 def arm_ahead(
@@ -286,6 +332,13 @@ def arm_ahead(
     )
     wanted = {cid: ks for cid, ks in keys.items() if cid in owned and ks}
     return owned, clocks.record_many_announcements(session=session, keys=wanted, at=now)
+
+
+def store_status_messages(*, session: Session, message_ids: Mapping[int, int | None]) -> None:
+    """Several clocks' status message ids (``clocks.set_status_message``), one transaction."""
+    for clock_id, message_id in message_ids.items():
+        with contextlib.suppress(NotFound):  # gone: nothing to remember (nothing was written)
+            clocks.set_status_message(session=session, clock_id=clock_id, message_id=message_id)
 
 
 def _is_catch_up(key: str) -> bool:

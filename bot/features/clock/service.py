@@ -35,6 +35,7 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from bot.database import Database
 from bot.features.clock.engine import (
@@ -48,11 +49,13 @@ from bot.features.clock.engine import (
 )
 from bot.features.clock.jobs import ClockJobs
 from bot.features.clock.leases import (
+    Started,
+    StartRefused,
     is_dead_here,
     new_instance_id,
     release_leases,
     renew_and_adopt,
-    start_and_claim,
+    start_many,
 )
 from bot.features.clock.posting import POST_RETRY_DELAYS_S, ClockPoster, PostFailed
 from bot.features.clock.status import status_of
@@ -66,7 +69,17 @@ log = logging.getLogger(__name__)
 STATUS_INTERVAL_S = 30.0
 LEASE_S = 10.0
 POLL_INTERVAL_S = 0.5
+StartFuture = asyncio.Future[tuple[Started, dt.datetime]]
 __all__ = ["CLAIM_AHEAD_S", "STALE_WARNING_S", "STATUS_INTERVAL_S", "ClockService", "utcnow"]
+
+
+def _fail(
+    starts: Sequence[tuple[dict[str, Any], dt.timedelta | None, StartFuture]],
+    exc: BaseException,
+) -> None:
+    for *_, future in starts:
+        if not future.done():
+            future.set_exception(exc)
 
 
 class ClockService(ClockEngine):
@@ -127,6 +140,10 @@ class ClockService(ClockEngine):
         self._watcher: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()  # adoptions and changes being posted
         self._adopting: set[int] = set()
+        self._starts: list[tuple[dict[str, Any], dt.timedelta | None, StartFuture]] = []
+        self._starter: asyncio.Task[None] | None = None  # the starts queued, one transaction
+        self._status_ids: dict[int, int | None] = {}
+        self._status_storer: asyncio.Task[None] | None = None
         self.claim_ahead = claim_ahead
         self.stale_warning_s = stale_warning_s
         # On SQLite a write waits only for another writer, and while it waits nobody can adopt
@@ -190,9 +207,11 @@ class ClockService(ClockEngine):
         self._tasks.clear()
         self._adopting.clear()
         await self.jobs.stop()
-        for worker in (self._flusher, self._keeper):
+        for worker in (self._flusher, self._keeper, self._starter):
             if worker is not None and not worker.done():
                 worker.cancel()  # what it claimed and did not post, the adopter re-posts
+        _fail(self._starts, asyncio.CancelledError())  # queued, never begun: nothing written
+        self._starts = []
         self._batch.clear()
         armed = {cid: sorted(live.armed) for cid, live in self._live.items() if live.armed}
         self._live.clear()
@@ -335,7 +354,6 @@ class ClockService(ClockEngine):
             ClockError: a level length out of range.
         """
         now = self.now()
-        lease_until = now + self._lease()
         clock = {
             "guild_id": guild_id,
             "channel_id": channel_id,
@@ -347,20 +365,16 @@ class ClockService(ClockEngine):
             "ping_role_id": ping_role_id,
             "warning_seconds": self.warning_seconds if warning_seconds is None else warning_seconds,
         }
-        # The start and level 1's claim in one transaction: one write before the first post.
+        # The start and level 1's claim in one transaction, with the clocks started alongside
+        # (``_start_together``): one write before the first post.
         ahead = None
         if self.jobs.running and self.claim_ahead > 0:
             ahead = dt.timedelta(seconds=self.claim_ahead)
-        claim = await self.db.run(
-            start_and_claim,
-            clock=clock,
-            now=now,
-            owner_id=self.instance_id,
-            lease_until=lease_until,
-            ahead=ahead,
-        )
+        started, lease_until = await self._start_together(clock, ahead)
+        claim = started.claim
         record = claim.record
         live = LiveClock(asyncio.Lock(), channel_id, record=record, lease_until=lease_until)
+        live.line = (started.tournament,)  # read with the start: its status reads nothing
         self._live[record.id] = live
         async with live.lock:
             self._reschedule(record, now)  # level 2 is armed: its time holds whatever comes
@@ -369,7 +383,74 @@ class ClockService(ClockEngine):
             if ahead is not None:
                 live.armed_until = now + ahead
         self._kick_keeper()
+        storer = self._status_storer  # stored behind level 1, before the start's reply
+        if storer is not None and not storer.done():
+            await asyncio.wait({storer})  # it logs its own failure; the status is posted anyway
         return live.record or record
+
+    async def _start_together(
+        self, clock: dict[str, Any], ahead: dt.timedelta | None
+    ) -> tuple[Started, dt.datetime]:
+        """Start ``clock`` in one transaction with the others started in the same tick.
+
+        Returns its first claim (and tournament line) and the lease it holds until.
+
+        Raises:
+            AlreadyExists, BlindStructureError, ClockError: as ``clocks.add_clock``.
+        """
+        future: asyncio.Future[tuple[Started, dt.datetime]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._starts.append((clock, ahead, future))
+        if self._starter is None or self._starter.done():
+            self._starter = asyncio.create_task(self._start_pending(), name="clock-starts")
+        return await future
+
+    async def _start_pending(self) -> None:
+        """The queued starts, in one ``start_many`` transaction per tick (alone on a failure)."""
+        await asyncio.sleep(0)  # the starts asked for in this tick join
+        while self._starts:
+            batch, self._starts = self._starts, []
+            try:
+                for ahead in {b[1] for b in batch}:
+                    group = [b for b in batch if b[1] == ahead]
+                    try:
+                        await self._start_group(group)
+                    except Exception as exc:
+                        if len(group) == 1:
+                            _fail(group, exc)
+                            continue
+                        # A race with another instance for a channel, say: each start alone,
+                        # so that only the one concerned fails.
+                        for one in group:
+                            try:
+                                await self._start_group([one])
+                            except Exception as alone:
+                                _fail([one], alone)
+            except asyncio.CancelledError as exc:  # a stop: the starts not done fail with it
+                _fail(batch, exc)
+                raise
+
+    async def _start_group(
+        self, group: Sequence[tuple[dict[str, Any], dt.timedelta | None, StartFuture]]
+    ) -> None:
+        now = self.now()
+        lease_until = now + self._lease()
+        results = await self.db.run(
+            start_many,
+            starts=[clock for clock, _, _ in group],
+            now=now,
+            owner_id=self.instance_id,
+            lease_until=lease_until,
+            ahead=group[0][1],
+        )
+        for (*_, future), result in zip(group, results, strict=True):
+            if future.done():
+                continue
+            if isinstance(result, StartRefused):
+                future.set_exception(result.error)
+            else:
+                future.set_result((result, lease_until))
 
     async def act(
         self,

@@ -31,18 +31,21 @@ async def status_of(
     channel_id: int,
     web_base_url: str | None,
     card: bool = False,
+    tournament: tuple[str | None] | None = None,
 ) -> Reply:
     """The clock's status as ``/clock status`` (or, with ``card``, the status message) shows it.
 
     With ``channel_id``'s open tournament in one line (13), and the clock's live page when the
-    pages have a public address and the league shows it.
+    pages have a public address and the league shows it. ``tournament``: that line as the
+    caller read it just now (one item), instead of reading it.
     """
-    tournament = await db.run(tournaments.tournament_status_line, channel_id=channel_id)
+    if tournament is None:
+        tournament = (await db.run(tournaments.tournament_status_line, channel_id=channel_id),)
     url = None
     if web_base_url is not None:
         shown = await db.run(is_live_page_shown_for_guild, guild_id=record.guild_id)
         url = live_url(web_base_url, record.channel_id) if shown else None
-    return status_reply(record, now, tournament=tournament, card=card, live_url=url)
+    return status_reply(record, now, tournament=tournament[0], card=card, live_url=url)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ async def refresh_status(
     web_base_url: str | None,
     record: ClockRecord | None = None,
     remember: bool = True,
+    tournament: tuple[str | None] | None = None,
 ) -> Refreshed | None:
     """Edit (or post anew) the clock's status message; ``None`` when nothing changed.
 
@@ -71,13 +75,20 @@ async def refresh_status(
     not change, so it is not edited again. ``record``: the clock as the caller knows it to be
     now (its owner keeps it), instead of reading it. Without ``remember`` a new message's id
     is returned (``Refreshed.message_id``) and not stored: the caller stores it.
+    ``tournament``: the tournament line as ``status_of`` takes it.
     """
     if record is None:
         record = await db.run(clocks.get_clock, clock_id=clock_id)
     status = ClockStatus(
         clock_id=clock_id,
         reply=await status_of(
-            db, record, now, channel_id=record.channel_id, web_base_url=web_base_url, card=True
+            db,
+            record,
+            now,
+            channel_id=record.channel_id,
+            web_base_url=web_base_url,
+            card=True,
+            tournament=tournament,
         ),
         is_paused=position_at(record.state, now).is_paused,
         is_ended=record.is_ended,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -31,6 +32,8 @@ from rulings import Announcement, AnnouncementKind
 from storage.clocks import ClockRecord
 
 if TYPE_CHECKING:
+    from sqlmodel import Session
+
     from bot.surfaces.discord import LeagueBot
 
 log = logging.getLogger(__name__)
@@ -51,6 +54,13 @@ def _rejected(exc: discord.HTTPException) -> PostRejected | None:
     return None
 
 
+def _read_aloud(*, session: Session, channel_ids: Sequence[int]) -> dict[int, bool]:
+    """``clock_tts`` of several channels' leagues, in one transaction."""
+    from storage.live import is_clock_read_aloud
+
+    return {c: is_clock_read_aloud(session=session, channel_id=c) for c in channel_ids}
+
+
 class DiscordClockPoster:
     """Posts a clock's messages to Discord with the bot token."""
 
@@ -63,6 +73,8 @@ class DiscordClockPoster:
         self._spoken: dict[int, bool] = {}
         self._looked: dict[int, float] = {}  # time.monotonic() of each channel's lookup
         self._looking: dict[int, asyncio.Task[None]] = {}
+        self._to_look: set[int] = set()  # channels queued for the next lookup
+        self._lookups: asyncio.Task[None] | None = None
 
     async def announce(
         self,
@@ -120,16 +132,29 @@ class DiscordClockPoster:
         task.add_done_callback(lambda _: self._looking.pop(channel_id, None))
 
     async def _look_up(self, channel_id: int) -> None:
-        from storage.live import is_clock_read_aloud
+        """Look the setting up; the channels asked for meanwhile share one transaction.
 
+        200 clocks starting together would otherwise queue 200 reads, one per first post.
+        """
+        self._to_look.add(channel_id)
+        if self._lookups is None or self._lookups.done():
+            self._lookups = asyncio.create_task(self._look_up_queued())
+        await asyncio.shield(self._lookups)  # it ends once every channel queued is looked up
+
+    async def _look_up_queued(self) -> None:
+        await asyncio.sleep(0)  # the lookups asked for in this tick join
         db = getattr(self.bot, "db", None)
-        try:
-            spoken = db is not None and await db.run(is_clock_read_aloud, channel_id=channel_id)
-        except Exception:  # the last answer stands (none: not read aloud)
-            log.warning("could not look up clock_tts for channel %s", channel_id, exc_info=True)
-            return
-        self._spoken[channel_id] = bool(spoken)
-        self._looked[channel_id] = time.monotonic()
+        while self._to_look:
+            channels, self._to_look = sorted(self._to_look), set()
+            try:
+                spoken = {} if db is None else await db.run(_read_aloud, channel_ids=channels)
+            except Exception:  # the last answers stand (none: not read aloud)
+                log.warning("could not look up clock_tts for channels %s", channels, exc_info=True)
+                continue
+            now = time.monotonic()
+            for channel_id in channels:
+                self._spoken[channel_id] = bool(spoken.get(channel_id))
+                self._looked[channel_id] = now
 
     async def post_status(self, channel_id: int, status: ClockStatus) -> int:
         """Post the live status message with its director buttons.
