@@ -243,26 +243,6 @@ def make_engine(url: str = DEFAULT_URL, *, echo: bool = False) -> Engine:
     return engine
 
 
-def has_tables(url: str) -> bool:
-    """Whether ``url`` names a database with pokerfloor's tables, found without writing.
-
-    A missing SQLite file is not created and an in-memory one is empty: both are False.
-    """
-    from sqlalchemy import inspect
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and (
-        not parsed.database or parsed.database == ":memory:" or not Path(parsed.database).exists()
-    ):
-        return False
-    engine = make_engine(url)
-    try:
-        return "league" in inspect(engine).get_table_names()
-    finally:
-        engine.dispose()
-
-
 def create_schema(engine: Engine) -> None:
     """Create every table of the current models and stamp the database at the head revision.
 
