@@ -3,40 +3,49 @@
 Answerable: the labelled queries of ``tests/rulings/rulebook/rule_queries.toml`` (each has a
 passage that answers it). Out of scope: ``calib_none.toml`` and ``scope_none.toml`` beside it
 (questions no bundled book answers; those marked ``doubt`` are left out). Never a sealed batch.
-A quarter of every set, chosen by a hash of the query, is held out of every fit.
+A quarter of every set, chosen by a hash of the query (``crossfit_models.query_part`` 0), is
+held out of every fit.
 
 Each query is ranked without the decision (``RuleIndex.ranked``); one the ranking already turns
 away counts as "no rule answers this" and is not fitted on. A logistic regression (classes
 weighed equally, features standardised, Newton steps, numpy only) over ``FEATURES`` is fitted
-on the rest, and the threshold is the highest that turns away at most ``--answerable-max`` (1%,
-chosen before the held-out figures were read) of the answerable queries fitted on.
+on the rest, and the threshold is the highest that turns away at most ``--answerable-max`` of
+the answerable queries fitted on, the ranking's own refusals counted (seen: 2%; unseen:
+``--unseen-max``, 1%; chosen before the held-out figures were read).
 
-Two fits: ``seen``, on the scores of the model as shipped; ``unseen``, on the scores of the
-leave-one-book-out fold models (``--folds``, one folder a book, as ``benchmarks/rules.py
---unseen`` builds them): each book's queries scored by the fold that never saw the book nor its
-queries, the out-of-scope questions by every fold, that book the league's own. The unseen fit
-is also measured nested: for each book X, fitted on the other four folds and measured on X's.
+``seen``, with ``--crossfit DIR`` (``tools/crossfit_models.py``): on cross-fitted scores, each
+labelled query scored by the model built without its quarter of the queries (the shipped
+model was tuned on every one of them, so its scores on them run higher than a fresh
+question's), the out-of-scope questions by each of those models. Without ``--crossfit``: on the
+shipped model's scores, as before. The seen fit is also measured as it runs: the out-of-scope
+questions held out and the fresh answerable check (``scope_answerable.toml``, questions no model
+saw, never fitted on) scored by the shipped model; beside each figure, the ranking alone's and
+the bundled fit's on the same rows.
 
-Printed: the fitted and held-out figures, the fresh answerable check (``scope_answerable.toml``,
-questions the shipped model never saw, never fitted on), the nested leave-one-book-out table.
+``unseen`` (with ``--folds``; else the bundled table is kept): on the scores of the
+leave-one-book-out fold models (one folder a book, as ``benchmarks/rules.py --unseen`` builds
+them): each book's queries scored by the fold that never saw the book nor its queries, the
+out-of-scope questions by every fold, that book the league's own. Also measured nested: for each
+book X, fitted on the other four folds and measured on X's.
 
-    python tools/fit_answers.py --folds /work/folds [--write]
+    python tools/crossfit_models.py --out build/crossfit
+    python tools/fit_answers.py --crossfit build/crossfit [--folds /work/folds] [--write]
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import io
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from crossfit_models import PARTS, query_part
 
-from rulings.rulebook.answers import FEATURES, decision_features
+from rulings.rulebook.answers import FEATURES, AnswerModel, decision_features
 from rulings.rulebook.search import RuleIndex, load_rulebooks
 from rulings.rulebook.semantic import StaticModel, cache_file
 
@@ -60,8 +69,11 @@ def _labelled() -> list[tuple[str, frozenset[str]]]:
 
 
 def held_out(text: str) -> bool:
-    """Whether a query is in the held-out quarter (a hash of its text, stable across runs)."""
-    return hashlib.sha1(text.encode("utf-8")).digest()[0] % 4 == 0
+    """Whether a query is in the held-out quarter (a hash of its text, stable across runs).
+
+    The quarter is part 0 of the cross-fitted models' split (``crossfit_models.query_part``).
+    """
+    return query_part(text) == 0
 
 
 @dataclass
@@ -143,8 +155,13 @@ class Fit:
 
 
 def fit(answerable: Rows, outside: Rows, answerable_max: float) -> Fit:
-    """Fit on the rows not held out and not already turned away by the ranking."""
-    a = answerable.x[~answerable.held & ~answerable.refused]
+    """Fit on the rows not held out and not already turned away by the ranking.
+
+    The threshold is the highest that says "no rule answers this" to at most
+    ``answerable_max`` of the answerable rows fitted on, the ranking's own refusals counted.
+    """
+    fitted = ~answerable.held
+    a = answerable.x[fitted & ~answerable.refused]
     o = outside.x[~outside.held & ~outside.refused]
     x = np.vstack([a, o])
     y = np.r_[np.ones(len(a)), np.zeros(len(o))]
@@ -154,7 +171,8 @@ def fit(answerable: Rows, outside: Rows, answerable_max: float) -> Fit:
     weights = beta[1:] / std
     bias = float(beta[0] - weights @ mean)
     confidence = np.sort(1 / (1 + np.exp(-np.clip(bias + a @ weights, -60, 60))))
-    return Fit(weights, bias, float(confidence[int(answerable_max * len(a))]))
+    budget = int(answerable_max * int(fitted.sum())) - int(answerable.refused[fitted].sum())
+    return Fit(weights, bias, float(confidence[min(max(0, budget), len(a) - 1)]))
 
 
 def _rate(said: np.ndarray) -> str:
@@ -196,27 +214,89 @@ def _table(name: str, result: Fit, notes: Sequence[str]) -> str:
     return f"[{name}]\n{comments}" + "".join(f"{k} = {float(v):.6g}\n" for k, v in values.items())
 
 
-def main() -> None:
-    """Fit both decisions, print the figures, and write the weights with ``--write``."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--answerable-max", type=float, default=0.01)
-    parser.add_argument("--folds", type=Path, required=True, help="the fold models' folder")
-    parser.add_argument("--write", action="store_true", help="write answer_weights.toml")
-    args = parser.parse_args()
-    index = load_rulebooks()
-    labelled = _labelled()
+def _crossfit_index(index: RuleIndex, folder: Path) -> RuleIndex:
+    """The index of every book, searched with the model of ``folder`` (it saw every book)."""
+    if not (folder / "DONE").exists():
+        raise SystemExit(f"{folder}: not built (tools/crossfit_models.py)")
+    model = StaticModel.load(folder)
+    with np.load(io.BytesIO(cache_file(model, index.passages))) as data:
+        vectors = data["vectors"].astype(np.float32)
+        known = dict(zip([str(k) for k in data["keys"]], vectors, strict=True))
+    return RuleIndex(index.books, home=index.home, model=model, shipped=known)
+
+
+def crossfit_rows(
+    index: RuleIndex, folder: Path, texts: Sequence[str], outside_texts: Sequence[str]
+) -> tuple[Rows, Rows]:
+    """Each labelled query scored by the model blind to its part; the out of scope by each model.
+
+    The out-of-scope questions are scored by every part's model, beside that model's own
+    answerable rows: both classes as one model scores them, as the shipped model scores both
+    at run time (no model saw an out-of-scope question, so these rows are fresh either way).
+    """
+    parts = np.array([query_part(t) for t in texts])
+    x = np.zeros((len(texts), len(FEATURES)))
+    refused = np.zeros(len(texts), dtype=bool)
+    outside = []
+    for k in range(PARTS):
+        model_index = _crossfit_index(index, folder / f"part-{k}")
+        mine = np.flatnonzero(parts == k)
+        rows = features(model_index, [texts[int(i)] for i in mine])
+        x[mine], refused[mine] = rows.x, rows.refused
+        outside.append(features(model_index, outside_texts))
+    return Rows(x, refused, np.array([held_out(t) for t in texts])), Rows.join(outside)
+
+
+def _bundled_fit() -> Fit:
+    model = AnswerModel.bundled()
+    return Fit(np.array(model.weights), model.bias, model.threshold)
+
+
+def _crossfit_report(
+    result: Fit, rows: dict[str, Rows], label: str = "seen (cross-fitted scores)"
+) -> list[str]:
+    """The figures of a seen fit: cross-fitted, then as the shipped model scores at run time."""
+    lines = _report(label, result, rows["answerable"], rows["outside"])
+    shipped, fresh = rows["shipped_outside"], rows["fresh"]
+    o, f = result.says_none(shipped), result.says_none(fresh)
+    more = [
+        f"  shipped model (run time): out of scope held out {_rate(o[shipped.held])}"
+        f" (ranking alone {_rate(shipped.refused[shipped.held])})",
+        f"  fresh answerable check (wrongly): {_rate(f)} (ranking alone {_rate(fresh.refused)})",
+    ]
+    for line in more:
+        _say(line)
+    return lines + more
+
+
+def _rows_cached(path: Path | None, make: Callable[[], dict[str, Rows]]) -> dict[str, Rows]:
+    """``make()``'s rows, kept in ``path`` (an npz) when given and read back from it if there."""
+    if path is not None and path.exists():
+        with np.load(path) as data:
+            names = {k.split(".")[0] for k in data.files}
+            return {n: Rows(data[f"{n}.x"], data[f"{n}.refused"], data[f"{n}.held"]) for n in names}
+    rows = make()
+    if path is not None:
+        arrays = {
+            f"{n}.{f}": getattr(r, f) for n, r in rows.items() for f in ("x", "refused", "held")
+        }
+        np.savez(path, **arrays)
+    return rows
+
+
+def _unseen(
+    index: RuleIndex,
+    folds: Path,
+    labelled: Sequence[tuple[str, frozenset[str]]],
+    outside_texts: Sequence[str],
+    answerable_max: float,
+) -> tuple[Fit, list[str]]:
+    """The unseen fit on the fold models, with its nested leave-one-book-out table."""
     texts = [q for q, _ in labelled]
-    outside_texts = [q for path in OUT_OF_SCOPE for q in _queries(path)]
-    answerable, outside = features(index, texts), features(index, outside_texts)
-    seen = fit(answerable, outside, args.answerable_max)
-    seen_notes = _report("seen (the shipped model)", seen, answerable, outside)
-    fresh = seen.says_none(features(index, _queries(FRESH)))
-    seen_notes.append(f"  fresh answerable check (wrongly): {_rate(fresh)}")
-    _say(seen_notes[-1])
     books = sorted(index.books)
     by_fold: dict[str, tuple[Rows, Rows]] = {}
     for book in books:
-        fold = _fold_index(index, args.folds, book)
+        fold = _fold_index(index, folds, book)
         mine = np.array([book in answered for _, answered in labelled])
         rows = features(fold, [t for t, m in zip(texts, mine, strict=True) if m])
         by_fold[book] = (rows, features(fold, outside_texts))
@@ -226,7 +306,7 @@ def main() -> None:
         nested = fit(
             Rows.join([a for a, _ in others]),
             Rows.join([o for _, o in others]),
-            args.answerable_max,
+            answerable_max,
         )
         a, o = nested.says_none(by_fold[book][0]), nested.says_none(by_fold[book][1])
         held = by_fold[book][1].held
@@ -238,8 +318,56 @@ def main() -> None:
         _say(line)
     all_a = Rows.join([a for a, _ in by_fold.values()])
     all_o = Rows.join([o for _, o in by_fold.values()])
-    unseen = fit(all_a, all_o, args.answerable_max)
+    unseen = fit(all_a, all_o, answerable_max)
     unseen_notes[:0] = _report("unseen (the fold models, all five)", unseen, all_a, all_o)
+    return unseen, unseen_notes
+
+
+def main() -> None:
+    """Fit the decisions, print the figures, and write the weights with ``--write``."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "--answerable-max", type=float, default=0.02, help="the seen fit's refusal budget"
+    )
+    parser.add_argument("--unseen-max", type=float, default=0.01, help="the unseen fit's")
+    parser.add_argument("--crossfit", type=Path, help="the cross-fitted models' folder")
+    parser.add_argument("--folds", type=Path, help="the fold models' folder (else keep unseen)")
+    parser.add_argument("--rows", type=Path, help="keep the seen fit's feature rows here")
+    parser.add_argument("--write", action="store_true", help="write answer_weights.toml")
+    args = parser.parse_args()
+    index = load_rulebooks()
+    labelled = _labelled()
+    texts = [q for q, _ in labelled]
+    outside_texts = [q for path in OUT_OF_SCOPE for q in _queries(path)]
+    previous = _bundled_fit()
+
+    def make() -> dict[str, Rows]:
+        out = {
+            "shipped_outside": features(index, outside_texts),
+            "fresh": features(index, _queries(FRESH)),
+        }
+        if args.crossfit is not None:
+            out["answerable"], out["outside"] = crossfit_rows(
+                index, args.crossfit, texts, outside_texts
+            )
+        else:
+            out["answerable"], out["outside"] = features(index, texts), out["shipped_outside"]
+        return out
+
+    rows = _rows_cached(args.rows, make)
+    _crossfit_report(previous, rows, "peer: the seen fit as bundled, on the same rows")
+    seen = fit(rows["answerable"], rows["outside"], args.answerable_max)
+    label = "seen (cross-fitted scores)" if args.crossfit else "seen (the shipped model)"
+    seen_notes = _crossfit_report(seen, rows, label)
+    seen_notes.insert(
+        0, f"threshold: at most {args.answerable_max:.0%} of the answerable fitted on refused"
+    )
+    if args.folds is not None:
+        unseen, unseen_notes = _unseen(index, args.folds, labelled, outside_texts, args.unseen_max)
+        unseen_table = _table("unseen", unseen, unseen_notes)
+    else:
+        unseen_table = WEIGHTS.read_text(encoding="utf-8").split("[unseen]", 1)[1]
+        unseen_table = "[unseen]" + unseen_table
     if args.write:
         head = (
             '# The "does it answer" decision (rulings/rulebook/answers.py), fitted by\n'
@@ -247,11 +375,7 @@ def main() -> None:
             "# answered 'no rule answers this').\n"
         )
         WEIGHTS.write_text(
-            head
-            + "\n"
-            + _table("seen", seen, seen_notes)
-            + "\n"
-            + _table("unseen", unseen, unseen_notes),
+            head + "\n" + _table("seen", seen, seen_notes) + "\n" + unseen_table,
             encoding="utf-8",
         )
         _say(f"written to {WEIGHTS.relative_to(ROOT)}")
