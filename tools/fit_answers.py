@@ -10,8 +10,9 @@ Each query is ranked without the decision (``RuleIndex.ranked``); one the rankin
 away counts as "no rule answers this" and is not fitted on. A logistic regression (classes
 weighed equally, features standardised, Newton steps, numpy only) over ``FEATURES`` is fitted
 on the rest, and the threshold is the highest that turns away at most ``--answerable-max`` of
-the answerable queries fitted on, the ranking's own refusals counted (seen: 2%; unseen:
-``--unseen-max``, 1%; chosen before the held-out figures were read).
+the answerable queries fitted on (seen: 2%, the ranking's own refusals counted; unseen:
+``--unseen-max``, 1% of those the ranking did not turn away, as before; chosen before the
+held-out figures were read).
 
 ``seen``, with ``--crossfit DIR`` (``tools/crossfit_models.py``): on cross-fitted scores, each
 labelled query scored by the model built without its quarter of the queries (the shipped
@@ -154,11 +155,14 @@ class Fit:
         return out
 
 
-def fit(answerable: Rows, outside: Rows, answerable_max: float) -> Fit:
+def fit(
+    answerable: Rows, outside: Rows, answerable_max: float, *, count_refused: bool = True
+) -> Fit:
     """Fit on the rows not held out and not already turned away by the ranking.
 
     The threshold is the highest that says "no rule answers this" to at most
-    ``answerable_max`` of the answerable rows fitted on, the ranking's own refusals counted.
+    ``answerable_max`` of the answerable rows fitted on, the ranking's own refusals counted
+    (``count_refused=False``: of those the ranking did not turn away, the unseen fit's rule).
     """
     fitted = ~answerable.held
     a = answerable.x[fitted & ~answerable.refused]
@@ -171,7 +175,9 @@ def fit(answerable: Rows, outside: Rows, answerable_max: float) -> Fit:
     weights = beta[1:] / std
     bias = float(beta[0] - weights @ mean)
     confidence = np.sort(1 / (1 + np.exp(-np.clip(bias + a @ weights, -60, 60))))
-    budget = int(answerable_max * int(fitted.sum())) - int(answerable.refused[fitted].sum())
+    budget = int(answerable_max * len(a))
+    if count_refused:
+        budget = int(answerable_max * int(fitted.sum())) - int(answerable.refused[fitted].sum())
     return Fit(weights, bias, float(confidence[min(max(0, budget), len(a) - 1)]))
 
 
@@ -307,6 +313,7 @@ def _unseen(
             Rows.join([a for a, _ in others]),
             Rows.join([o for _, o in others]),
             answerable_max,
+            count_refused=False,
         )
         a, o = nested.says_none(by_fold[book][0]), nested.says_none(by_fold[book][1])
         held = by_fold[book][1].held
@@ -318,7 +325,7 @@ def _unseen(
         _say(line)
     all_a = Rows.join([a for a, _ in by_fold.values()])
     all_o = Rows.join([o for _, o in by_fold.values()])
-    unseen = fit(all_a, all_o, answerable_max)
+    unseen = fit(all_a, all_o, answerable_max, count_refused=False)
     unseen_notes[:0] = _report("unseen (the fold models, all five)", unseen, all_a, all_o)
     return unseen, unseen_notes
 
