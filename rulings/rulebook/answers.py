@@ -1,7 +1,7 @@
 """Whether the best passage answers the question, or the books have no rule on it.
 
-The search always finds a nearest passage; a question no book rules on ("who won the world
-series", "is there wifi") must not be answered with one. The decision is calibrated, not a word
+The search always finds a nearest passage; a question no book rules on ("who won the super
+bowl", "is there wifi") must not be answered with one. The decision is calibrated, not a word
 list: a logistic model over signals read off the books themselves (``scope.py``: how many of
 the query's words the books use, how much of its weight one passage holds, whether it names
 the books' topics, the best meaning score against the query's own scores and against the books'
@@ -9,11 +9,13 @@ headings), beside the best meaning score and whether the query is poker talk. It
 ``tools/fit_answers.py`` on the labelled in-scope queries
 (``tests/rulings/rulebook/rule_queries.toml``) against questions written to be out of scope
 (``calib_none.toml``, ``scope_none.toml``), a quarter of each held out, never on a sealed
-batch. Two fits ship in ``rulings/data/answer_weights.toml``: ``seen``, on the scores of the
-model as shipped, for books it was tuned on; ``unseen``, on the scores of the leave-one-book-out
-fold models (each book's queries scored by a model that never saw that book), for a league's own
-book the model never saw, whose scores run lower (the seen fit turned away a third of such a
-book's real questions).
+batch. Two fits ship in ``rulings/data/answer_weights.toml``: ``seen``, for books the model
+was tuned on, on cross-fitted scores (each labelled query scored by a model built without its
+quarter of the queries, ``tools/crossfit_models.py``: the shipped model's own scores on the
+queries it was tuned on run higher than a fresh question's); ``unseen``, on the scores of the
+leave-one-book-out fold models (each book's queries scored by a model that never saw that
+book), for a league's own book the model never saw, whose scores run lower (the seen fit turned
+away a third of such a book's real questions).
 """
 
 from __future__ import annotations
