@@ -987,6 +987,7 @@ def unseen_transfer_oracle(sample: int) -> None:
     queries = load_queries(sealed=False)
     index = load_rulebooks()
     strengths = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+    aligned: dict[str, list[float]] = {}
     print("X's passages moved towards the centroid of half of X's own queries (an oracle);")
     print("top-1 / top-3 on the other half, the unseen fusion as shipped, by strength")
     print(f"{'book X':24} {'n':>4}  " + "  ".join(f"{s:>15}" for s in strengths))
@@ -1014,6 +1015,38 @@ def unseen_transfer_oracle(sample: int) -> None:
             cells.append(f"{row[1] / row[0]:6.1%} / {row[2] / row[0]:6.1%}")
         semantic.vectors = original
         print(f"{book:24} {len(measured):>4}  " + "  ".join(f"{c:>15}" for c in cells), flush=True)
+        aligned[book] = _alignment(fold, model, mine)
+    print("\nhow well the topic is matched: the cosine with the centroid of the passage's own")
+    print("queries (X's, the sample) of: the passage itself; its nearest seen passage's query")
+    print("centroid (round five, k 1); the mean of its 3 nearest's; the best seen centroid")
+    for book, cosines in aligned.items():
+        print(f"{book:24} " + "  ".join(f"{c:5.3f}" for c in cosines))
+
+
+def _alignment(fold: RuleIndex, model: StaticModel, mine: list[dict[str, Any]]) -> list[float]:
+    """The oracle's diagnostic: mean cosines with each of X's passages' own-query centroid."""
+    semantic = fold.index.semantic
+    assert semantic is not None
+    passages = list(fold.index.passages)
+    where, own = query_centroids(model, passages, mine)
+    oracle = dict(zip(where.tolist(), own, strict=True))
+    seen_at = np.flatnonzero(semantic.seen)
+    book = str(fold.index.home)
+    found, centroids = query_centroids(
+        model, [passages[i] for i in seen_at], training_queries(book)
+    )
+    whole = semantic.vectors[semantic.starts]
+    targets = [int(i) for i in np.flatnonzero(fold._own_unseen) if int(i) in oracle]
+    truth = np.array([oracle[t] for t in targets])
+    nearest = np.argsort(-(whole[targets] @ whole[seen_at[found]].T), axis=1)[:, :3]
+    three = centroids[nearest].mean(axis=1)
+    three /= np.linalg.norm(three, axis=1, keepdims=True)
+    return [
+        float(np.mean(np.sum(whole[targets] * truth, axis=1))),
+        float(np.mean(np.sum(centroids[nearest[:, 0]] * truth, axis=1))),
+        float(np.mean(np.sum(three * truth, axis=1))),
+        float(np.mean((truth @ centroids.T).max(axis=1))),
+    ]
 
 
 def _home_elsewhere(
