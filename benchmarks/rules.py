@@ -1086,13 +1086,14 @@ def _engine(index: RuleIndex) -> Callable[[str], list[Passage | None]]:
 
 def out_of_scope(index: RuleIndex, queries: list[dict[str, Any]], *, sealed: bool) -> None:
     """How often the search says "no rule answers this", on questions no book answers and on
-    answerable ones: as shipped (the ranking's own "no match"), and with the fitted decision
-    switched on (``decide=True``, its ``seen`` fit: the league's book here is BTown). The
+    answerable ones: the ranking alone (its own "no match", ``decide=False``) and with the fitted
+    decision, as shipped (``decide=True``, its ``seen`` fit: the league's book here is BTown). The
     calibration questions (``calib_none.toml``, ``scope_none.toml``, doubtful ones left out) are
     split as ``tools/fit_answers.py`` splits them: a quarter held out by a hash of the text."""
     import hashlib
 
     fitted = RuleIndex(index.books, home=index.home, decide=True)
+    index = RuleIndex(index.books, home=index.home, decide=False)  # the ranking alone
     calibration = [
         str(q["q"])
         for path in (CALIB_NONE, HERE / "scope_none.toml")
@@ -1112,7 +1113,7 @@ def out_of_scope(index: RuleIndex, queries: list[dict[str, Any]], *, sealed: boo
         for batch in sorted({str(q["slice"]) for q in sealed_in}):
             texts = [str(q["q"]) for q in sealed_in if q["slice"] == batch]
             sets.append((f"  {batch}, answerable", texts, True))
-    print('"no rule answers this" (share of the questions)              n  shipped  decision')
+    print('"no rule answers this" (share of the questions)              n    alone  decision')
     for label, texts, answerable in sets:
         said = sum(not index.search(t).found for t in texts) / max(len(texts), 1)
         alone = sum(not fitted.search(t).found for t in texts) / max(len(texts), 1)

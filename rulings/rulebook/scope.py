@@ -93,7 +93,8 @@ def build_basis(
     heading_cosine: np.ndarray,
 ) -> ScopeBasis:
     """The basis over an index's terms (``postings`` as the lexical index keeps them)."""
-    topics = {w for p in passages for h in (*p.headings, p.title) for w in content_stems(h)}
+    texts = {h for p in passages for h in (*p.headings, p.title)}
+    topics = {w for text in texts for w in content_stems(text)}
     return ScopeBasis(
         known=frozenset(idf) | glossary_words,
         idf=idf,
@@ -113,7 +114,7 @@ def basis_for(
     """The basis of an index: its terms, and its headings' meaning scores (one per passage)."""
     own = np.zeros(len(passages), dtype=np.float64)
     if semantic is not None:
-        own = np.array([semantic.scores(p.title)[i] for i, p in enumerate(passages)])
+        own = semantic.own_scores([p.title for p in passages]).astype(np.float64)
     return build_basis(
         lexical.idf,
         lexical.postings,

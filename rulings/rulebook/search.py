@@ -257,7 +257,7 @@ class RuleIndex:
         model: Embedder | None = None,
         shipped: Mapping[str, np.ndarray] | None = None,
         answer_model: AnswerModel | None = None,
-        decide: bool = False,
+        decide: bool | None = None,
     ) -> None:
         """Index ``books``; ``home`` is the league's own book (ranked first), if loaded.
 
@@ -267,9 +267,11 @@ class RuleIndex:
         book's passages the model was not tuned on get the unseen fusion, see ``ranked``);
         ``decide=True`` adds the fitted "does it answer" decision (``answer_model``, else the
         bundled one: its ``unseen`` fit when the league's own book is one the model was not
-        tuned on). It is off by default: it turns away more real questions than the issue
-        allows (docs/rule-search.md, "No rule answers this"), so the ranking's own ``found``
-        decides.
+        tuned on) to the ranking's own ``found``; ``decide=False`` leaves the ranking alone to
+        decide. The default adds it (its ``seen`` fit) when every loaded book is one the model was
+        tuned on, and leaves the ranking alone when a book it was not is loaded (a
+        ``RULEBOOK_DIR`` book or an edited passage): on such a book both fits turned away too
+        many of its real questions (docs/rule-search.md, "No rule answers this").
         """
         self.index = build_index(
             books, home=home, glossary=glossary, semantic=semantic, model=model, shipped=shipped
@@ -284,6 +286,8 @@ class RuleIndex:
         self._unseen_fusion = bool(self._own_unseen.any())
         self.answer_model: AnswerModel | None = None
         self.scope: ScopeBasis | None = None
+        if decide is None:
+            decide = vectors is not None and bool(vectors.seen.all())
         if decide:
             self.answer_model = answer_model or AnswerModel.bundled(unseen=self._unseen_fusion)
             index = self.index

@@ -291,3 +291,16 @@ class SemanticIndex:
         # Each passage's rows are contiguous (whole text first, then its sentences).
         best: np.ndarray = np.maximum.reduceat(sims, self.starts)
         return best
+
+    def own_scores(self, texts: Sequence[str]) -> np.ndarray:
+        """For each passage ``i``, ``scores(texts[i])[i]``: one text a passage, batched.
+
+        Equal texts are embedded once (passages of a section share their titles).
+        """
+        unique = list(dict.fromkeys(texts))
+        where = {text: i for i, text in enumerate(unique)}
+        embedded = self.model.embed(unique)[[where[t] for t in texts]]
+        # Each row against its own passage's text: the rows of passage i dotted with text i.
+        sims = np.einsum("rd,rd->r", self.vectors, embedded[self.owners])
+        best: np.ndarray = np.maximum.reduceat(sims, self.starts)
+        return best

@@ -36,17 +36,24 @@ TRAIN_BAR = {"top1": 0.85, "top3": 0.98}
 # benchmarks/rules.py's docstring, measured once).
 # Batch C, written for issue 24 and first measured with this model, holds what it reached then
 # (85.0 / 96.2, paraphrases 83.7 / 96.9): below the issue's target (90 / 97), a bar to keep, not
-# a goal met.
+# a goal met. With the "does it answer" decision on (measured once: it turns away 1 of C's 160,
+# 0.6%), one question fewer may count: 135 / 153 of 160, paraphrases 81 / 94 of 98 at worst.
 SEALED_BAR = {
     "A": {"overall": {"top1": 0.88, "top3": 0.95}, "paraphrase": {"top1": 0.84, "top3": 0.90}},
     "B": {"overall": {"top1": 0.88, "top3": 0.95}, "paraphrase": {"top1": 0.84, "top3": 0.90}},
-    "C": {"overall": {"top1": 0.85, "top3": 0.96}, "paraphrase": {"top1": 0.83, "top3": 0.96}},
+    "C": {"overall": {"top1": 0.84, "top3": 0.95}, "paraphrase": {"top1": 0.82, "top3": 0.95}},
 }
 
 
 @pytest.fixture(scope="module")
 def index() -> RuleIndex:
     return load_rulebooks()
+
+
+@pytest.fixture(scope="module")
+def ranking(index: RuleIndex) -> RuleIndex:
+    """The ranking alone, without the "does it answer" decision: for what the ranking does."""
+    return RuleIndex(index.books, home=index.home, decide=False)
 
 
 def load_queries(path: Path = QUERIES) -> list[dict[str, Any]]:
@@ -322,9 +329,11 @@ def test_joined_and_split_words(index):
         ("firstbreak", "btown-poker-league 2.B [1st BREAK]"),
     ],
 )
-def test_4_b_a_joined_word_is_split_before_stemming(index, query, key):
-    # "secondchance" must not be read as a form of "second"; number words split off too.
-    assert top_key(index, query) == key
+def test_4_b_a_joined_word_is_split_before_stemming(ranking, query, key):
+    # "secondchance" must not be read as a form of "second"; number words split off too. (The
+    # ranking's reading: with the decision on, a lone "firstbreak" is offered as the closest
+    # section, not an answer; docs/rule-search.md, "No rule answers this".)
+    assert top_key(ranking, query) == key
 
 
 def test_2_g_d_13_a_doubled_letter_is_a_typo_not_two_words(index):
@@ -772,9 +781,9 @@ def test_a_book_name_with_typos_and_a_dropped_letter_names_it(index):
     assert keys[0] == "red-white-blue-league No-Limit Betting Rules 10"
 
 
-def test_a_title_page_is_not_the_answer_to_a_rules_question(index):
+def test_a_title_page_is_not_the_answer_to_a_rules_question(ranking):
     for query in ("undercall rwb", "red white blue blinds", "rwb chips"):
-        top = index.search(query).matches[0]
+        top = ranking.search(query).matches[0]
         assert top.section != "Red, White, and Blue Poker League", query
 
 

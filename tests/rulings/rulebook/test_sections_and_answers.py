@@ -97,8 +97,9 @@ def test_a_question_no_book_rules_on_offers_closest_not_answers(index):
     assert not any(m.answers for m in result.closest)
 
 
-def test_the_decision_is_off_unless_asked_for(index):
-    assert index.answer_model is None
-    deciding = RuleIndex(index.books, home=index.home, decide=True)
-    assert deciding.answer_model == AnswerModel.bundled()
-    assert deciding.search("oversized chip").matches[0].section == "2.G.d.6"
+def test_the_decision_is_on_by_default_and_can_be_left_out(index):
+    assert index.answer_model == AnswerModel.bundled()
+    alone = RuleIndex(index.books, home=index.home, decide=False)
+    assert alone.answer_model is None
+    assert alone.search("oversized chip").matches[0].section == "2.G.d.6"
+    assert index.search("oversized chip").matches[0].section == "2.G.d.6"
