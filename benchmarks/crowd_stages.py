@@ -224,7 +224,8 @@ def report(timed: dict[int, tuple[float, float | None, str]], worst: int = 10) -
             lines.append(
                 f"loop CPU from the crowd's first interaction parsed to its last: "
                 f"{(got[-1][1] - got[0][1]) * 1000:.0f} ms in {(got[-1][0] - got[0][0]) * 1000:.0f}"
-                f" ms of wall; parsing one: p50 {statistics.median(PARSE_CPU) * 1000:.2f} ms CPU"
+                f" ms of wall ({(got[-1][1] - got[0][1]) * 1000 / (len(got) - 1):.2f} ms an "
+                f"interaction); parsing one: p50 {statistics.median(PARSE_CPU) * 1000:.2f} ms CPU"
             )
         arrived = [s["recv"] - s["sent"] for s in crowd if "recv" in s]
         lines.append(
@@ -244,6 +245,13 @@ def report(timed: dict[int, tuple[float, float | None, str]], worst: int = 10) -
                 f"gen{g[1]} {g[2] * 1000:.0f} ms at {(g[0] - t0) * 1000:.0f}"
                 for g in sorted(slow_gc, key=lambda g: -g[2])[:3]
             )
+        )
+        early_gc = [g for g in GCS if 0 <= g[0] - t0 <= 1.5]
+        lines.append(
+            f"garbage collections in the first 1.5 s: {len(early_gc)} "
+            f"(gen1 {sum(1 for g in early_gc if g[1] == 1)}, "
+            f"gen2 {sum(1 for g in early_gc if g[1] == 2)}), "
+            f"{sum(g[2] for g in early_gc) * 1000:.0f} ms in all"
         )
         early = [lag for when, lag in LAGS if 0 <= when - t0 <= 1.5]
         lines.append(
