@@ -43,15 +43,18 @@ PARSE_CPU: list[float] = []  # the loop's CPU seconds parsing each interaction
 CPU: list[tuple[float, float, float]] = []  # (when, loop thread CPU s, process CPU s)
 
 
-GCS: list[tuple[float, int, float]] = []  # (when, generation, seconds)
+GCS: list[tuple[float, int, float, float]] = []  # (when, generation, seconds, CPU seconds)
 _gc_started: list[float] = []
 
 
 def _gc(phase: str, info: dict[str, Any]) -> None:
     if phase == "start":
-        _gc_started[:] = [time.perf_counter()]
+        _gc_started[:] = [time.perf_counter(), time.thread_time()]
     elif _gc_started:
-        GCS.append((_gc_started[0], info["generation"], time.perf_counter() - _gc_started[0]))
+        started, cpu = _gc_started
+        GCS.append(
+            (started, info["generation"], time.perf_counter() - started, time.thread_time() - cpu)
+        )
 
 
 def _stamp(key: str, value: float | None = None) -> None:
@@ -251,7 +254,8 @@ def report(timed: dict[int, tuple[float, float | None, str]], worst: int = 10) -
             f"garbage collections in the first 1.5 s: {len(early_gc)} "
             f"(gen1 {sum(1 for g in early_gc if g[1] == 1)}, "
             f"gen2 {sum(1 for g in early_gc if g[1] == 2)}), "
-            f"{sum(g[2] for g in early_gc) * 1000:.0f} ms in all"
+            f"{sum(g[2] for g in early_gc) * 1000:.0f} ms in all "
+            f"({sum(g[3] for g in early_gc) * 1000:.0f} ms of CPU)"
         )
         early = [lag for when, lag in LAGS if 0 <= when - t0 <= 1.5]
         lines.append(
