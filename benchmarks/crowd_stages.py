@@ -245,7 +245,8 @@ def report(timed: dict[int, tuple[float, float | None, str]], worst: int = 10) -
         lines.append(
             f"garbage collections over the crowd: {sum(1 for g in GCS if g[0] >= t0)}, longest "
             + ", ".join(
-                f"gen{g[1]} {g[2] * 1000:.0f} ms at {(g[0] - t0) * 1000:.0f}"
+                f"gen{g[1]} {g[2] * 1000:.0f} ms ({g[3] * 1000:.0f} CPU) "
+                f"at {(g[0] - t0) * 1000:.0f}"
                 for g in sorted(slow_gc, key=lambda g: -g[2])[:3]
             )
         )
