@@ -43,15 +43,18 @@ PARSE_CPU: list[float] = []  # the loop's CPU seconds parsing each interaction
 CPU: list[tuple[float, float, float]] = []  # (when, loop thread CPU s, process CPU s)
 
 
-GCS: list[tuple[float, int, float]] = []  # (when, generation, seconds)
+GCS: list[tuple[float, int, float, float]] = []  # (when, generation, seconds, CPU seconds)
 _gc_started: list[float] = []
 
 
 def _gc(phase: str, info: dict[str, Any]) -> None:
     if phase == "start":
-        _gc_started[:] = [time.perf_counter()]
+        _gc_started[:] = [time.perf_counter(), time.thread_time()]
     elif _gc_started:
-        GCS.append((_gc_started[0], info["generation"], time.perf_counter() - _gc_started[0]))
+        started, cpu = _gc_started
+        GCS.append(
+            (started, info["generation"], time.perf_counter() - started, time.thread_time() - cpu)
+        )
 
 
 def _stamp(key: str, value: float | None = None) -> None:
@@ -224,7 +227,8 @@ def report(timed: dict[int, tuple[float, float | None, str]], worst: int = 10) -
             lines.append(
                 f"loop CPU from the crowd's first interaction parsed to its last: "
                 f"{(got[-1][1] - got[0][1]) * 1000:.0f} ms in {(got[-1][0] - got[0][0]) * 1000:.0f}"
-                f" ms of wall; parsing one: p50 {statistics.median(PARSE_CPU) * 1000:.2f} ms CPU"
+                f" ms of wall ({(got[-1][1] - got[0][1]) * 1000 / (len(got) - 1):.2f} ms an "
+                f"interaction); parsing one: p50 {statistics.median(PARSE_CPU) * 1000:.2f} ms CPU"
             )
         arrived = [s["recv"] - s["sent"] for s in crowd if "recv" in s]
         lines.append(
@@ -241,9 +245,18 @@ def report(timed: dict[int, tuple[float, float | None, str]], worst: int = 10) -
         lines.append(
             f"garbage collections over the crowd: {sum(1 for g in GCS if g[0] >= t0)}, longest "
             + ", ".join(
-                f"gen{g[1]} {g[2] * 1000:.0f} ms at {(g[0] - t0) * 1000:.0f}"
+                f"gen{g[1]} {g[2] * 1000:.0f} ms ({g[3] * 1000:.0f} CPU) "
+                f"at {(g[0] - t0) * 1000:.0f}"
                 for g in sorted(slow_gc, key=lambda g: -g[2])[:3]
             )
+        )
+        early_gc = [g for g in GCS if 0 <= g[0] - t0 <= 1.5]
+        lines.append(
+            f"garbage collections in the first 1.5 s: {len(early_gc)} "
+            f"(gen1 {sum(1 for g in early_gc if g[1] == 1)}, "
+            f"gen2 {sum(1 for g in early_gc if g[1] == 2)}), "
+            f"{sum(g[2] for g in early_gc) * 1000:.0f} ms in all "
+            f"({sum(g[3] for g in early_gc) * 1000:.0f} ms of CPU)"
         )
         early = [lag for when, lag in LAGS if 0 <= when - t0 <= 1.5]
         lines.append(

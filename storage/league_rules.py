@@ -1,27 +1,111 @@
-"""A league's rules changed: the current season's stored events re-scored in the same write.
+"""A league's rules: read light on every request, and changed with a re-score.
 
-A change that moves anyone's points needs a confirmation (``UnconfirmedRescoreError`` says how
+``read_league_rules`` answers what rules are in force for a server's league (``/hand``'s
+premium points and citations), asked by every such command: one light statement reads the
+league's row each time (never a cached answer: a director's change, made in this process or
+another sharing the database, is in force on the very next request); only the parse of a
+given preset and overrides is kept.
+
+A change of the rules re-scores the current season's stored events in the same write. A
+change that moves anyone's points needs a confirmation (``UnconfirmedRescoreError`` says how
 many events and players); ``preview_rules_change`` shows it without writing anything.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from rulings import LeagueRules, load_league_rules
+from rulings import MAX_ID, LeagueRules, load_league_rules
 from storage.audit import add_audit_entry
 from storage.errors import NotFound, UnconfirmedRescoreError
 from storage.league_models import League
+from storage.light import DEFAULT_LEAGUE
 from storage.rescore import Rescore, apply_rescore, plan_rescore
 from storage.seasons import get_season
 
 log = logging.getLogger(__name__)
+
+_PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}
+_PARSED_MAX = 256
+_parsed: dict[tuple[str | None, str], LeagueRules] = {}
+"""Rules by (preset, overrides as canonical JSON): the stored rules parsed once, not the rules
+of any league (each request reads its league's row)."""
+
+
+def read_league_rules(engine: Engine, guild_id: int | None) -> LeagueRules | None:
+    """The rules in force for a server's league (guild None: the database's own league).
+
+    One statement on a pooled driver connection (no session, no ORM: ~13 us of CPU on SQLite
+    against ~600-900 us through ``bot.features.league.reads.league_rules_for``), run on every
+    call, so it is never stale; the default preset's rules when there is no such league yet,
+    as the full path answers. Rules parsed before for the same preset and overrides are reused
+    (``LeagueRules`` is frozen).
+
+    Returns:
+        The rules; None when only the full path can answer (a driver whose parameter style is
+        not known here, a database busy or unreachable, a row that is not what storage writes):
+        the caller reads through storage, with its retries and its errors.
+
+    Raises:
+        LeagueConfigError: the stored preset or overrides are not valid rules (as on the full
+            path).
+    """
+    if guild_id is not None and not 0 <= guild_id <= MAX_ID:
+        return _rules(None, "", None)  # beyond what the database stores: no league
+    mark = _PLACEHOLDERS.get(engine.dialect.paramstyle)
+    if mark is None:
+        return None
+    column, value = ("name", DEFAULT_LEAGUE) if guild_id is None else ("guild_id", guild_id)
+    statement = f"SELECT preset, overrides FROM league WHERE {column} = {mark}"
+    driver_error: type[Exception] = engine.dialect.loaded_dbapi.Error
+    try:
+        connection = engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            cursor.execute(statement, (value,))
+            rows = cursor.fetchall()
+            cursor.close()
+        finally:
+            connection.close()  # back to the pool (rolled back there)
+    except driver_error as exc:  # the full path retries, or says what is wrong
+        log.debug("light read of the league rules refused (%s); taking the full path", exc)
+        return None
+    if not rows:
+        return _rules(None, "", None)
+    preset, overrides = rows[0]
+    if not isinstance(preset, str):
+        return None
+    if isinstance(overrides, str | bytes):  # SQLite: the JSON text as stored
+        try:
+            loaded = json.loads(overrides)
+        except ValueError:
+            return None
+    else:  # PostgreSQL's driver decodes JSON itself
+        loaded = overrides
+    if loaded is None:
+        loaded = {}
+    if not isinstance(loaded, dict):
+        return None
+    return _rules(preset, json.dumps(loaded, sort_keys=True, default=str), loaded)
+
+
+def _rules(preset: str | None, key: str, overrides: dict[str, Any] | None) -> LeagueRules:
+    """``preset`` with ``overrides`` (``key``: them as canonical JSON); None: the default's."""
+    rules = _parsed.get((preset, key))
+    if rules is None:
+        rules = load_league_rules() if preset is None else load_league_rules(preset, overrides)
+        if len(_parsed) >= _PARSED_MAX:
+            _parsed.clear()
+        _parsed[(preset, key)] = rules
+    return rules
 
 
 @dataclass(frozen=True)

@@ -493,7 +493,9 @@ class Context:
         A database that does not exist yet is not created (``db.is_empty()``, when the surface
         can tell without opening it). A surface that has not opened its database yet may read
         the league rows without opening it (``db.read_leagues()``: ``storage.light`` on a
-        SQLite file, no SQLAlchemy); where it cannot (None), storage reads them.
+        SQLite file, no SQLAlchemy); where it cannot (None), one light statement reads the
+        league's row (``storage.league_rules.read_league_rules``, on every call: never stale),
+        else storage's full path (its retries and errors).
         """
         import rulings
 
@@ -506,6 +508,11 @@ class Context:
             from storage.light import league_rules_in
 
             return league_rules_in(leagues, self.guild_id)
+        from storage.league_rules import read_league_rules
+
+        light = read_league_rules(self.db.engine, self.guild_id)  # read fresh, light
+        if light is not None:
+            return light
         from bot.features.league.reads import league_rules_for
 
         rules: rulings.LeagueRules = self.db.run_sync(league_rules_for, guild_id=self.guild_id)
