@@ -468,23 +468,30 @@ def _csv_lines(path: str | os.PathLike[str]) -> Iterator[str]:
             raise EventFormatError("the file is not UTF-8 text") from None
 
 
+# Statements with the names as one expanding parameter: ``in_(names)`` would bind them into
+# each statement, and SQLAlchemy then keeps about 100 bytes a name a statement (measured).
+_NAMED = (
+    sa_select(col(Player.name_key), col(Player.id), col(Player.display_name))
+    .where(col(Player.league_id) == bindparam("league"))
+    .where(col(Player.name_key).in_(bindparam("keys", expanding=True)))
+)
+_ALIASED = (
+    sa_select(col(PlayerAlias.alias_key), col(PlayerAlias.player_id), col(Player.display_name))
+    .join(Player, col(Player.id) == col(PlayerAlias.player_id))
+    .where(col(PlayerAlias.league_id) == bindparam("league"))
+    .where(col(PlayerAlias.alias_key).in_(bindparam("keys", expanding=True)))
+)
+
+
 def _known_players(
     session: Session, league_id: int, keys: Collection[str]
 ) -> dict[str, tuple[int, str]]:
     """Name key -> (player id, display name) for the keys that name a player or an alias."""
     found: dict[str, tuple[int, str]] = {}
-    for key, pid, display in session.execute(
-        sa_select(col(Player.name_key), col(Player.id), col(Player.display_name))
-        .where(col(Player.league_id) == league_id)
-        .where(col(Player.name_key).in_(keys))
-    ):
+    given = {"league": league_id, "keys": list(keys)}
+    for key, pid, display in session.execute(_NAMED, given):
         found[key] = (int(pid or 0), display)
-    for key, pid, display in session.execute(  # aliases after names, as PlayerDirectory reads
-        sa_select(col(PlayerAlias.alias_key), col(PlayerAlias.player_id), col(Player.display_name))
-        .join(Player, col(Player.id) == col(PlayerAlias.player_id))
-        .where(col(PlayerAlias.league_id) == league_id)
-        .where(col(PlayerAlias.alias_key).in_(keys))
-    ):
+    for key, pid, display in session.execute(_ALIASED, given):  # after names, as a directory
         found[key] = (int(pid or 0), display)
     return found
 
@@ -532,6 +539,11 @@ def content_hash_text(record: EventRecord) -> str:
         ),
     }
     return json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+
+
+def _keys_json(keys: list[str]) -> str:
+    keys.sort()
+    return json.dumps(keys, separators=(",", ":"))
 
 
 _Row = tuple[int, int, str]  # line number, place, name as written
@@ -597,30 +609,34 @@ def _stream_csv(
     listed: dict[str, str] = {}  # a known player's key -> the name the file gave first
     before, after = _hash_ends(head)
     digest = hashlib.sha256(before.encode())
+    group: list[str] = []  # the keys of the tie group being read, for the digest
+    place = 0
+    sep = ""
     for chunk in _chunks(rows()):
         known.update(_known_players(session, league_id, {name_key(n) for _, _, n in chunk}))
-        for _, _, raw in chunk:
-            player = known.get(name_key(raw))
-            if player is None:
-                continue
-            canonical = name_key(player[1])
-            if canonical in listed and name_key(listed[canonical]) != name_key(raw):
-                raise EventFormatError(
-                    f"finish place of {raw}: '{listed[canonical]}' and '{raw}' are the "
-                    f"same player ({player[1]}); list them once"
-                )
-            listed.setdefault(canonical, raw)
+        for _, row_place, raw in chunk:
+            key = name_key(raw)
+            player = known.get(key)
+            if player is not None:
+                key = name_key(player[1])
+                if key in listed and name_key(listed[key]) != name_key(raw):
+                    raise EventFormatError(
+                        f"finish place of {raw}: '{listed[key]}' and '{raw}' are the "
+                        f"same player ({player[1]}); list them once"
+                    )
+                listed.setdefault(key, raw)
+            if row_place != place and group:
+                digest.update(f"{sep}{_keys_json(group)}".encode())
+                sep, group = ",", []
+            place = row_place
+            group.append(key)
+    digest.update(f"{sep}{_keys_json(group)}".encode())
 
     def canonical_rows() -> Iterator[tuple[int, int, str]]:
-        for line, place, raw in rows():
+        for line, row_place, raw in rows():
             player = known.get(name_key(raw))
-            yield line, place, raw if player is None else player[1]
+            yield line, row_place, raw if player is None else player[1]
 
-    sep = ""
-    for group in finish_groups(canonical_rows()):
-        keys = json.dumps(sorted(name_key(n) for n in group), separators=(",", ":"))
-        digest.update(f"{sep}{keys}".encode())
-        sep = ","
     digest.update(after.encode())
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
@@ -741,11 +757,8 @@ class _CsvNight:
             ],
         )
         made: dict[str, tuple[int, str]] = {}
-        for key, pid in self.session.execute(
-            sa_select(col(Player.name_key), col(Player.id))
-            .where(col(Player.league_id) == self.league_id)
-            .where(col(Player.name_key).in_(list(fresh)))
-        ):
+        given = {"league": self.league_id, "keys": list(fresh)}
+        for key, pid, _ in self.session.execute(_NAMED, given):
             made[key] = (int(pid or 0), fresh[key])
         add_audit_entries(
             session=self.session,
@@ -774,9 +787,10 @@ class _CsvNight:
         head = self.head
         record_head = self.dumps(record_to_dict(head))  # ... "finish": []}
         assert record_head.endswith("[]}")
-        record = io.StringIO()
-        record.write(record_head[:-2])
-        points = tempfile.TemporaryFile("w+", encoding="ascii", newline="")  # noqa: SIM115
+        # The record's finish groups and the audit entry's points, a chunk at a time, go to
+        # files: the whole texts are read back one at a time, once every result is written.
+        record = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
+        points = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
         common = {
             "event_id": self.event_id,
             "season_id": season_id,
@@ -788,7 +802,8 @@ class _CsvNight:
         sep = ""
         chunk: list[tuple[str, int, int, PointsBreakdown]] = []
         last_place = 0
-        with points:
+        with record, points:
+            record.write(record_head[:-2])
             for item in scored:
                 if item[1] != last_place and len(chunk) >= WRITE_ROWS:
                     self._flush(chunk, common, record, points, sep, sink)
@@ -799,25 +814,20 @@ class _CsvNight:
             self._flush(chunk, common, record, points, sep, sink)
             players += len(chunk)
             record.write("]}")
-            text = record.getvalue()
-            del record
-            self.session.execute(
-                update(Event).where(col(Event.id) == self.event_id).values(record=self._raw(text))
-            )
+            # The audit entry first: the largest text, written while nothing else is held.
             audit = io.StringIO()
             audit.write('{"record": ')
-            audit.write(text)
-            del text
-            audit.write(', "points": {')
-            points.seek(0)
-            while block := points.read(1 << 20):
-                audit.write(block)
+            for part in (record, points):
+                part.seek(0)
+                while block := part.read(1 << 20):
+                    audit.write(block)
+                if part is record:
+                    audit.write(', "points": {')
             audit.write("}}")
-        after = audit.getvalue()
-        del audit
-        self.session.execute(
-            insert(AuditEntry).values(after=self._raw(after)),
-            [
+            # The texts are parameters, not values in the statements: SQLAlchemy caches a
+            # statement's compiled form, and with it any value the statement holds.
+            self.session.execute(
+                insert(AuditEntry).values(after=self._raw("text")),
                 {
                     "league_id": self.league_id,
                     "actor": self.actor,
@@ -825,14 +835,22 @@ class _CsvNight:
                     "action": "event.import",
                     "target": f"event:{self.event_id}",
                     "before": None,
-                }
-            ],
-        )
+                    "text": audit.getvalue(),
+                },
+            )
+            del audit
+            record.seek(0)
+            self.session.execute(
+                update(Event)
+                .where(col(Event.id) == bindparam("event"))
+                .values(record=self._raw("text")),
+                {"event": self.event_id, "text": record.read()},
+            )
         return players
 
-    def _raw(self, text: str) -> Any:
-        """JSON already serialised, bound as it is (SQLAlchemy's JSON type would encode it)."""
-        value = bindparam(None, text, type_=String())
+    def _raw(self, name: str) -> Any:
+        """A parameter of JSON already serialised, bound as it is (not encoded again)."""
+        value = bindparam(name, type_=String())
         return cast(value, JSON()) if self.postgres else value
 
     def _flush(
