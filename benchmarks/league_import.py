@@ -14,11 +14,14 @@ resident memory just before the import (the import's own growth), both as a mult
 file's size, and the wall time. The target is a peak under 10x the file's size.
 
 CSV finish lists (``position,player``, one night each; default 50,000, 100,000 and 200,000
-rows) are then imported the same way, each in a child: **pokerfloor** (``read_csv_event``: read
-a row at a time, the night stored in chunks of ``WRITE_ROWS`` rows) beside the **peer** (the
-whole text read, then parsed), interleaved at each size. Printed: rows/s (wall and CPU), peak RSS
-and its growth, and the growth per extra row between the smallest and the largest file.
-Targets: >= 10,000 rows/s; memory per extra row as small as a night of that many players allows.
+rows) are then imported each in a child process (``subprocess``, so a child may run another
+tree's code): **pokerfloor** (``import_csv_file``: read a few times a row at a time, stored a
+chunk of ``WRITE_ROWS`` rows at a time, each player's points to a sink) beside the **peer** (the
+whole text read, ``parse_finish_csv``, ``build_event``, one ``import_events``) and, with
+``--before DIR``, the code of that worktree (``read_csv_event`` then ``import_events``),
+interleaved at each size. Printed: rows/s (wall and CPU), peak RSS and its growth, the load
+average, and the growth per extra row between the smallest and the largest file. Targets:
+>= 10,000 rows/s; memory flat in the file's size (0 bytes per extra row).
 
 With PostgreSQL reachable (``TEST_DATABASE_URL``), the same file is then streamed into a
 scratch schema three times and the results a second printed side by side, on the wall clock
@@ -28,7 +31,8 @@ replaced (one executemany a table a batch, which psycopg 3 pipelines but the ser
 one INSERT a row) and SQLAlchemy's multi-row INSERTs of up to 1,000 rows ("insertmanyvalues"
 without RETURNING). Target: >= 10,000/s.
 
-Run: ``.venv/bin/python -m benchmarks.league_import [--mb 19]``.
+Run: ``.venv/bin/python -m benchmarks.league_import [--mb 19]``; the CSV figures alone:
+``... --skip-json --before /work/main [--repeat 2]``.
 """
 
 from __future__ import annotations
