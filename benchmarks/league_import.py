@@ -14,11 +14,14 @@ resident memory just before the import (the import's own growth), both as a mult
 file's size, and the wall time. The target is a peak under 10x the file's size.
 
 CSV finish lists (``position,player``, one night each; default 50,000, 100,000 and 200,000
-rows) are then imported the same way, each in a child: **pokerfloor** (``read_csv_event``: read
-a row at a time, the night stored in chunks of ``WRITE_ROWS`` rows) beside the **peer** (the
-whole text read, then parsed), interleaved at each size. Printed: rows/s (wall and CPU), peak RSS
-and its growth, and the growth per extra row between the smallest and the largest file.
-Targets: >= 10,000 rows/s; memory per extra row as small as a night of that many players allows.
+rows) are then imported each in a child process (``subprocess``, so a child may run another
+tree's code): **pokerfloor** (``import_csv_file``: read a few times a row at a time, stored a
+chunk of ``WRITE_ROWS`` rows at a time, each player's points to a sink) beside the **peer** (the
+whole text read, ``parse_finish_csv``, ``build_event``, one ``import_events``) and, with
+``--before DIR``, the code of that worktree (``read_csv_event`` then ``import_events``),
+interleaved at each size. Printed: rows/s (wall and CPU), peak RSS and its growth, the load
+average, and the growth per extra row between the smallest and the largest file. Targets:
+>= 10,000 rows/s; memory flat in the file's size (0 bytes per extra row).
 
 With PostgreSQL reachable (``TEST_DATABASE_URL``), the same file is then streamed into a
 scratch schema three times and the results a second printed side by side, on the wall clock
@@ -28,7 +31,8 @@ replaced (one executemany a table a batch, which psycopg 3 pipelines but the ser
 one INSERT a row) and SQLAlchemy's multi-row INSERTs of up to 1,000 rows ("insertmanyvalues"
 without RETURNING). Target: >= 10,000/s.
 
-Run: ``.venv/bin/python -m benchmarks.league_import [--mb 19]``.
+Run: ``.venv/bin/python -m benchmarks.league_import [--mb 19]``; the CSV figures alone:
+``... --skip-json --before /work/main [--repeat 2]``.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ import multiprocessing
 import os
 import random
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from contextlib import ExitStack
@@ -103,26 +109,75 @@ def write_csv(path: Path, rows: int) -> None:
             out.write(f"{i + 1},Player {i:06d}\n")
 
 
-def _csv_import(which: str, path: str, session: Any, league_id: int) -> list[Any]:
-    from rulings import build_event, parse_finish_csv
-    from storage.event_files import read_csv_event
-    from storage.event_import import import_events
-    from storage.seasons import add_season
+CSV_CHILD = r"""
+import datetime as dt, json, resource, sys, time
+from pathlib import Path
+which, path, db = sys.argv[1:4]
+from storage.db import create_schema, make_engine, session_scope
+from storage.leagues import ensure_league
+from storage.seasons import add_season
+engine = make_engine(f"sqlite:///{db}")
+create_schema(engine)
+with session_scope(engine) as s:
+    league = ensure_league(session=s, actor="bench")
+    add_season(session=s, league_id=league.id, name="2026 Fall", actor="b")
+from rulings import build_event, parse_finish_csv
+from storage.event_files import read_csv_event
+from storage.event_import import import_events
+if which == "stream":
+    from storage.event_files import import_csv_file
+def rss_kb():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+before = rss_kb()
+day = dt.date(2026, 11, 20)
+started, cpu_started = time.perf_counter(), time.process_time()
+players = 0
+with session_scope(engine) as s:
+    if which == "stream":  # streamed: each player's points to a sink (the caller's choice)
+        def count(_points):
+            global players
+            players += 1
+        out = import_csv_file(path, session=s, league_id=league.id, actor="b", location="Bar",
+                              day=day, allow_new=True, sink=count)
+    else:
+        if which == "whole":  # the whole text read, then parsed
+            record = build_event(season="2026 Fall", location="Bar", date=day, kind="regular",
+                                 finish=parse_finish_csv(Path(path).read_text(encoding="utf-8")))
+        else:  # read_csv_event then import_events, as the command line did before
+            record = read_csv_event(path, session=s, league_id=league.id, location="Bar", day=day)
+        [out] = import_events([record], session=s, league_id=league.id, actor="b",
+                              allow_new=True)
+        players = len(out.points)
+took, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+assert out.event.players == players, (out.event.players, players)
+print(json.dumps([players, before, peak, took, cpu]))
+"""
 
-    add_season(session=session, league_id=league_id, name="2026 Fall", actor="b")
-    day = dt.date(2026, 11, 20)
-    if which == "csv":  # streamed, written in chunks; kind and season defaulted
-        record = read_csv_event(path, session=session, league_id=league_id, location="Bar", day=day)
-    else:  # the path it replaced: the whole text read, then parsed
-        text = Path(path).read_text(encoding="utf-8")
-        record = build_event(
-            season="2026 Fall",
-            location="Bar",
-            date=day,
-            kind="regular",
-            finish=parse_finish_csv(text),
+
+def measure_csv(which: str, path: Path, tree: str) -> tuple[int, int, int, float, float]:
+    """Import one CSV in a child process running the code of ``tree``.
+
+    Returns:
+        (players, rss before KB, peak KB, wall seconds, CPU seconds of the child).
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(
+            [sys.executable, "-c", CSV_CHILD, which, str(path), os.path.join(tmp, "b.db")],
+            cwd=tree,
+            env={**os.environ, "PYTHONPATH": tree},
+            capture_output=True,
+            text=True,
+            check=False,
         )
-    return import_events([record], session=session, league_id=league_id, actor="b", allow_new=True)
+    if done.returncode != 0:
+        raise SystemExit(f"the {which} import failed in {tree}:\n{done.stderr[-2000:]}")
+    players, before, peak, took, cpu = json.loads(done.stdout.strip().splitlines()[-1])
+    return int(players), int(before), int(peak), float(took), float(cpu)
 
 
 def _child(which: str, path: str, db: str, queue: Any) -> None:
@@ -139,10 +194,9 @@ def _child(which: str, path: str, db: str, queue: Any) -> None:
     before = _rss_kb()
     started = time.perf_counter()
     cpu_started = time.process_time()
+    outcomes: list[Any]
     with session_scope(engine) as s:
-        if which.startswith("csv"):
-            outcomes = _csv_import(which, path, s, league.id)
-        elif which == "stream":
+        if which == "stream":
             kept: list[tuple[str, int]] = []  # what the command line keeps to report
             import_event_file(
                 path,
@@ -152,7 +206,7 @@ def _child(which: str, path: str, db: str, queue: Any) -> None:
                 allow_new=True,
                 sink=lambda o: kept.append((o.status, o.event.id)),
             )
-            outcomes = kept
+            outcomes = list(kept)
         else:
             rules = get_league_rules(session=s, league_id=league.id)
             with open(path, encoding="utf-8") as handle:
@@ -239,8 +293,17 @@ def main() -> None:
         default=[50_000, 100_000, 200_000],
         help="CSV sizes in rows (0: no CSV runs)",
     )
+    parser.add_argument(
+        "--before", metavar="DIR", help="also import each CSV with the code of DIR (a worktree)"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="CSV runs of each kind and size")
+    parser.add_argument("--skip-json", action="store_true", help="CSV figures only")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        sizes = sorted(n for n in args.csv_rows if n > 0)
+        if args.skip_json:
+            _report_csv(Path(tmp), sizes, args.before, args.repeat)
+            return
         path = Path(tmp) / "nights.json"
         nights = write_file(path, int(args.mb * 1_000_000))
         size = path.stat().st_size
@@ -255,43 +318,53 @@ def main() -> None:
                 f"({peak * 1e3 / size:.1f}x the file), growth {(peak - before) / 1e3:.0f} MB "
                 f"({(peak - before) * 1e3 / size:.1f}x)"
             )
-        sizes = sorted(n for n in args.csv_rows if n > 0)
         if sizes:
-            _report_csv(Path(tmp), sizes)
+            _report_csv(Path(tmp), sizes, args.before, args.repeat)
         if not args.no_postgres:
             _report_postgres(path)
 
 
-def _report_csv(folder: Path, sizes: list[int]) -> None:
-    """Import finish lists of each size both ways, interleaved; print rates and memory.
+def _report_csv(folder: Path, sizes: list[int], before: str | None, repeat: int) -> None:
+    """Import finish lists of each size each way, interleaved; print rates and memory.
 
-    A CSV is one night, so each row is a player of its own: the night's record, its points
-    and the league's name map grow with the rows by nature. The slope between the smallest and
-    the largest file (KB of peak growth per extra row) says what each row costs.
+    The slope between the smallest and the largest file (bytes of peak growth per extra row)
+    says what each row costs: 0 is memory flat in the file's size.
     """
-    runs = (("pokerfloor (streamed, chunks)", "csv"), ("peer (whole text)", "csv-peer"))
-    growth: dict[str, list[tuple[int, int]]] = {label: [] for label, _ in runs}
-    print(f"CSV finish lists (one night each), load average {os.getloadavg()[0]:.1f}:")
+    here = str(Path(__file__).resolve().parents[1])
+    runs = [
+        ("pokerfloor (import_csv_file, streamed)", "stream", here),
+        ("peer (whole text read, parse_finish_csv, import_events)", "whole", here),
+    ]
+    if before:
+        runs.append((f"before ({before}: read_csv_event + import_events)", "before", before))
+    growth: dict[str, list[tuple[int, int]]] = {label: [] for label, _, _ in runs}
+    print(f"CSV finish lists (one night each, SQLite), {repeat} run(s) each, interleaved:")
     for rows in sizes:
         path = folder / f"finish-{rows}.csv"
         write_csv(path, rows)
         size = path.stat().st_size
         print(f"  {size / 1e6:.1f} MB, {rows:,} rows:")
-        for label, which in runs:
-            _, before, peak, took, cpu = measure(which, path)
-            growth[label].append((rows, peak - before))
-            print(
-                f"    {label}: {rows / took:,.0f} rows/s ({took:.1f} s; on CPU "
-                f"{rows / cpu:,.0f} rows/s); peak RSS {peak / 1e3:.0f} MB, growth "
-                f"{(peak - before) / 1e3:.0f} MB ({(peak - before) * 1e3 / size:.1f}x the file)"
-            )
+        for _ in range(repeat):
+            for label, which, tree in runs:
+                load = os.getloadavg()[0]
+                players, start, peak, took, cpu = measure_csv(which, path, tree)
+                assert players == rows
+                growth[label].append((rows, peak - start))
+                print(
+                    f"    {label}: {rows / took:,.0f} rows/s ({took:.1f} s; on CPU "
+                    f"{rows / cpu:,.0f} rows/s); peak RSS {peak / 1e3:.0f} MB, growth "
+                    f"{(peak - start) / 1e3:.1f} MB ({(peak - start) * 1e3 / size:.2f}x the "
+                    f"file); load {load:.1f}"
+                )
         path.unlink()
     if len(sizes) > 1:
         for label, points in growth.items():
-            (low, low_kb), (high, high_kb) = points[0], points[-1]
+            low, high = min(r for r, _ in points), max(r for r, _ in points)
+            low_kb = min(kb for r, kb in points if r == low)
+            high_kb = min(kb for r, kb in points if r == high)
             print(
                 f"  {label}: {(high_kb - low_kb) * 1e3 / (high - low):,.0f} bytes of peak growth "
-                f"per extra row ({low:,} -> {high:,} rows)"
+                f"per extra row ({low:,} -> {high:,} rows, least growth of the runs at each)"
             )
 
 

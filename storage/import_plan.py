@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal
@@ -249,11 +249,11 @@ def _checked_records(
     return out
 
 
-def _check_suspensions(
+def check_suspensions(
     session: Session,
     league_id: int,
     rules: LeagueRules,
-    directory: PlayerDirectory,
+    find: Callable[[str], int | None],
     writes: Sequence[PlannedEvent],
     befores: Mapping[int, EventDetail],
     allow: bool | Collection[str],
@@ -261,7 +261,7 @@ def _check_suspensions(
     """Refuse results naming a suspended player (3.B) unless confirmed.
 
     A correction checks only the players it adds: the others were recorded (and confirmed)
-    already.
+    already. ``find``: a name's player id (None: a new player).
     """
     if allow is True:
         return
@@ -275,7 +275,7 @@ def _check_suspensions(
         )
         for name in p.record.participants():
             key = name_key(name)
-            pid = directory.find(name)
+            pid = find(name)
             if pid is None or key in earlier or key in confirmed:
                 continue
             wanted.setdefault(pid, []).append((p, name))
@@ -421,6 +421,53 @@ def _stored_nights(
     return active, voided
 
 
+def place_records(
+    session: Session,
+    league_id: int,
+    records: Sequence[EventRecord],
+    *,
+    confirmed: bool | set[str],
+    actor: str,
+    at: dt.datetime,
+) -> tuple[dict[str, tuple[int, str]], dict[str, tuple[int, str]]]:
+    """Find (or create, audited) the records' seasons and locations; follow a new season.
+
+    Returns:
+        (season name key -> (id, name), location name key -> (id, name)), the league's all.
+
+    Raises:
+        AlreadyExists: a new season or location name resembles a known one.
+    """
+    # one read of the seasons (names, and whether one is current) and the locations
+    stored_seasons, has_current, stored_locations = _seasons_and_locations(session, league_id)
+    known_seasons = set(stored_seasons)
+    seasons = _ensure_named(
+        session,
+        Season,
+        league_id,
+        [r.season for r in records],
+        confirmed=confirmed,
+        what="season",
+        actor=actor,
+        now=at,
+        known=stored_seasons,
+    )
+    season_ids = {key: sid for key, (sid, _) in seasons.items()}
+    _follow_new_season(session, league_id, records, season_ids, known_seasons, has_current)
+    locations = _ensure_named(
+        session,
+        Location,
+        league_id,
+        [r.location for r in records],
+        confirmed=confirmed,
+        what="location",
+        actor=actor,
+        now=at,
+        known=stored_locations,
+    )
+    return seasons, locations
+
+
 _Night = tuple[int, int, dt.date, str]
 Replacing = Literal["nothing", "stored", "void"]
 """What an import may replace: nothing (new nights only), stored events, or void ones too."""
@@ -468,32 +515,8 @@ def plan_import(
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
-    # one read of the seasons (names, and whether one is current) and the locations
-    stored_seasons, has_current, stored_locations = _seasons_and_locations(session, league_id)
-    known_seasons = set(stored_seasons)
-    seasons = _ensure_named(
-        session,
-        Season,
-        league_id,
-        [r.season for r in records],
-        confirmed=confirmed,
-        what="season",
-        actor=actor,
-        now=at,
-        known=stored_seasons,
-    )
-    season_ids = {key: sid for key, (sid, _) in seasons.items()}
-    _follow_new_season(session, league_id, records, season_ids, known_seasons, has_current)
-    locations = _ensure_named(
-        session,
-        Location,
-        league_id,
-        [r.location for r in records],
-        confirmed=confirmed,
-        what="location",
-        actor=actor,
-        now=at,
-        known=stored_locations,
+    seasons, locations = place_records(
+        session, league_id, records, confirmed=confirmed, actor=actor, at=at
     )
     active, voided = _stored_nights(session, league_id, records)
     plan: list[PlannedEvent] = []
@@ -544,7 +567,7 @@ def plan_import(
     befores = {
         eid: get_event(session=session, league_id=league_id, event_id=eid) for eid in corrected
     }
-    _check_suspensions(session, league_id, rules, directory, writes, befores, allow_suspended)
+    check_suspensions(session, league_id, rules, directory.find, writes, befores, allow_suspended)
     names = (n for p in writes for n in p.record.participants())
     while chunk := list(islice(names, WRITE_ROWS)):  # new players and their audit, in chunks
         directory.resolve(chunk, allow_new=allow_new, actor=actor, now=at)

@@ -19,16 +19,18 @@ import datetime
 import io
 import logging
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from rulings.errors import EventFormatError
 from rulings.league.names import MAX_NAME_LENGTH, check_name, name_key
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 EVENT_KINDS = ("regular", "second_chance", "toc")
 """Event kinds: a regular-season night, a stand-alone second-chance game, the TOC."""
@@ -589,6 +591,52 @@ def parse_finish_text(text: str) -> tuple[tuple[str, ...], ...]:
     return _group_positions(rows)
 
 
+def iter_finish_csv(lines: Iterable[str]) -> Iterator[tuple[int, int, str]]:
+    """Read the rows of a ``position,player`` CSV one at a time, each checked on its own.
+
+    Only what one row shows is checked here (the header, the row's form, its place and its
+    name); the places' order, gaps and names listed twice are the reader's to check
+    (``parse_finish_csv`` holds the rows, ``scan_finish_csv`` streams them).
+
+    Args:
+        lines: The CSV's lines (an open text file, or ``io.StringIO``).
+
+    Yields:
+        (line number, place, cleaned name) for each row under the header; blank lines skipped.
+
+    Raises:
+        EventFormatError: A wrong header or a malformed row, by its line; no rows.
+    """
+    reader = csv.reader(lines)
+    header: list[str] | None = None
+    any_rows = False
+    for line_no, row in enumerate(reader, start=1):
+        if not any(cell.strip() for cell in row):
+            continue
+        if header is None:
+            header = [c.strip().lower() for c in row]
+            if header[:2] != ["position", "player"] or any(header[2:]):
+                raise EventFormatError(
+                    f"finish CSV line {line_no}: the header must be 'position,player'"
+                )
+            continue
+        where = f"finish CSV line {line_no}"
+        if len(row) < 2 or any(c.strip() for c in row[2:]):
+            raise EventFormatError(f"{where}: expected 'position,player'")
+        any_rows = True
+        yield line_no, _position(row[0], where), _name(row[1], where)
+    if header is None or not any_rows:
+        raise EventFormatError("finish CSV: no rows under the header 'position,player'")
+
+
+def _csv_lines(text: str | Iterable[str]) -> Iterable[str]:
+    if isinstance(text, str):
+        return io.StringIO(text.lstrip("\ufeff"))
+    if isinstance(text, Iterable) and not isinstance(text, bytes | bytearray):
+        return text
+    raise EventFormatError("finish CSV: must be text")
+
+
 def parse_finish_csv(text: str | Iterable[str]) -> tuple[tuple[str, ...], ...]:
     """Read a finish list as CSV with the header ``position,player``.
 
@@ -604,29 +652,96 @@ def parse_finish_csv(text: str | Iterable[str]) -> tuple[tuple[str, ...], ...]:
     Raises:
         EventFormatError: A wrong header, a malformed row, a gap in the places or a name twice.
     """
-    if isinstance(text, str):
-        lines: Iterable[str] = io.StringIO(text.lstrip("\ufeff"))
-    elif isinstance(text, Iterable) and not isinstance(text, bytes | bytearray):
-        lines = text
-    else:
-        raise EventFormatError("finish CSV: must be text")
-    reader = csv.reader(lines)
-    header: list[str] | None = None
-    rows: list[tuple[int, str, str]] = []
-    for line_no, row in enumerate(reader, start=1):
-        if not any(cell.strip() for cell in row):
-            continue
-        if header is None:
-            header = [c.strip().lower() for c in row]
-            if header[:2] != ["position", "player"] or any(header[2:]):
-                raise EventFormatError(
-                    f"finish CSV line {line_no}: the header must be 'position,player'"
-                )
-            continue
-        where = f"finish CSV line {line_no}"
-        if len(row) < 2 or any(c.strip() for c in row[2:]):
-            raise EventFormatError(f"{where}: expected 'position,player'")
-        rows.append((_position(row[0], where), _name(row[1], where), where))
-    if header is None or not rows:
-        raise EventFormatError("finish CSV: no rows under the header 'position,player'")
+    rows = [
+        (position, name, f"finish CSV line {line_no}")
+        for line_no, position, name in iter_finish_csv(_csv_lines(text))
+    ]
     return _group_positions(rows)
+
+
+_SEEN_BITS = 1 << 24
+"""Bits of the map of names seen while scanning (2 MB): a name whose bit is set already may
+be listed twice, and is looked for again in a second reading of the rows."""
+
+
+def scan_finish_csv(open_lines: Callable[[], Iterable[str]]) -> int | None:
+    """Check a ``position,player`` CSV as ``parse_finish_csv`` does, holding none of its names.
+
+    For a file whose places never go down (a finish list as written, 1st first): the same
+    checks, in the same order, with the same errors, as ``parse_finish_csv``. Memory holds one
+    tie group, a 2 MB bit map of the names' hashes, and the hashes that met a set bit (a name
+    listed twice, or one of about 1% of names in a file of 200,000): only those names are
+    looked for again, in a second reading of the rows.
+
+    Args:
+        open_lines: Opens the CSV's lines afresh (called once, twice when a bit repeats).
+
+    Returns:
+        The number of rows, or None when a place comes after a higher one (the rows are not
+        in order: ``parse_finish_csv`` sorts them, and nothing was checked past that row).
+
+    Raises:
+        EventFormatError: As ``parse_finish_csv``.
+    """
+    seen = bytearray(_SEEN_BITS // 8)
+    suspects: set[int] = set()
+    gap: EventFormatError | None = None
+    start, group = 0, [""]  # the current tie group's place and names
+    count = 0
+    for _, position, name, where in _rows(open_lines()):
+        count += 1
+        if position < start:
+            return None
+        bit = hash(name_key(name)) % _SEEN_BITS
+        if seen[bit >> 3] & (1 << (bit & 7)):
+            suspects.add(bit)
+        else:
+            seen[bit >> 3] |= 1 << (bit & 7)
+        if position == start:
+            group.append(name)
+            continue
+        expected = start + len(group) if start else 1
+        if position != expected and gap is None:
+            hint = ""
+            if start and len(group) > 1:
+                tied = " and ".join(group)
+                hint = f" ({tied} tied for place {start} cover places {start}-{expected - 1})"
+            gap = EventFormatError(f"{where}: place {position} should be {expected}{hint}")
+        start, group = position, [name]
+    if gap is not None:
+        raise gap
+    del seen
+    if suspects:
+        first: dict[str, int] = {}
+        for _, position, name, _ in _rows(open_lines()):
+            key = name_key(name)
+            if hash(key) % _SEEN_BITS not in suspects:
+                continue
+            if key in first:
+                raise EventFormatError(
+                    f"place {position}: {name} is listed twice (also at place {first[key]})"
+                )
+            first[key] = position
+    return count
+
+
+def _rows(lines: Iterable[str]) -> Iterator[tuple[int, int, str, str]]:
+    for line_no, position, name in iter_finish_csv(lines):
+        yield line_no, position, name, f"finish CSV line {line_no}"
+
+
+def finish_groups(rows: Iterable[tuple[int, int, _T]]) -> Iterator[tuple[_T, ...]]:
+    """Group rows in place order (as ``iter_finish_csv`` yields them) into tie groups.
+
+    For rows ``scan_finish_csv`` has checked: only a change of place starts a new group.
+    """
+    group: list[_T] = []
+    start = 0
+    for _, position, name in rows:
+        if position != start and group:
+            yield tuple(group)
+            group = []
+        start = position
+        group.append(name)
+    if group:
+        yield tuple(group)

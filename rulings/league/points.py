@@ -11,7 +11,7 @@ Points(rp=0, bp=240)
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -296,3 +296,62 @@ def event_points(
             out[name] = PointsBreakdown(**sources)
     log.debug("scored %s %s on %s: %d players", event.location, event.kind, event.date, len(out))
     return out
+
+
+def finish_list_points(
+    finish: Iterable[Sequence[str]],
+    rules: LeagueRules,
+    *,
+    kind: str,
+    owner: str | None = None,
+) -> Iterator[tuple[str, int, int, PointsBreakdown]]:
+    """Score a night that is a finish list only (a CSV), one tie group at a time.
+
+    What ``event_points`` gives an event with this finish and nothing else (no ``played``,
+    no awards), without holding the night: points depend on a player's place and tie only.
+
+    Args:
+        finish: Tie groups, 1st place first (read lazily, one group at a time).
+        rules: The league's rules.
+        kind: ``regular``, ``second_chance`` or ``toc``.
+        owner: The owner's name, if different from ``rules.owner``.
+
+    Yields:
+        (name, place, tie size, breakdown) for each name, in finish order; the place is the
+        group's first (a tie at 3rd: 3), counted with the owner in it.
+
+    Raises:
+        EventFormatError: An empty group.
+    """
+    owner_name = owner if owner is not None else rules.owner
+    owner_key = name_key(owner_name) if owner_name else None
+    vacant = rules.owner_positions_vacant
+    place = 1  # the place as recorded
+    scored = 1  # the place scored: without the owner unless owner places stay vacant
+    first = True
+    for group in finish:
+        if not group:
+            raise EventFormatError(f"finish place {place}: empty")
+        size = len(group)
+        owners = 0 if owner_key is None else sum(name_key(n) == owner_key for n in group)
+        paid = size if vacant else size - owners
+        share = ZERO
+        if kind == "regular" and paid:
+            covered = range(scored, scored + paid)
+            rp = sum(_table(rules.regular_points, p) for p in covered)
+            bp = sum(_table(rules.bonus_points, p) for p in covered)
+            share = Points(share_points(rp, paid, rules), share_points(bp, paid, rules))
+        elif kind == "second_chance" and first:
+            share = Points(bp=share_points(rules.second_chance_bp, size, rules))
+        if kind == "regular":
+            breakdown = PointsBreakdown(finish=share)
+        elif kind == "second_chance" and first:
+            breakdown = PointsBreakdown(second_chance=share)
+        else:
+            breakdown = PointsBreakdown()
+        for name in group:
+            is_owner = owner_key is not None and name_key(name) == owner_key
+            yield name, place, size, PointsBreakdown() if is_owner else breakdown
+        place += size
+        scored += paid
+        first = False

@@ -16,8 +16,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sqlmodel import Session
-
 from bot.command.model import Context
 from bot.errors import BadOption
 from bot.features.league import wording as views
@@ -25,7 +23,7 @@ from bot.features.league.reads import TERMINAL_PAGE
 from bot.reply import Reply
 from storage import events as store_events
 from storage import players as store_players
-from storage.event_files import import_event_file, read_csv_event
+from storage.event_files import import_csv_file, import_event_file
 from storage.event_import import StoreEvents, correct_events, import_events, revive_events
 from storage.leagues import get_league_rules, list_leagues
 from storage.seasons import list_seasons
@@ -43,22 +41,17 @@ def _lines(*lines: str, data: Any = None) -> Reply:
 _CSV_ONLY = ("season", "location", "date", "kind")
 
 
-def _csv_records(session: Session, league_id: int, path: Path, csv_options: dict[str, Any]) -> Any:
+def _csv_options(csv_options: dict[str, Any]) -> dict[str, Any]:
     missing = [o for o in ("location", "date") if csv_options.get(o) is None]
     if missing:
         raise BadOption(f"a CSV import needs --{' --'.join(missing)}")
-    # streamed (storage.event_files); the season defaults to the current one, the kind to regular
-    return [
-        read_csv_event(
-            path,
-            session=session,
-            league_id=league_id,
-            location=csv_options["location"],
-            day=csv_options["date"],
-            season=csv_options.get("season"),
-            kind=csv_options.get("kind") or "regular",
-        )
-    ]
+    # the season defaults to the current one, the kind to regular
+    return {
+        "location": csv_options["location"],
+        "day": csv_options["date"],
+        "season": csv_options.get("season"),
+        "kind": csv_options.get("kind") or "regular",
+    }
 
 
 def _outcome_json(o: store_events.ImportOutcome) -> dict[str, Any]:
@@ -112,12 +105,18 @@ def _import(
 
     with ctx.transaction() as session:
         league = ctx.league(session)
-        if kind == ".csv":
-            records = _csv_records(session, league.id, path, csv_options)
-            for outcome in store(
-                records, session=session, league_id=league.id, actor=ctx.actor, **options
-            ):
-                keep(outcome)
+        if kind == ".csv":  # a new night streamed (storage.event_files)
+            keep(
+                import_csv_file(
+                    path,
+                    session=session,
+                    league_id=league.id,
+                    actor=ctx.actor,
+                    store=store,
+                    **_csv_options(csv_options),
+                    **options,
+                )
+            )
         else:
             import_event_file(
                 path,
