@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import array
 import enum
-import functools
 import itertools
 import logging
 import operator
@@ -189,36 +188,40 @@ class HandValue(int):
         name: the plain name ("Full house, Kings full of Tens").
     """
 
-    category: HandCategory
-    _indexes: tuple[int, ...]
+    # No __dict__: a value is a bare int (48 bytes), its facts are looked up by strength in
+    # module tables. The 7,463 objects are made one after another, so they sit side by side
+    # and the ones ``evaluate`` returns (it touches their reference counts) span 0.35 MB;
+    # with a dict each they were 128 bytes apart, 1 MB and more.
+    __slots__ = ()
 
     @classmethod
-    def _make_all(
-        cls, classes: Sequence[tuple[HandCategory, tuple[int, ...]]]
-    ) -> tuple[HandValue, ...]:
-        """One value per (category, display ranks), strength = position.
+    def _make_all(cls, count: int) -> tuple[HandValue, ...]:
+        """The values of strengths 0 to ``count - 1``."""
+        return tuple(int.__new__(cls, strength) for strength in range(count))
 
-        The objects are all made before any of their dicts, so they sit side by side, one
-        64-byte block each (made in turn with their dicts they sit 128 bytes apart): the values
-        ``evaluate`` returns (and whose reference counts it touches) span 0.5 MB of memory
-        instead of 1 MB or more, which keeps more of them in the caches when other processes
-        run.
-        """
-        values = tuple(int.__new__(cls, strength) for strength in range(len(classes)))
-        for value, (category, ranks) in zip(values, classes, strict=True):
-            value.__dict__.update(category=category, _indexes=ranks)  # past the frozen __setattr__
-        return values
+    @property
+    def category(self) -> HandCategory:
+        """The hand category."""
+        return _CLASS_OF[self][0]
 
-    # Worked out on first use: the 7,462 values are made at import, their words rarely.
-    @functools.cached_property
+    @property
+    def _indexes(self) -> tuple[int, ...]:
+        """The five rank indexes in display order."""
+        return _CLASS_OF[self][1]
+
+    @property
     def ranks(self) -> tuple[Rank, ...]:
         """The five ranks in display order."""
-        return tuple(_RANKS[r] for r in self._indexes)
+        return tuple(_RANKS[r] for r in _CLASS_OF[self][1])
 
-    @functools.cached_property
+    @property
     def name(self) -> str:
-        """The plain name ("Full house, Kings full of Tens")."""
-        return _describe(self.category, self._indexes)
+        """The plain name ("Full house, Kings full of Tens"), worked out on first use."""
+        name = _NAMES[self]
+        if name is None:
+            category, ranks = _CLASS_OF[self]
+            name = _NAMES[self] = _describe(category, ranks)
+        return name
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("HandValue is immutable")
@@ -273,10 +276,11 @@ def _all_classes() -> list[tuple[HandCategory, tuple[int, ...]]]:
 
 
 _CLASSES = _all_classes()
+#: ``_CLASS_OF[strength]`` is the (category, display rank indexes) of that strength.
+_CLASS_OF: Final = ((HandCategory.HIGH_CARD, (5, 3, 2, 1, 0)), *_CLASSES)
+_NAMES: Final[list[str | None]] = [None] * len(_CLASS_OF)  # filled on first use
 #: ``_VALUES[strength]`` is the HandValue of that strength (index 0 unused).
-_VALUES: Final[tuple[HandValue, ...]] = HandValue._make_all(
-    [(HandCategory.HIGH_CARD, (5, 3, 2, 1, 0)), *_CLASSES]
-)
+_VALUES: Final[tuple[HandValue, ...]] = HandValue._make_all(len(_CLASS_OF))
 DISTINCT_VALUES: Final = len(_CLASSES)  # 7,462
 
 _W5 = [5**r for r in range(13)]
