@@ -2,7 +2,8 @@
 
 Run: ``.venv/bin/python benchmarks/hands.py`` (add ``--full-treys`` to time treys on every
 pre-flop board instead of extrapolating from a tenth of them; ``--load N`` sets how many busy
-processes load the machine for the loaded single-call figures, 0 to skip them).
+processes load the machine for the loaded single-call figures, 0 to skip them; ``--single``
+runs the single-call figures only).
 
 Targets (issues 2 and 23):
 1. single-call 7-card ``evaluate`` on 200,000 fixed hands: ratio to eval7 >= 1.0, with our
@@ -316,12 +317,16 @@ def main() -> None:
     parser.add_argument(
         "--load", type=int, default=2, help="busy processes for the loaded single-call figures"
     )
+    parser.add_argument(
+        "--single", action="store_true", help="only the single-call figures (target 1)"
+    )
     args = parser.parse_args()
     rng = random.Random(20261129)
     print(f"pokerfloor hand engine benchmark (Python {sys.version.split()[0]})")
     single_call(rng, args.load)
-    equity_figures(args.full_treys)
-    table_figures()
+    if not args.single:
+        equity_figures(args.full_treys)
+        table_figures()
 
 
 if __name__ == "__main__":

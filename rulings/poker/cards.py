@@ -15,12 +15,17 @@ Equality, hashing and order are those of the key, an ``int``:
 The key, low bits to high (``card_key``), made so that a hand's key is the plain sum of its
 cards' keys:
 
-* bits 0-51, one bit per card, suit-major: bit ``13 * suit.position + rank.index``;
-* bits 52-75, four 6-bit suit counters: the card adds 7 to its suit's counter, so a counter
+* bits 0-155, one 3-bit slot per card, suit-major: the card sets the low bit of slot
+  ``13 * suit.position + rank.index``; seven distinct cards leave every slot's two high bits
+  (the guard bits, ``GUARD_BITS``) clear, and a repeated card (2 to 7 times) sets one;
+* bits 156-179, four 6-bit suit counters: the card adds 7 to its suit's counter, so a counter
   has its top bit (32) set exactly when five or more cards share that suit (4 * 7 < 32 <= 5 * 7);
-* bits 76-100, the rank weight ``RANK_WEIGHTS[rank.index]``, chosen so that every multiset of
+* bits 180-204, the rank weight ``RANK_WEIGHTS[rank.index]``, chosen so that every multiset of
   seven ranks has its own sum (at most 7,825,759, the size of the 7-card table);
-* bits 101 and up, a card counter: each card adds 1, so a sum tells seven cards from six.
+* bits 205 and up, a card counter: each card adds 1, so a sum tells seven cards from six.
+
+So one test (``key & (GUARD_BITS | flush bits)``) tells an ordinary seven-card hand from a
+flush or a repeated card.
 
 Every card also has a small ``code`` (``rank.index * 4 + suit.position``, 0..51), what the
 batch (numpy) evaluator and callers holding plain numbers use.
@@ -117,10 +122,12 @@ class Suit(enum.StrEnum):
 
 #: Rank weights (by rank index) whose sums tell every 7-card rank multiset apart.
 RANK_WEIGHTS: Final = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
-SUIT_SHIFT: Final = 52  # the four 6-bit suit counters start here
-RANK_SHIFT: Final = 76  # the rank-weight sum starts here
-COUNT_SHIFT: Final = 101  # the card counter starts here
-CARD_BITS: Final = (1 << 52) - 1  # the 52 card bits
+SLOT_BITS: Final = 3  # bits per card slot: the card's bit, then two guard bits
+SUIT_SHIFT: Final = 156  # the four 6-bit suit counters start here
+RANK_SHIFT: Final = 180  # the rank-weight sum starts here
+COUNT_SHIFT: Final = 205  # the card counter starts here
+CARD_BITS: Final = (1 << SUIT_SHIFT) - 1  # the 52 card slots
+GUARD_BITS: Final = sum(6 << (SLOT_BITS * p) for p in range(52))  # each slot's two high bits
 
 
 def card_key(rank_index: int, suit_position: int) -> int:
@@ -137,7 +144,7 @@ def card_key(rank_index: int, suit_position: int) -> int:
     True
     """
     return (
-        (1 << (13 * suit_position + rank_index))
+        (1 << (SLOT_BITS * (13 * suit_position + rank_index)))
         + (7 << (SUIT_SHIFT + 6 * suit_position))
         + (RANK_WEIGHTS[rank_index] << RANK_SHIFT)
         + (1 << COUNT_SHIFT)
@@ -171,8 +178,8 @@ class Card(int):
 
     @property
     def _position(self) -> int:
-        """The card bit's position, ``13 * suit.position + rank.index``."""
-        return (self & CARD_BITS).bit_length() - 1
+        """The card's slot, ``13 * suit.position + rank.index``."""
+        return ((self & CARD_BITS).bit_length() - 1) // SLOT_BITS
 
     @property
     def rank(self) -> Rank:

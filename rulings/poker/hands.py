@@ -5,29 +5,36 @@ import: an ``int`` (1 = 7-5-4-3-2 high card, 7462 = royal flush) carrying its ca
 five ranks in display order and its plain name. Comparing values is comparing ints, so equal
 hands compare ``==`` and hash alike whatever their suits.
 
-How ``evaluate`` stays cheap (about 0.25 microseconds for seven cards): a ``Card`` is an
-``int`` whose value is its key (``rulings.poker.cards.card_key``), and a hand's key is the plain sum
-of its seven cards, with no attribute or table access:
+How ``evaluate`` stays cheap (well under a microsecond for seven cards, like eval7): a
+``Card`` is an ``int`` whose value is its key (``rulings.poker.cards.card_key``), and a hand's
+key is the plain sum of its seven cards, with no attribute or table access:
 
-* bits 0-51, one bit per card, suit-major (13 bits per suit): seven distinct cards set seven
-  bits (a repeated card carries and sets fewer), and a flush suit's 13 bits are the ranks it
-  holds, the index of an 8,192-entry flush table;
-* bits 52-75, four 6-bit suit counters, 7 per card, so a counter's bit 5 is set exactly when
+* bits 0-155, one 3-bit slot per card, suit-major (39 bits per suit): a card sets its slot's
+  low bit; a repeated card (2 to 7 times) carries into one of the slot's two guard bits, and
+  a flush suit's 39 bits are the key of its best flush (``_FLUSH_SLOTS``, 4,719 entries);
+* bits 156-179, four 6-bit suit counters, 7 per card, so a counter's bit 5 is set exactly when
   five or more cards share its suit: a flush;
-* bits 76-100, the rank multiset as a sum of rank weights ``RANK_WEIGHTS`` chosen so that
+* bits 180-204, the rank multiset as a sum of rank weights ``RANK_WEIGHTS`` chosen so that
   every 7-card multiset has its own sum (at most 7,825,759): the index of a flat array
   (15.6 MB, uint16) holding the best non-flush hand of every 7-card multiset;
-* bits 101 and up, the card counter: 7 for seven cards; any other count (a Card mixed with
+* bits 205 and up, the card counter: 7 for seven cards; any other count (a Card mixed with
   codes or other ints) puts the table index out of range and fails the flush check.
 
+So an ordinary hand (no flush, no repeated card: about 97 in 100) costs one test of the sum
+against the guard and flush bits, then one table lookup. The flat table beats a compact one
+(a perfect hash of the 49,205 keys into 178,645 or 88,950 entries, 2 lookups) even under
+load in ``benchmarks/hands.py``: the extra lookup costs more than the cache misses it saves.
+
 Seven card codes (0-51) take the same route through ``_CODE_KEY[code]``, the key of that card
-(the first element's type picks the route). Codes 0 and 1 carry an extra mark (bit 110) that
-has the seven checked for ``True`` and ``False``, which index a list like 1 and 0 but are not
-cards; negative codes are refused before they can index the list from its end. Five and six
-cards take a slower general path (a dict on base-5 rank-multiset keys), as do inputs that fail
-the fast path's checks (to find the error to report). A plain int equal to a Card's key is
-that card (a Card equals its int); ints that merely add up like seven cards are not checked
-for on the fast path. All tables are built at import, in about 0.2 s and 30 MB at peak.
+(a first element above 51 picks the Card route: a Card is a large int). Codes 0 and 1 carry
+an extra mark (bit 215) that has the seven checked for ``True`` and ``False``, which index a
+list like 1 and 0 but are not cards; negative codes are refused before they can index the
+list from its end. Five and six cards take a slower general path (a dict on base-5
+rank-multiset keys), as do inputs that fail the fast path's checks (to find the error to
+report). A plain int equal to a Card's key is that card (a Card equals its int); ints that
+merely add up like seven cards (such as a bare card-counter unit next to six Cards) are not
+checked for on the fast path. The tables ship prebuilt (``TABLES``); the flush-slot dict is
+made at import from the flush table.
 
 ``evaluate_many`` does the same on numpy arrays for batch work (equity, exhaustive tests).
 """
@@ -36,7 +43,6 @@ from __future__ import annotations
 
 import array
 import enum
-import functools
 import itertools
 import logging
 import operator
@@ -50,8 +56,10 @@ from rulings.errors import InvalidCardsError
 from rulings.poker.cards import (
     COUNT_SHIFT,
     DECK,
+    GUARD_BITS,
     RANK_SHIFT,
     RANK_WEIGHTS,
+    SLOT_BITS,
     SUIT_SHIFT,
     Card,
     Rank,
@@ -180,25 +188,40 @@ class HandValue(int):
         name: the plain name ("Full house, Kings full of Tens").
     """
 
-    category: HandCategory
-    _indexes: tuple[int, ...]
+    # No __dict__: a value is a bare int (48 bytes), its facts are looked up by strength in
+    # module tables. The 7,463 objects are made one after another, so they sit side by side
+    # and the ones ``evaluate`` returns (it touches their reference counts) span 0.35 MB;
+    # with a dict each they were 128 bytes apart, 1 MB and more.
+    __slots__ = ()
 
     @classmethod
-    def _make(cls, strength: int, category: HandCategory, ranks: tuple[int, ...]) -> HandValue:
-        value = int.__new__(cls, strength)
-        value.__dict__.update(category=category, _indexes=ranks)  # past the frozen __setattr__
-        return value
+    def _make_all(cls, count: int) -> tuple[HandValue, ...]:
+        """The values of strengths 0 to ``count - 1``."""
+        return tuple(int.__new__(cls, strength) for strength in range(count))
 
-    # Worked out on first use: the 7,462 values are made at import, their words rarely.
-    @functools.cached_property
+    @property
+    def category(self) -> HandCategory:
+        """The hand category."""
+        return _CLASS_OF[self][0]
+
+    @property
+    def _indexes(self) -> tuple[int, ...]:
+        """The five rank indexes in display order."""
+        return _CLASS_OF[self][1]
+
+    @property
     def ranks(self) -> tuple[Rank, ...]:
         """The five ranks in display order."""
-        return tuple(_RANKS[r] for r in self._indexes)
+        return tuple(_RANKS[r] for r in _CLASS_OF[self][1])
 
-    @functools.cached_property
+    @property
     def name(self) -> str:
-        """The plain name ("Full house, Kings full of Tens")."""
-        return _describe(self.category, self._indexes)
+        """The plain name ("Full house, Kings full of Tens"), worked out on first use."""
+        name = _NAMES[self]
+        if name is None:
+            category, ranks = _CLASS_OF[self]
+            name = _NAMES[self] = _describe(category, ranks)
+        return name
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("HandValue is immutable")
@@ -253,11 +276,11 @@ def _all_classes() -> list[tuple[HandCategory, tuple[int, ...]]]:
 
 
 _CLASSES = _all_classes()
+#: ``_CLASS_OF[strength]`` is the (category, display rank indexes) of that strength.
+_CLASS_OF: Final = ((HandCategory.HIGH_CARD, (5, 3, 2, 1, 0)), *_CLASSES)
+_NAMES: Final[list[str | None]] = [None] * len(_CLASS_OF)  # filled on first use
 #: ``_VALUES[strength]`` is the HandValue of that strength (index 0 unused).
-_VALUES: Final[tuple[HandValue, ...]] = (
-    HandValue._make(0, HandCategory.HIGH_CARD, (5, 3, 2, 1, 0)),
-    *(HandValue._make(i + 1, cat, ranks) for i, (cat, ranks) in enumerate(_CLASSES)),
-)
+_VALUES: Final[tuple[HandValue, ...]] = HandValue._make_all(len(_CLASS_OF))
 DISTINCT_VALUES: Final = len(_CLASSES)  # 7,462
 
 _W5 = [5**r for r in range(13)]
@@ -400,22 +423,48 @@ def _load_tables(
 _DATA: Final = _table_data()
 _FLUSH, _NONFLUSH, _FLAT7 = _load_tables(_DATA)
 
-# Key layout (rulings.poker.cards): 52 card bits (suit-major), four 6-bit suit counters (7 per
-# card: bit 5 set means five of a suit), the rank key, the card counter (7 for seven cards).
-_CARD_MASK = (1 << 52) - 1
+# Key layout (rulings.poker.cards): 52 three-bit card slots (suit-major; a slot's two high
+# bits are guard bits, set only by a repeated card), four 6-bit suit counters (7 per card:
+# bit 5 set means five of a suit), the rank key, the card counter (7 for seven cards).
 _FLUSH_BITS = sum(32 << (SUIT_SHIFT + 6 * s) for s in range(4))
-#: flush bit of a suit counter -> shift of that suit's 13 card bits
-_FLUSH_SHIFT = {32 << (SUIT_SHIFT + 6 * s): 13 * s for s in range(4)}
+#: what sends a sum off the one-lookup path: a flush or a repeated card
+_CHECK_BITS = _FLUSH_BITS | GUARD_BITS
+#: the 13 slots of one suit
+_SUIT_SLOTS = (1 << (13 * SLOT_BITS)) - 1
+#: flush bit of a suit counter -> shift of that suit's 13 card slots
+_FLUSH_SHIFT = {32 << (SUIT_SHIFT + 6 * s): 13 * SLOT_BITS * s for s in range(4)}
 #: ``(key >> RANK_SHIFT) - _SEVEN`` is the 7-card table index when the card counter is 7; any
 #: other count is at least 2 ** 25 away, outside the table (7,825,760 entries) either way.
 _SEVEN = 7 << (COUNT_SHIFT - RANK_SHIFT)
-_MARK = 1 << 110  # on the keys of codes 0 and 1: look for True and False
+_MARK = 1 << (COUNT_SHIFT + 10)  # on the keys of codes 0 and 1: look for True and False
 # Codes 52-103 get a key whose card counter is far off (16 per code instead of 1), so every
 # check fails and the checked path names the bad code.
 _BAD_CODE = 1 << (COUNT_SHIFT + 4)
 _CODE_KEY: Final[list[int]] = [int(c) + (_MARK if c.code < 2 else 0) for c in DECK] + [
     _BAD_CODE
 ] * 52
+
+
+def _spread(masks: NDArray[np.int64]) -> NDArray[np.int64]:
+    """13-bit rank masks with each bit moved to the low bit of its 3-bit card slot."""
+    out = np.zeros_like(masks)
+    for r in range(13):
+        out |= ((masks >> r) & 1) << (SLOT_BITS * r)
+    return out
+
+
+def _flush_by_slots(flush: list[HandValue | None]) -> dict[int, HandValue]:
+    """The best flush of one suit's 5 to 7 cards, keyed by that suit's 13 card slots."""
+    masks = np.arange(8192, dtype=np.int64)
+    counts = np.zeros(8192, dtype=np.int64)
+    for r in range(13):
+        counts += (masks >> r) & 1
+    masks = masks[(counts >= 5) & (counts <= 7)]
+    pairs = zip(_spread(masks).tolist(), masks.tolist(), strict=True)
+    return {slots: value for slots, mask in pairs if (value := flush[mask]) is not None}
+
+
+_FLUSH_SLOTS: Final = _flush_by_slots(_FLUSH)
 
 
 def hand_value(strength: int) -> HandValue:
@@ -461,15 +510,16 @@ def evaluate(cards: Sequence[Card | int], board: Sequence[Card | int] = ()) -> H
     if board:
         cards = (*cards, *board)
     # The hot path spells the key constants as literals (LOAD_CONST is cheaper than a global
-    # lookup): 0x820820 << 52 is _FLUSH_BITS, 52 one-bits _CARD_MASK, 76 RANK_SHIFT, 101
-    # COUNT_SHIFT, 0xE000000 _SEVEN, 1 << 110 _MARK and 110 one-bits _MARK - 1 (checked at
+    # lookup): 0x820820db6...b6 is _CHECK_BITS, 0xdb6...b6 GUARD_BITS, 180 RANK_SHIFT, 205
+    # COUNT_SHIFT, 0xE000000 _SEVEN, 215 the _MARK bit and 215 one-bits _MARK - 1 (checked at
     # import, below). Whatever fails a check goes to the checked path, which names the error
     # or, for 5 and 6 cards, evaluates them.
     try:
         a, b, c, d, e, f, g = cards
-        if type(a) is Card:
-            # Seven Cards. A mix with codes or other ints gives a card count other than 7,
-            # which both branches below refuse.
+        if a > 51:
+            # Seven Cards (a Card is an int far above 51; comparing is cheaper than type()).
+            # A mix with codes or other ints gives a card count other than 7, which both
+            # lookups below refuse.
             k = a + b + c + d + e + f + g
         else:  # card codes (or bad input)
             # A negative code would index the list from its end.
@@ -477,7 +527,7 @@ def evaluate(cards: Sequence[Card | int], board: Sequence[Card | int] = ()) -> H
                 raise IndexError("card codes are 0 to 51")
             key = _CODE_KEY
             k = key[a] + key[b] + key[c] + key[d] + key[e] + key[f] + key[g]
-            if k >> 110:  # code 0 or 1, or True or False, which index the list as 1 and 0
+            if k >> 215:  # code 0 or 1, or True or False, which index the list as 1 and 0
                 if (
                     type(a) is bool
                     or type(b) is bool
@@ -488,27 +538,27 @@ def evaluate(cards: Sequence[Card | int], board: Sequence[Card | int] = ()) -> H
                     or type(g) is bool
                 ):
                     raise TypeError("True and False are not cards")
-                k &= 0x3FFFFFFFFFFFFFFFFFFFFFFFFFFF
-        if k & 0x8208200000000000000:
-            shift = _FLUSH_SHIFT.get(k & 0x8208200000000000000)
-            if shift is not None and k >> 101 == 7 and (k & 0xFFFFFFFFFFFFF).bit_count() == 7:
-                return _FLUSH[(k >> shift) & 0x1FFF]  # type: ignore[return-value]
-        elif (k & 0xFFFFFFFFFFFFF).bit_count() == 7:  # else a repeated card
-            # IndexError unless the card counter is 7
-            return _VALUES[_FLAT7[(k >> 76) - 0xE000000]]
-    except (ValueError, TypeError, IndexError, OverflowError):
+                k &= 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF
+        if not k & 0x820820DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6:
+            # No flush, no repeated card. IndexError unless the card counter is 7.
+            return _VALUES[_FLAT7[(k >> 180) - 0xE000000]]
+        if not k & 0xDB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6 and k >> 205 == 7:
+            # A flush of seven distinct cards: KeyError unless exactly one suit has 5-7.
+            return _FLUSH_SLOTS[(k >> _FLUSH_SHIFT[k & _FLUSH_BITS]) & 0x7FFFFFFFFF]
+    except (ValueError, TypeError, LookupError, OverflowError):
         pass
     return _evaluate_checked(cards)
 
 
-if (_FLUSH_BITS, _CARD_MASK, RANK_SHIFT, COUNT_SHIFT, _SEVEN, _MARK, _MARK - 1) != (
-    0x8208200000000000000,
-    0xFFFFFFFFFFFFF,
-    76,
-    101,
+if (_CHECK_BITS, GUARD_BITS, RANK_SHIFT, COUNT_SHIFT, _SEVEN, _MARK, _MARK - 1, _SUIT_SLOTS) != (
+    0x820820DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6,
+    0xDB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6DB6,
+    180,
+    205,
     0xE000000,
-    1 << 110,
-    0x3FFFFFFFFFFFFFFFFFFFFFFFFFFF,
+    1 << 215,
+    0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF,
+    0x7FFFFFFFFF,
 ):
     raise AssertionError("evaluate()'s literal key constants are out of date")
 

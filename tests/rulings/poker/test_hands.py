@@ -1,3 +1,4 @@
+import itertools
 from collections import Counter
 from typing import Any
 
@@ -59,6 +60,54 @@ def test_single_evaluate_agrees_with_batch_on_five_six_and_seven_cards():
         assert single == batch.tolist()
         with_cards = [evaluate([rulings.poker.cards.DECK[c] for c in row]) for row in hands]
         assert with_cards == batch.tolist()
+
+
+def _single_agrees_with_batch(rows: list[list[int]]) -> None:
+    """``evaluate`` on Cards and on codes gives ``evaluate_many``'s strength for every row."""
+    deck = rulings.poker.cards.DECK
+    batch = evaluate_many(np.array(rows)).tolist()
+    assert [evaluate([deck[c] for c in row]) for row in rows] == batch
+    assert [evaluate(row) for row in rows] == batch
+
+
+def test_every_seven_card_rank_multiset_without_a_flush_agrees_with_batch():
+    # All 49,205 multisets of seven ranks (no rank more than four times), suits dealt in
+    # turn (two, two, two and one of a suit: no flush): the one-lookup path of every entry.
+    rows = [
+        [4 * rank + i % 4 for i, rank in enumerate(ranks)]
+        for ranks in itertools.combinations_with_replacement(range(13), 7)
+        if max(Counter(ranks).values()) <= 4
+    ]
+    assert len(rows) == 49_205
+    _single_agrees_with_batch(rows)
+
+
+def test_every_flush_of_five_to_seven_ranks_in_every_suit_agrees_with_batch():
+    # Every set of 5, 6 or 7 ranks in each suit (4 x 4,719 hands), the other cards drawn
+    # from the other suits: the flush path of every flush-table entry.
+    rng = np.random.default_rng(23)
+    rows = []
+    for suit in range(4):
+        others = [c for c in range(52) if c % 4 != suit]
+        for size in (5, 6, 7):
+            for ranks in itertools.combinations(range(13), size):
+                extra = rng.choice(others, 7 - size, replace=False).tolist()
+                rows.append([4 * r + suit for r in ranks] + extra)
+    assert len(rows) == 4 * (1287 + 1716 + 1716)
+    _single_agrees_with_batch(rows)
+
+
+@pytest.mark.parametrize("copies", range(2, 8))
+def test_evaluate_refuses_a_card_given_two_to_seven_times(copies):
+    # Every card, repeated next to distinct others (in its own suit, so flushes too): the
+    # sum's guard bits catch it on the fast path for Cards and for codes.
+    deck = rulings.poker.cards.DECK
+    for code in range(52):
+        others = [c for c in range(code % 4, 52, 4) if c != code] + [(code + 1) % 52]
+        row = [code] * copies + others[: 7 - copies]
+        for hand in (row, [deck[c] for c in row], row[::-1]):
+            with pytest.raises(InvalidCardsError, match="appears twice"):
+                evaluate(hand)
 
 
 # --- rule 6.A: order of cards ------------------------------------------------------------
@@ -404,7 +453,7 @@ def test_evaluate_with_codes_0_and_1_is_not_mistaken_for_true_and_false():
 
 @pytest.mark.parametrize(
     "bad",
-    [1.0, None, "2s", 2**200, -(2**200), 104, -53, 2**92, -(2**92)],
+    [1.0, None, "2s", 2**200, -(2**200), 104, -53, 2**92, -(2**92), 2**215, 2**157, 2**156],
 )
 def test_evaluate_names_a_bad_seventh_value_next_to_cards_or_codes(bad):
     cards = parse_cards("Ah Kh Qh Jh 9c 8d")
