@@ -102,10 +102,10 @@ def test_a_hand_on_discord_uses_the_rules_another_process_just_stored(two_engine
     ctx = Context(
         surface="discord", settings=Settings(_env_file=None), db=Database(ours), guild_id=GUILD
     )
-    royal = {"cards": "As Ks Qs Js Ts", "board": None}
-    assert "earns 200 RP" in str(hand(ctx, **royal))  # no league yet: btown's points
+    royal = "As Ks Qs Js Ts"
+    assert "earns 200 RP" in str(hand(ctx, royal))  # no league yet: btown's points
     _set_overrides(theirs, GUILD, premium_hand_rp={"royal_flush": 25})
-    assert "earns 25 RP" in str(hand(ctx, **royal))  # the next request: the new points
+    assert "earns 25 RP" in str(hand(ctx, royal))  # the next request: the new points
 
 
 def test_the_light_read_answers_what_storage_answers(engine):

@@ -381,7 +381,7 @@ def test_hand_value_is_an_int_with_category_ranks_and_name():
     assert value.category.label == "Full house"
     assert hand_value(int(value)) is value
     with pytest.raises(AttributeError):
-        value.name = "x"
+        value.name = "x"  # type: ignore[misc]
     with pytest.raises(ValueError, match="not a hand strength"):
         hand_value(0)
 
