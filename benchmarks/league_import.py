@@ -125,7 +125,7 @@ from rulings import build_event, parse_finish_csv
 from storage.event_files import read_csv_event
 from storage.event_import import import_events
 if which == "stream":
-    from storage.event_files import import_csv_file
+    from storage.csv_import import import_csv_file
 def rss_kb():
     with open("/proc/self/status") as status:
         for line in status:

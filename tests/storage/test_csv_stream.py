@@ -11,9 +11,10 @@ import pytest
 from sqlalchemy import text
 
 from rulings import EventFormatError, parse_event
+from storage.csv_import import import_csv_file
 from storage.db import session_scope
 from storage.errors import DuplicatePlayerError, EventConflictError, SuspendedPlayerError
-from storage.event_files import import_csv_file, read_csv_event
+from storage.event_files import read_csv_event
 from storage.event_import import correct_events, import_events
 from storage.players import add_alias, add_strike
 from storage.seasons import add_season, get_season
@@ -134,9 +135,9 @@ class _NoClose:
 def test_a_streamed_csv_night_stores_what_the_whole_path_stores(
     engine, league, tmp_path, monkeypatch, chunk
 ):
-    from storage import event_files, import_plan
+    from storage import csv_import, import_plan
 
-    monkeypatch.setattr(event_files, "WRITE_ROWS", chunk)
+    monkeypatch.setattr(csv_import, "WRITE_ROWS", chunk)
     monkeypatch.setattr(import_plan, "WRITE_ROWS", chunk)
     rng = random.Random(chunk)
     names = ["bea thornton", "Cally", "Éva Ñúñez", *(f"Newcomer {i}" for i in range(17))]
@@ -160,9 +161,9 @@ def test_a_streamed_csv_night_stores_what_the_whole_path_stores(
 def test_csv_import_streams_all_or_nothing(engine, league, tmp_path, monkeypatch):
     """Chunks of 3 rows: a refusal at the last row (a look-alike of a known player, found
     after two chunks of new players and results were written) leaves every table as it was."""
-    from storage import event_files
+    from storage import csv_import
 
-    monkeypatch.setattr(event_files, "WRITE_ROWS", 3)
+    monkeypatch.setattr(csv_import, "WRITE_ROWS", 3)
     rows = [f"{i + 1},Newcomer {chr(65 + i)}" for i in range(8)]
     path = tmp_path / "night.csv"
     for last, error, match in [

@@ -23,7 +23,8 @@ from bot.features.league.reads import TERMINAL_PAGE
 from bot.reply import Reply
 from storage import events as store_events
 from storage import players as store_players
-from storage.event_files import import_csv_file, import_event_file
+from storage.csv_import import import_csv_file
+from storage.event_files import import_event_file
 from storage.event_import import StoreEvents, correct_events, import_events, revive_events
 from storage.leagues import get_league_rules, list_leagues
 from storage.seasons import list_seasons

@@ -1,0 +1,578 @@
+"""A CSV finish list (one night) streamed into the league: read a row at a time, all or nothing.
+
+``import_csv_file`` stores a new night whose rows are in place order without holding the file:
+a scan (``rulings.scan_finish_csv``: the same errors as the whole-file parser), a pass that looks
+up the league's known names a chunk at a time, then the write in chunks of ``WRITE_ROWS`` inside
+the caller's one transaction. Anything else (a correction, a night already stored, rows out of
+order) takes the whole path (``storage.event_files.read_csv_event``), as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import io
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from dataclasses import replace
+from typing import IO, Any
+
+from sqlalchemy import JSON, String, bindparam, cast, insert, update
+from sqlalchemy import select as sa_select
+from sqlmodel import Session, col
+
+from rulings import (
+    EventFormatError,
+    EventRecord,
+    LeagueRules,
+    PointsBreakdown,
+    build_event,
+    check_name,
+    finish_groups,
+    finish_list_points,
+    iter_finish_csv,
+    name_key,
+    scan_finish_csv,
+)
+from storage.audit import add_audit_entries, utc_now
+from storage.db import insert_rows
+from storage.event_files import check_import_path, current_season_name, read_csv_event
+from storage.event_import import StoreEvents, import_events
+from storage.event_points import component_values
+from storage.events import (
+    EventSummary,
+    ImportOutcome,
+    PlayerPoints,
+    points_of,
+    record_to_dict,
+    sort_points,
+)
+from storage.import_plan import (
+    WRITE_ROWS,
+    PlannedEvent,
+    check_played,
+    check_suspensions,
+    place_records,
+)
+from storage.league_models import AuditEntry, Event, Location, Player, PlayerAlias, Result, Season
+from storage.leagues import get_league_rules
+from storage.players import PlayerDirectory
+
+log = logging.getLogger(__name__)
+
+
+def import_csv_file(
+    path: str | os.PathLike[str],
+    *,
+    session: Session,
+    league_id: int,
+    actor: str,
+    location: str,
+    day: dt.date,
+    season: str | None = None,
+    kind: str = "regular",
+    now: dt.datetime | None = None,
+    allow_new: bool | Collection[str] = False,
+    allow_suspended: bool | Collection[str] = False,
+    store: StoreEvents = import_events,
+    sink: Callable[[PlayerPoints], None] | None = None,
+) -> ImportOutcome:
+    """Import a ``position,player`` CSV finish list as one night, all or nothing.
+
+    A new night (``import_events``) whose places never go down is streamed: the file is read
+    a few times (checked, its names looked up, stored), a chunk of ``WRITE_ROWS`` rows at a
+    time, and none of it is held whole: no record of the night, no map of its names (only of
+    the league's players it names), no list of its points. The stored rows and the audit
+    entry are the ones ``read_csv_event`` then ``store`` write, and errors are the same.
+    Anything else (a correction, a night stored already, rows out of place order) takes that
+    path: ``read_csv_event`` then ``store``.
+
+    Args:
+        path: The file (``.csv``).
+        session: The caller's unit of work: a refused row anywhere rolls back every chunk.
+        league_id: The league.
+        actor: Who imports, for the audit log.
+        location: Where the night was played.
+        day: Its date.
+        season: Its season; the league's current season when None.
+        kind: Its kind (``regular`` unless said).
+        now: The time of the import (UTC).
+        allow_new: As for ``import_events``.
+        allow_suspended: As for ``import_events``.
+        store: ``import_events`` (a new night), ``correct_events`` or ``revive_events``.
+        sink: Receives each player's points in finish order (ties in the file's order), and
+            the outcome's ``points`` is then empty; when None the outcome holds them, sorted
+            as ``import_events`` sorts them.
+
+    Returns:
+        What the import did to the night.
+
+    Raises:
+        As ``read_csv_event`` and ``store``.
+    """
+    check_import_path(path)
+    rules = get_league_rules(session=session, league_id=league_id)
+    chosen = season or current_season_name(session=session, league_id=league_id)
+    if chosen is None:
+        raise EventFormatError("season: missing, and the league has no season yet")
+    options: dict[str, Any] = {
+        "session": session,
+        "league_id": league_id,
+        "actor": actor,
+        "now": now,
+        "allow_new": allow_new,
+        "allow_suspended": allow_suspended,
+    }
+    outcome = None
+    if store is import_events:
+        outcome = _stream_csv(path, rules, chosen, location, day, kind, sink, **options)
+    if outcome is not None:
+        return outcome
+    record = read_csv_event(
+        path,
+        session=session,
+        league_id=league_id,
+        location=location,
+        day=day,
+        season=chosen,
+        kind=kind,
+    )
+    (outcome,) = store([record], **options)
+    if sink is not None:
+        for points in outcome.points:
+            sink(points)
+        outcome = replace(outcome, points=())
+    return outcome
+
+
+def _csv_lines(path: str | os.PathLike[str]) -> Iterator[str]:
+    """The file's lines, read as the rows are (closed once read or dropped)."""
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        try:
+            yield from handle
+        except UnicodeDecodeError:
+            raise EventFormatError("the file is not UTF-8 text") from None
+
+
+# Statements with the names as one expanding parameter: ``in_(names)`` would bind them into
+# each statement, and SQLAlchemy then keeps about 100 bytes a name a statement (measured).
+_NAMED = (
+    sa_select(col(Player.name_key), col(Player.id), col(Player.display_name))
+    .where(col(Player.league_id) == bindparam("league"))
+    .where(col(Player.name_key).in_(bindparam("keys", expanding=True)))
+)
+_ALIASED = (
+    sa_select(col(PlayerAlias.alias_key), col(PlayerAlias.player_id), col(Player.display_name))
+    .join(Player, col(Player.id) == col(PlayerAlias.player_id))
+    .where(col(PlayerAlias.league_id) == bindparam("league"))
+    .where(col(PlayerAlias.alias_key).in_(bindparam("keys", expanding=True)))
+)
+
+
+def _known_players(
+    session: Session, league_id: int, keys: Collection[str]
+) -> dict[str, tuple[int, str]]:
+    """Name key -> (player id, display name) for the keys that name a player or an alias."""
+    found: dict[str, tuple[int, str]] = {}
+    given = {"league": league_id, "keys": list(keys)}
+    for key, pid, display in session.execute(_NAMED, given):
+        found[key] = (int(pid or 0), display)
+    for key, pid, display in session.execute(_ALIASED, given):  # after names, as a directory
+        found[key] = (int(pid or 0), display)
+    return found
+
+
+def _active_night(session: Session, league_id: int, head: EventRecord) -> bool:
+    """Whether the night (season, location, date, kind by name) is stored and active."""
+    found = session.execute(
+        sa_select(col(Event.id))
+        .join(Season, col(Season.id) == col(Event.season_id))
+        .join(Location, col(Location.id) == col(Event.location_id))
+        .where(col(Event.league_id) == league_id)
+        .where(col(Season.name_key) == name_key(head.season))
+        .where(col(Location.name_key) == name_key(head.location))
+        .where(col(Event.date) == head.date)
+        .where(col(Event.kind) == head.kind)
+        .where(col(Event.status) == "active")
+        .limit(1)
+    ).first()
+    return found is not None
+
+
+def _hash_ends(head: EventRecord) -> tuple[str, str]:
+    """The text ``content_hash`` digests, before and after the finish groups' keys."""
+    blob = content_hash_text(head)
+    marker = '"finish":[]'
+    at = blob.index(marker) + len(marker) - 1
+    return blob[:at], blob[at:]
+
+
+def content_hash_text(record: EventRecord) -> str:
+    """What ``storage.events.content_hash`` digests, as text (to digest a night in parts)."""
+    k = name_key
+    canonical = {
+        "season": k(record.season),
+        "location": k(record.location),
+        "date": record.date.isoformat(),
+        "kind": record.kind,
+        "finish": [sorted(k(n) for n in group) for group in record.finish],
+        "played": sorted(k(n) for n in record.played),
+        "bounties": sorted((k(n), c) for n, c in record.bounties.items()),
+        "premium": sorted((k(h.player), h.hand) for h in record.premium_hands),
+        "second_chance": sorted(k(n) for n in record.second_chance_winners),
+        "receipts": sorted(
+            (k(r.player), r.amount_cents, r.ref or "", r.image_url or "") for r in record.receipts
+        ),
+    }
+    return json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+
+
+def _keys_json(keys: list[str]) -> str:
+    keys.sort()
+    return json.dumps(keys, separators=(",", ":"))
+
+
+_Row = tuple[int, int, str]  # line number, place, name as written
+
+
+def _chunks(rows: Iterable[_Row]) -> Iterator[list[_Row]]:
+    chunk: list[_Row] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= WRITE_ROWS:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _stream_csv(
+    path: str | os.PathLike[str],
+    rules: LeagueRules,
+    season: str,
+    location: str,
+    day: dt.date,
+    kind: str,
+    sink: Callable[[PlayerPoints], None] | None,
+    *,
+    session: Session,
+    league_id: int,
+    actor: str,
+    now: dt.datetime | None,
+    allow_new: bool | Collection[str],
+    allow_suspended: bool | Collection[str],
+) -> ImportOutcome | None:
+    """Store a new night from a CSV in place order, streamed (None: not such a file/night).
+
+    Each check happens in the order ``read_csv_event`` then ``import_events`` make it, so a
+    file with several problems is refused for the same one.
+    """
+
+    def rows() -> Iterator[_Row]:
+        return iter_finish_csv(_csv_lines(path))
+
+    # read_csv_event: the rows (form, places, a name twice), then the night's own fields
+    count = scan_finish_csv(lambda: _csv_lines(path))
+    if count is None:
+        return None
+    head = dataclasses.replace(
+        build_event(
+            season=season,
+            location=location,
+            date=day,
+            kind=kind,
+            finish=[["-"]],
+            max_receipt_cents=rules.receipt_max_cents,
+        ),
+        finish=(),
+    )
+    # plan_import: the date, the names resolved (one player under two names), the places...
+    at = utc_now(now)
+    check_played(head.date, now=at)
+    if _active_night(session, league_id, head):
+        return None  # unchanged or refused: the whole path says which, as it always has
+    known: dict[str, tuple[int, str]] = {}  # the league's names the file lists (bounded)
+    listed: dict[str, str] = {}  # a known player's key -> the name the file gave first
+    before, after = _hash_ends(head)
+    digest = hashlib.sha256(before.encode())
+    group: list[str] = []  # the keys of the tie group being read, for the digest
+    place = 0
+    sep = ""
+    for chunk in _chunks(rows()):
+        known.update(_known_players(session, league_id, {name_key(n) for _, _, n in chunk}))
+        for _, row_place, raw in chunk:
+            key = name_key(raw)
+            player = known.get(key)
+            if player is not None:
+                key = name_key(player[1])
+                if key in listed and name_key(listed[key]) != name_key(raw):
+                    raise EventFormatError(
+                        f"finish place of {raw}: '{listed[key]}' and '{raw}' are the "
+                        f"same player ({player[1]}); list them once"
+                    )
+                listed.setdefault(key, raw)
+            if row_place != place and group:
+                digest.update(f"{sep}{_keys_json(group)}".encode())
+                sep, group = ",", []
+            place = row_place
+            group.append(key)
+    digest.update(f"{sep}{_keys_json(group)}".encode())
+
+    def canonical_rows() -> Iterator[tuple[int, int, str]]:
+        for line, row_place, raw in rows():
+            player = known.get(name_key(raw))
+            yield line, row_place, raw if player is None else player[1]
+
+    digest.update(after.encode())
+    confirmed: bool | set[str] = (
+        allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
+    )
+    seasons, locations = place_records(
+        session, league_id, [head], confirmed=confirmed, actor=actor, at=at
+    )
+    sid, lid = seasons[name_key(head.season)][0], locations[name_key(head.location)][0]
+    _check_suspended(session, league_id, rules, head, sid, lid, known, listed, allow_suspended)
+    del listed
+    night = _CsvNight(session, league_id, actor, at, head, known, allow_new)
+    event_id = night.write_event(sid, lid, digest.hexdigest())
+    scored = finish_list_points(
+        finish_groups(canonical_rows()), rules, kind=head.kind, owner=rules.owner
+    )
+    kept: list[PlayerPoints] = []
+    players = night.write_results(scored, sid, lid, sink or kept.append)
+    summary = EventSummary(
+        id=event_id,
+        season=seasons[name_key(head.season)][1],
+        location=locations[name_key(head.location)][1],
+        date=head.date,
+        kind=head.kind,
+        status="active",
+        void_reason=None,
+        players=players,
+    )
+    log.info("import by %s: 1 imported (streamed CSV, %d players)", actor, players)
+    return ImportOutcome("imported", summary, () if sink else sort_points(kept))
+
+
+def _check_suspended(
+    session: Session,
+    league_id: int,
+    rules: LeagueRules,
+    head: EventRecord,
+    season_id: int,
+    location_id: int,
+    known: Mapping[str, tuple[int, str]],
+    listed: Mapping[str, str],
+    allow: bool | Collection[str],
+) -> None:
+    """Refuse a suspended player (3.B) as ``import_events`` does: only known ones can be."""
+    ids = {name_key(display): pid for pid, display in known.values()}
+    named = replace(head, finish=tuple((known[name_key(raw)][1],) for raw in listed.values()))
+    planned = PlannedEvent("imported", None, named, "", season_id, location_id)
+    check_suspensions(
+        session, league_id, rules, lambda name: ids.get(name_key(name)), [planned], {}, allow
+    )
+
+
+class _CsvNight:
+    """One streamed night's writes, its results a chunk at a time, its record and audit last.
+
+    The event row first; then each chunk's new players and results; then the record and the
+    audit entry, written as text built a chunk at a time.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        league_id: int,
+        actor: str,
+        at: dt.datetime,
+        head: EventRecord,
+        known: Mapping[str, tuple[int, str]],
+        allow_new: bool | Collection[str],
+    ) -> None:
+        self.session, self.league_id, self.actor, self.at = session, league_id, actor, at
+        self.head, self.allow_new = head, allow_new
+        # the league's players the file names, by display name key (aliases resolved)
+        self.known = {name_key(display): (pid, display) for pid, display in known.values()}
+        # Look-alikes of known names are refused only unless all new names are allowed: that
+        # check needs the league's names (and the file's new ones), as an import holds them.
+        self.directory = None if allow_new is True else PlayerDirectory(session, league_id)
+        bind = session.get_bind()
+        self.postgres = bind.dialect.name == "postgresql"
+        self.dumps: Callable[[Any], str] = (
+            getattr(bind.dialect, "_json_serializer", None) or json.dumps
+        )
+        self.event_id = 0
+
+    def write_event(self, season_id: int, location_id: int, digest: str) -> int:
+        """Insert the event row (its record is written once the results are)."""
+        head = self.head
+        values = {
+            "league_id": self.league_id,
+            "season_id": season_id,
+            "location_id": location_id,
+            "date": head.date,
+            "kind": head.kind,
+            "status": "active",
+            "void_reason": None,
+            "content_hash": digest,
+            "record": {},
+        }
+        self.session.flush()
+        new_id = self.session.execute(insert(Event).returning(col(Event.id)), [values]).scalar_one()
+        self.event_id = int(new_id)
+        return self.event_id
+
+    def _new_players(self, names: list[str]) -> dict[str, tuple[int, str]]:
+        """Create the chunk's new players (audited): name key -> (id, display name)."""
+        if not names:
+            return {}
+        if self.directory is not None:
+            ids = self.directory.resolve(
+                names, allow_new=self.allow_new, actor=self.actor, now=self.at
+            )
+            return {key: (pid, self.directory.display[key]) for key, pid in ids.items()}
+        fresh = {name_key(n): check_name(n, "player name") for n in names}
+        insert_rows(
+            self.session,
+            Player,
+            [
+                {"league_id": self.league_id, "display_name": display, "name_key": key}
+                for key, display in fresh.items()
+            ],
+        )
+        made: dict[str, tuple[int, str]] = {}
+        given = {"league": self.league_id, "keys": list(fresh)}
+        for key, pid, _ in self.session.execute(_NAMED, given):
+            made[key] = (int(pid or 0), fresh[key])
+        add_audit_entries(
+            session=self.session,
+            league_id=self.league_id,
+            actor=self.actor,
+            entries=[
+                ("player.add", f"player:{display}", None, {"name": display})
+                for display in fresh.values()
+            ],
+            now=self.at,
+        )
+        return made
+
+    def write_results(
+        self,
+        scored: Iterator[tuple[str, int, int, PointsBreakdown]],
+        season_id: int,
+        location_id: int,
+        sink: Callable[[PlayerPoints], None],
+    ) -> int:
+        """Write the players and results a chunk at a time, then the record and the audit.
+
+        Returns:
+            How many players the night had.
+        """
+        head = self.head
+        record_head = self.dumps(record_to_dict(head))  # ... "finish": []}
+        assert record_head.endswith("[]}")
+        # The record's finish groups and the audit entry's points, a chunk at a time, go to
+        # files: the whole texts are read back one at a time, once every result is written.
+        record = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
+        points = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
+        common = {
+            "event_id": self.event_id,
+            "season_id": season_id,
+            "location_id": location_id,
+            "is_counted": head.kind != "toc",
+            "is_regular": head.kind == "regular",
+        }
+        players = 0
+        sep = ""
+        chunk: list[tuple[str, int, int, PointsBreakdown]] = []
+        last_place = 0
+        with record, points:
+            record.write(record_head[:-2])
+            for item in scored:
+                if item[1] != last_place and len(chunk) >= WRITE_ROWS:
+                    self._flush(chunk, common, record, points, sep, sink)
+                    players += len(chunk)
+                    chunk, sep = [], ", "
+                last_place = item[1]
+                chunk.append(item)
+            self._flush(chunk, common, record, points, sep, sink)
+            players += len(chunk)
+            record.write("]}")
+            # The audit entry first: the largest text, written while nothing else is held.
+            audit = io.StringIO()
+            audit.write('{"record": ')
+            for part in (record, points):
+                part.seek(0)
+                while block := part.read(1 << 20):
+                    audit.write(block)
+                if part is record:
+                    audit.write(', "points": {')
+            audit.write("}}")
+            # The texts are parameters, not values in the statements: SQLAlchemy caches a
+            # statement's compiled form, and with it any value the statement holds.
+            self.session.execute(
+                insert(AuditEntry).values(after=self._raw("text")),
+                {
+                    "league_id": self.league_id,
+                    "actor": self.actor,
+                    "at": self.at,
+                    "action": "event.import",
+                    "target": f"event:{self.event_id}",
+                    "before": None,
+                    "text": audit.getvalue(),
+                },
+            )
+            del audit
+            record.seek(0)
+            self.session.execute(
+                update(Event)
+                .where(col(Event.id) == bindparam("event"))
+                .values(record=self._raw("text")),
+                {"event": self.event_id, "text": record.read()},
+            )
+        return players
+
+    def _raw(self, name: str) -> Any:
+        """A parameter of JSON already serialised, bound as it is (not encoded again)."""
+        value = bindparam(name, type_=String())
+        return cast(value, JSON()) if self.postgres else value
+
+    def _flush(
+        self,
+        chunk: list[tuple[str, int, int, PointsBreakdown]],
+        common: Mapping[str, Any],
+        record: IO[str],
+        points: IO[str],
+        sep: str,
+        sink: Callable[[PlayerPoints], None],
+    ) -> None:
+        """Write one chunk of whole tie groups: its new players, its results, its text."""
+        if not chunk:
+            return
+        made = self._new_players([n for n, *_ in chunk if name_key(n) not in self.known])
+        rows = []
+        groups: list[list[str]] = []
+        pairs: dict[str, tuple[int, int]] = {}
+        last = 0
+        for name, place, tie, breakdown in chunk:
+            key = name_key(name)
+            pid, display = self.known[key] if key in self.known else made[key]
+            row = {**common, "player_id": pid, "position": place, "tie_size": tie}
+            row.update(component_values(breakdown))
+            rows.append(row)
+            if place != last:
+                groups.append([])
+                last = place
+            groups[-1].append(name)
+            result = points_of(display, row)
+            pairs[display] = (result.rp, result.bp)
+            sink(result)
+        insert_rows(self.session, Result, rows)
+        record.write(sep + self.dumps(groups)[1:-1])
+        points.write(sep + self.dumps(pairs)[1:-1])
