@@ -1,16 +1,16 @@
 """The clock service's timed jobs: one timer for every clock, not one scheduler job each.
 
-A job is a function to run at a wall-clock time, under an id (``"clock:7"``); adding
-a job under an id replaces the one scheduled there. All jobs sit in one heap, and one
+A job is a function to run at a wall-clock time, under an id (``"clock:7"``); adding a job
+under an id replaces the one scheduled there. All jobs sit in one heap, and one
 ``loop.call_at`` handle is armed for the earliest: adding, replacing or cancelling a job is a
-dictionary write and a heap push (a replaced job's old entry is skipped when it surfaces), and
-the jobs due at one moment start together in one callback, and so do those due within
+dictionary write and a heap push (a replaced job's old entry is skipped when it surfaces). The
+jobs due at one moment start together in one callback, and so do those due within
 ``COALESCE_S`` (10 ms) after it: two clocks started a millisecond apart fall due a millisecond
-apart, and the second would otherwise wait for the loop to get through the first's posts
-(200 clocks started together fell due in two groups 1 ms apart, the second starting 80-150 ms
-late: ``docs/night.md``). Nothing else is kept here: the
-service derives the jobs from the stored clocks after every change, so a restart rebuilds
-them. A job that a stop cancels mid-way ends quietly.
+apart, and the second would otherwise wait for the loop to get through the first's posts (200
+clocks started together fell due in two groups 1 ms apart, the second starting 80-150 ms late
+in ``benchmarks/clock.py``). Nothing else is kept here: the service derives the jobs from the
+stored clocks after every change, so a restart rebuilds them. A job that a stop cancels
+mid-way ends quietly.
 
 It replaces APScheduler, whose per-job bookkeeping (a job store lookup, a trigger, a wake-up
 of its own loop per change) sat on the path of every announcement (see ``docs/night.md``).
