@@ -31,6 +31,10 @@ survivor's first post for each of the dead one's clocks, with the production lea
     .venv/bin/python -m benchmarks.clock --seconds 120   # the full two minutes
     .venv/bin/python -m benchmarks.clock --instances 2   # and the two-process run
     .venv/bin/python -m benchmarks.clock --clocks 50 --seconds 45 --import-seconds 30
+    .venv/bin/python -m benchmarks.clock --together       # the ticker in the same seconds
+
+``--together`` runs the ticker during ours, its levels half a level after ours, rather than in
+the 30 s after (on a shared machine the two phases otherwise meet different loads).
 """
 
 from __future__ import annotations
@@ -203,8 +207,14 @@ async def run_ours(
     level_s: float,
     seconds: float,
     import_seconds: float = 0.0,
+    started: asyncio.Future[float] | None = None,
+    peer_done: asyncio.Event | None = None,
 ) -> Phase:
-    """Run the bot's clocks for ``seconds`` (with another writer's lock for ``import_seconds``)."""
+    """Run the bot's clocks for ``seconds`` (with another writer's lock for ``import_seconds``).
+
+    With ``started`` (``--together``): its result is set to the first clock's start, and the
+    service is stopped only once ``peer_done`` is set.
+    """
     phase = Phase("pokerfloor ClockService")
     # discord.py loads extensions as fresh module objects: look the service up, not the class.
     service: ClockService = getattr(bot.get_cog("ClockCog"), "service")  # noqa: B009
@@ -224,6 +234,8 @@ async def run_ours(
     )
     starts = {r.channel_id: r.state.started_at.timestamp() for r in records}
     horizon = min(starts.values()) + seconds
+    if started is not None:
+        started.set_result(min(starts.values()))
     statements = [0]
 
     def count(*_: Any) -> None:
@@ -241,6 +253,8 @@ async def run_ours(
     event.remove(bot.engine, "before_cursor_execute", count)
     stop.set()
     await lag
+    if peer_done is not None:
+        await peer_done.wait()
     await service.stop()
     check(phase, fake, starts, level_s, horizon, time.time() - time.perf_counter())
     phase.statements = statements[0]
@@ -273,12 +287,16 @@ async def run_peer(
     level_s: float,
     seconds: float,
     import_seconds: float = 0.0,
+    t0: float | None = None,
 ) -> Phase:
-    """The bare asyncio.sleep ticker for the same clocks (beside the same other writer)."""
+    """The bare asyncio.sleep ticker for the same clocks (beside the same other writer).
+
+    Its level 1 is due at ``t0`` (wall time; now by default).
+    """
     phase = Phase("bare asyncio.sleep ticker")
     stop = asyncio.Event()
     lag = asyncio.create_task(watch_lag(phase, stop))
-    t0 = time.time()
+    t0 = time.time() if t0 is None else t0
     starts = {PEER_BASE + i: t0 for i in range(clocks)}
     horizon = t0 + seconds
     none = discord.AllowedMentions.none()
@@ -308,6 +326,34 @@ async def run_peer(
     check(phase, fake, starts, level_s, horizon, time.time() - time.perf_counter())
     during_lock(phase, starts, level_s, held)
     return phase
+
+
+async def run_together(
+    fake: FakeDiscord,
+    bot: LeagueBot,
+    clocks: int,
+    level_s: float,
+    seconds: float,
+    import_seconds: float = 0.0,
+) -> tuple[Phase, Phase]:
+    """Ours and the ticker in the same seconds: the ticker's levels fall half a level after ours.
+
+    Run one after the other, the two phases meet whatever the machine's other users do in
+    their own 30 s; interleaved, both meet the same (and the ticker ours' background work).
+    """
+    started: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+    peer_done = asyncio.Event()
+    load = (clocks, level_s, seconds, import_seconds)
+    ours = asyncio.create_task(run_ours(fake, bot, *load, started=started, peer_done=peer_done))
+    first = await started
+    t0 = first + level_s / 2
+    while t0 < time.time() + 0.1:  # the starts took longer than half a level
+        t0 += level_s
+    try:
+        peer = await run_peer(fake, bot, clocks, level_s, first + seconds - t0, 0.0, t0=t0)
+    finally:
+        peer_done.set()
+    return await ours, peer
 
 
 class Process:
@@ -476,6 +522,14 @@ def report(phase: Phase) -> None:
         f"  lateness ms: p50 {pct(late, 50):.1f}  p99 {pct(late, 99):.1f}  "
         f"max {max(late, default=float('nan')):.1f}  (n={len(late)})"
     )
+    levels: dict[int, list[float]] = {}
+    for ms, _, n, _ in phase.latest:
+        levels.setdefault(n, []).append(ms)
+    if levels and phase.killed_at is None:
+        print(
+            "  p99 by level: "
+            + "  ".join(f"L{n} {pct(v, 99):.0f}" for n, v in sorted(levels.items()) if len(v) > 1)
+        )
     if phase.busy is not None:
         busy = phase.busy_ms
         print(
@@ -531,6 +585,11 @@ async def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="another writer holds SQLite's write lock this long, one level into the run",
     )
+    parser.add_argument(
+        "--together",
+        action="store_true",
+        help="run the ticker during ours, its levels half a level after ours (same conditions)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("discord").setLevel(logging.ERROR)
@@ -553,8 +612,11 @@ async def main(argv: list[str] | None = None) -> int:
             f"one process, fake Discord on 127.0.0.1 ({dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC)"
         )
         load = (args.clocks, args.level_seconds, args.seconds, args.import_seconds)
-        ours = await run_ours(fake, bot, *load)
-        peer = await run_peer(fake, bot, *load)
+        if args.together:
+            ours, peer = await run_together(fake, bot, *load)
+        else:
+            ours = await run_ours(fake, bot, *load)
+            peer = await run_peer(fake, bot, *load)
         await stop_bot(bot)
         bot.engine.dispose()
         stopped_errors = errors.count

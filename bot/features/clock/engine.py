@@ -164,41 +164,53 @@ class ClockEngine:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _tick(self, clock_id: int, scheduled: dt.datetime) -> None:
-        """Timer job: queue the clock; the clocks due together are handled as one batch."""
+    def _tick(self, clock_id: int, scheduled: dt.datetime) -> None:
+        """Timer job: queue the clock; the clocks due together are handled as one batch.
+
+        A plain function: run in the timer's callback, with no task of its own per clock.
+        """
         previous = self._batch.get(clock_id)
         self._batch[clock_id] = scheduled if previous is None else max(previous, scheduled)
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(), name="clock-flush")
+            self._tasks.add(self._flusher)
+            self._flusher.add_done_callback(self._tasks.discard)
 
     async def _retry_tick(self, clock_id: int, collapse: bool) -> None:
         if collapse:
             await self._adopt({clock_id})
         else:
-            await self._tick(clock_id, self.now())
+            self._tick(clock_id, self.now())
 
     async def _flush(self) -> None:
-        """Post the batch's armed announcements; what was not claimed ahead is claimed now."""
-        await asyncio.sleep(0)  # every job released in this timer pass joins the batch
-        while self._batch:
-            batch, self._batch = self._batch, {}
-            self._posting_starts()
-            try:
-                posted = await asyncio.gather(
-                    *(self._post_armed(cid, when) for cid, when in batch.items()),
-                    return_exceptions=True,
-                )
-            finally:
-                self._posting_ends()
-            late: dict[int, dt.datetime] = {}
-            for (clock_id, when), done in zip(batch.items(), posted, strict=True):
-                if isinstance(done, BaseException):
-                    log.error("clock %s: posting failed", clock_id, exc_info=done)
-                if done is not True:
-                    late[clock_id] = when
-            self._kick_keeper()
-            if late:  # they wait (a lock, the database) beside the timer's next batches
-                self._spawn(self._post_late(late), "clock-late")
+        """Post the batch's armed announcements; what was not claimed ahead is claimed now.
+
+        The jobs released while it posts make a batch of their own, posted beside it (they
+        used to wait for every post of this one: 80-150 ms behind a 200-clock batch).
+        """
+        # Its first step comes after the timer's callback (every tick released there joins)
+        # and after the steps of the tasks that callback started (retries join too).
+        batch, self._batch = self._batch, {}
+        self._flusher = None  # the next jobs start the next batch at once
+        if not batch:
+            return
+        self._posting_starts()
+        try:
+            posted = await asyncio.gather(
+                *(self._post_armed(cid, when) for cid, when in batch.items()),
+                return_exceptions=True,
+            )
+        finally:
+            self._posting_ends()
+        late: dict[int, dt.datetime] = {}
+        for (clock_id, when), done in zip(batch.items(), posted, strict=True):
+            if isinstance(done, BaseException):
+                log.error("clock %s: posting failed", clock_id, exc_info=done)
+            if done is not True:
+                late[clock_id] = when
+        self._kick_keeper()
+        if late:  # they wait (a lock, the database) beside the timer's next batches
+            self._spawn(self._post_late(late), "clock-late")
 
     async def _post_late(self, batch: Mapping[int, dt.datetime]) -> None:
         """After the pass holding a clock (its start, an action), its armed posts; else claim."""

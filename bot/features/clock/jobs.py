@@ -1,12 +1,16 @@
 """The clock service's timed jobs: one timer for every clock, not one scheduler job each.
 
-A job is a coroutine function to run at a wall-clock time, under an id (``"clock:7"``); adding
-a job under an id replaces the one scheduled there. All jobs sit in one heap, and one
+A job is a function to run at a wall-clock time, under an id (``"clock:7"``); adding a job
+under an id replaces the one scheduled there. All jobs sit in one heap, and one
 ``loop.call_at`` handle is armed for the earliest: adding, replacing or cancelling a job is a
-dictionary write and a heap push (a replaced job's old entry is skipped when it surfaces), and
-the jobs due at one moment start together in one callback. Nothing else is kept here: the
-service derives the jobs from the stored clocks after every change, so a restart rebuilds
-them. A job that a stop cancels mid-way ends quietly.
+dictionary write and a heap push (a replaced job's old entry is skipped when it surfaces). The
+jobs due at one moment start together in one callback, and so do those due within
+``COALESCE_S`` (10 ms) after it: two clocks started a millisecond apart fall due a millisecond
+apart, and the second would otherwise wait for the loop to get through the first's posts (200
+clocks started together fell due in two groups 1 ms apart, the second starting 80-150 ms late
+in ``benchmarks/clock.py``). Nothing else is kept here: the service derives the jobs from the
+stored clocks after every change, so a restart rebuilds them. A job that a stop cancels
+mid-way ends quietly.
 
 It replaces APScheduler, whose per-job bookkeeping (a job store lookup, a trigger, a wake-up
 of its own loop per change) sat on the path of every announcement (see ``docs/night.md``).
@@ -25,7 +29,12 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-Job = Callable[..., Coroutine[Any, Any, None]]
+Job = Callable[..., Coroutine[Any, Any, None] | None]
+"""A coroutine function (run in a task of its own) or a plain function (run in the timer's
+callback: what only queues work, as the announcements' tick, costs no task)."""
+
+COALESCE_S = 0.010
+"""Jobs due within this after the timer fires start with those due (up to this early)."""
 
 
 @dataclass(order=True)
@@ -109,19 +118,31 @@ class ClockJobs:
         self._armed_for = first
 
     def _fire(self) -> None:
-        """Start every job due now (the loop's clock may run a hair ahead: re-arm then)."""
+        """Start every job due now, and those due within ``COALESCE_S`` with them.
+
+        The loop's clock may run a hair ahead of the wall clock: nothing due yet, re-arm.
+        """
         self._handle = self._armed_for = None
         if self._loop is None:
             return
         now = dt.datetime.now(dt.UTC).timestamp()
-        while self._heap and self._heap[0].when <= now:
+        first = self._heap[0].when if self._heap else now
+        if first > now:  # woke a hair early: not yet
+            self._arm()
+            return
+        while self._heap and self._heap[0].when <= now + COALESCE_S:
             entry = heapq.heappop(self._heap)
             if self._current.get(entry.job_id) is not entry:
                 continue
             del self._current[entry.job_id]
-            task = self._loop.create_task(
-                _quietly(entry.fn, *entry.args, **entry.kwargs), name=entry.job_id
-            )
+            try:
+                work = entry.fn(*entry.args, **entry.kwargs)
+            except Exception:
+                log.exception("clock job %s failed", entry.job_id)
+                continue
+            if work is None:
+                continue
+            task = self._loop.create_task(_quietly(work), name=entry.job_id)
             self._running.add(task)
             task.add_done_callback(self._ended)
         self._arm()
@@ -132,13 +153,13 @@ class ClockJobs:
             log.error("clock job %s failed", task.get_name(), exc_info=task.exception())
 
 
-async def _quietly(fn: Job, *args: Any, **kwargs: Any) -> None:
-    """A job: ``fn``, ending without an error when a stop cancels it mid-way.
+async def _quietly(work: Coroutine[Any, Any, None]) -> None:
+    """A job's coroutine, ending without an error when a stop cancels it mid-way.
 
     A status edit or a pass in flight at shutdown is cancelled by the stop, and that is no
     error (what was claimed and not posted, the adopter posts).
     """
     try:
-        await fn(*args, **kwargs)
+        await work
     except asyncio.CancelledError:
-        log.debug("clock job %s cancelled by the stop", getattr(fn, "__name__", fn))
+        log.debug("clock job %s cancelled by the stop", getattr(work, "__name__", work))
