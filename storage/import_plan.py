@@ -11,13 +11,14 @@ transaction), so a refusal still leaves the database as it was once the caller r
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal
 
-from sqlalchemy import Boolean, func, literal, union_all
+from sqlalchemy import Text, case, cast, func, literal
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -31,6 +32,7 @@ from rulings import (
     check_date,
     check_name,
     describe_suspension,
+    load_league_rules,
     name_key,
     similar_name,
     suspension_for_event,
@@ -46,9 +48,8 @@ from storage.errors import (
     SuspendedPlayerError,
 )
 from storage.events import EventDetail, ImportStatus, content_hash, get_event
-from storage.league_models import Event, Location, ReceiptAward, Season, Strike
-from storage.leagues import get_league_rules
-from storage.players import PlayerDirectory
+from storage.league_models import Event, League, Location, ReceiptAward, Season, Strike
+from storage.players import PlayerDirectory, league_names
 from storage.seasons import make_current_season, mark_current_if_none
 
 log = logging.getLogger(__name__)
@@ -67,35 +68,48 @@ def _named(
     return {key: (rid or 0, name) for rid, key, name in rows}
 
 
-def _seasons_and_locations(
+def _league_state(
     session: Session, league_id: int
-) -> tuple[dict[str, tuple[int, str]], bool, dict[str, tuple[int, str]]]:
-    """Read the league's seasons and locations in one statement (one round trip, not two).
+) -> tuple[
+    LeagueRules, PlayerDirectory, dict[str, tuple[int, str]], bool, dict[str, tuple[int, str]]
+]:
+    """Read the league's rules, players, aliases, seasons and locations in one statement.
+
+    One round trip, not four (``storage.players.league_names`` with three more selects).
 
     Returns:
-        (season name key -> (id, name), whether a season is current, location name key ->
-        (id, name)).
+        (the rules, the players' directory, season name key -> (id, name), whether a season
+        is current, location name key -> (id, name)).
+
+    Raises:
+        NotFound: there is no such league.
     """
+    league = sa_select(
+        col(League.id), col(League.preset), cast(col(League.overrides), Text), literal("league")
+    ).where(col(League.id) == league_id)
     seasons = sa_select(
         col(Season.id),
         col(Season.name_key),
         col(Season.name),
-        col(Season.is_current),
-        literal("season").label("what"),
+        case((col(Season.is_current), literal("current season")), else_=literal("season")),
     ).where(col(Season.league_id) == league_id)
     locations = sa_select(
-        col(Location.id),
-        col(Location.name_key),
-        col(Location.name),
-        literal(False, Boolean()),
-        literal("location").label("what"),
+        col(Location.id), col(Location.name_key), col(Location.name), literal("location")
     ).where(col(Location.league_id) == league_id)
+    rows = session.execute(league_names(league_id, league, seasons, locations)).all()
     found: dict[str, dict[str, tuple[int, str]]] = {"season": {}, "location": {}}
     has_current = False
-    for rid, key, name, current, what in session.execute(union_all(seasons, locations)):
-        found[what][key] = (rid or 0, name)
-        has_current = has_current or (what == "season" and bool(current))
-    return found["season"], has_current, found["location"]
+    rules = None
+    for rid, key, name, what in rows:
+        if what == "league":
+            rules = load_league_rules(key, json.loads(name) if name else {})
+        elif what in ("season", "current season", "location"):
+            found["location" if what == "location" else "season"][key] = (rid or 0, name)
+            has_current = has_current or what == "current season"
+    if rules is None:
+        raise NotFound(f"there is no league {league_id}")
+    directory = PlayerDirectory(session, league_id, rows)
+    return rules, directory, found["season"], has_current, found["location"]
 
 
 def _ensure_named(
@@ -462,14 +476,14 @@ def plan_import(
         See ``storage.event_import.import_events``.
     """
     at = utc_now(now)
-    rules = get_league_rules(session=session, league_id=league_id)
-    directory = PlayerDirectory(session, league_id)
+    # one read of the rules, the names of the players, the seasons and the locations
+    rules, directory, stored_seasons, has_current, stored_locations = _league_state(
+        session, league_id
+    )
     records = _checked_records(records, directory, at)
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
-    # one read of the seasons (names, and whether one is current) and the locations
-    stored_seasons, has_current, stored_locations = _seasons_and_locations(session, league_id)
     known_seasons = set(stored_seasons)
     seasons = _ensure_named(
         session,

@@ -14,8 +14,9 @@ import datetime as dt
 import logging
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import and_, case, delete, func, update
+from sqlalchemy import and_, case, delete, func, literal, null, text, union_all, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -72,34 +73,56 @@ class StrikeInfo:
     date: dt.date | None = None  # the day it was given; suspensions count the events after it
 
 
+def league_names(league_id: int, *others: Any) -> Any:
+    """The league's players and aliases in one statement (one round trip, not two).
+
+    Rows of ``(id, name key, display name, what)``: ``what`` is ``player`` (its display name)
+    or ``alias`` (its player's id, no display name). ``others``: more selects of the same
+    four columns to read in the same statement (``storage.import_plan`` adds the seasons and
+    locations).
+    """
+    players = sa_select(
+        col(Player.id),
+        col(Player.name_key),
+        col(Player.display_name),
+        literal("player").label("what"),
+    ).where(col(Player.league_id) == league_id)
+    aliases = sa_select(
+        col(PlayerAlias.player_id),
+        col(PlayerAlias.alias_key),
+        null(),
+        literal("alias"),
+    ).where(col(PlayerAlias.league_id) == league_id)
+    return union_all(players, aliases, *others)
+
+
 class PlayerDirectory:
     """Every name of one league in memory, to resolve many names with few queries.
 
     Storage-internal: an import builds one, resolves all of its names, then drops it.
     """
 
-    def __init__(self, session: Session, league_id: int) -> None:
+    def __init__(self, session: Session, league_id: int, rows: Iterable[Any] | None = None) -> None:
+        """Read the league's names, or take them from ``rows`` read by ``league_names``.
+
+        Rows of another kind than a player's or an alias's (``others``) are skipped.
+        """
         self.session = session
         self.league_id = league_id
         self.ids: dict[str, int] = {}  # name key (display name or alias) -> player id
         self.display: dict[str, str] = {}  # name key -> the player's display name
-        players = session.exec(
-            select(Player.id, Player.display_name, Player.name_key).where(
-                Player.league_id == league_id
-            )
-        )
+        if rows is None:
+            rows = session.execute(league_names(league_id))
         names: dict[int, str] = {}
-        for pid, display, key in players:
-            assert pid is not None
-            names[pid] = display
-            self.ids[key] = pid
-            self.display[key] = display
-        aliases = session.exec(
-            select(PlayerAlias.player_id, PlayerAlias.alias_key).where(
-                PlayerAlias.league_id == league_id
-            )
-        )
-        for pid, key in aliases:
+        aliases: list[tuple[int, str]] = []
+        for pid, key, display, what in rows:
+            if what == "player":
+                names[pid] = display
+                self.ids[key] = pid
+                self.display[key] = display
+            elif what == "alias":
+                aliases.append((pid, key))
+        for pid, key in aliases:  # an alias takes its player's display name
             self.ids[key] = pid
             self.display[key] = names[pid]
 
@@ -160,36 +183,84 @@ class PlayerDirectory:
                     raise DuplicatePlayerError(display, hint)
             fresh[key] = display
         if fresh:
-            # One INSERT and one audit INSERT, whatever the number of new players.
             self.session.flush()
-            # (no RETURNING: SQLite would then insert row by row to keep the ids in order)
-            insert_rows(
-                self.session,
-                Player,
-                [
-                    {"league_id": self.league_id, "display_name": display, "name_key": key}
-                    for key, display in fresh.items()
-                ],
-            )
-            made = self.session.execute(
-                select(col(Player.name_key), col(Player.id))
-                .where(col(Player.league_id) == self.league_id)
-                .where(col(Player.name_key).in_(list(fresh)))
-            )
+            made = self._add_players(fresh, actor, utc_now(now))
             for key, pid in made:
                 self.ids[key] = int(pid or 0)
                 self.display[key] = fresh[key]
-            add_audit_entries(
-                session=self.session,
-                league_id=self.league_id,
-                actor=actor,
-                entries=[
-                    ("player.add", f"player:{display}", None, {"name": display})
-                    for display in fresh.values()
-                ],
-                now=utc_now(now),
-            )
         return {name_key(n): self.ids[name_key(n)] for n in names}
+
+    def _add_players(self, fresh: dict[str, str], actor: str, at: dt.datetime) -> Iterable[Any]:
+        """Add the players ``fresh`` (name key -> display name) and audit each; their ids.
+
+        On PostgreSQL one statement: an ``INSERT ... RETURNING`` from two arrays, and the audit
+        rows inserted from what it returns (``_ADD_PLAYERS``). On SQLite one INSERT, a read of
+        the new ids (no RETURNING: SQLite would then insert row by row to keep the ids in
+        order) and one audit INSERT. Either way three statements at most, whatever their number.
+
+        Returns:
+            ``(name key, id)`` of each new player.
+        """
+        if self.session.get_bind().dialect.name == "postgresql":
+            return self.session.execute(
+                _ADD_PLAYERS,
+                {
+                    "league_id": self.league_id,
+                    "names": list(fresh.values()),
+                    "keys": list(fresh),
+                    "actor": actor,
+                    "at": at,
+                },
+            ).all()
+        insert_rows(
+            self.session,
+            Player,
+            [
+                {"league_id": self.league_id, "display_name": display, "name_key": key}
+                for key, display in fresh.items()
+            ],
+        )
+        made = self.session.execute(
+            select(col(Player.name_key), col(Player.id))
+            .where(col(Player.league_id) == self.league_id)
+            .where(col(Player.name_key).in_(list(fresh)))
+        ).all()
+        add_audit_entries(
+            session=self.session,
+            league_id=self.league_id,
+            actor=actor,
+            entries=[
+                ("player.add", f"player:{display}", None, {"name": display})
+                for display in fresh.values()
+            ],
+            now=at,
+        )
+        return made
+
+
+_ADD_PLAYERS = text(
+    """
+    WITH made AS (
+        INSERT INTO player (league_id, display_name, name_key)
+        SELECT :league_id, name, key
+        FROM unnest(CAST(:names AS text[]), CAST(:keys AS text[]))
+            WITH ORDINALITY AS n(name, key, i)
+        ORDER BY i
+        RETURNING id, name_key, display_name
+    ), audited AS (
+        INSERT INTO audit_log (league_id, actor, at, action, target, before, after)
+        SELECT :league_id, :actor, :at, 'player.add', 'player:' || display_name, NULL,
+            json_build_object('name', display_name)
+        FROM made
+        ORDER BY id
+    )
+    SELECT name_key, id FROM made
+    """
+)
+"""New players and their audit rows as ``add_audit_entries`` writes them (PostgreSQL).
+
+The ids follow the names' order (the rows are inserted in it), and so do the audit rows.
+"""
 
 
 def _player_row(session: Session, league_id: int, name: str) -> Player:
