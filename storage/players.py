@@ -11,6 +11,7 @@ known but is close to one that is ("Jon Smith" when "John Smith" exists) is refu
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
@@ -201,13 +202,16 @@ class PlayerDirectory:
         Returns:
             ``(name key, id)`` of each new player.
         """
-        if self.session.get_bind().dialect.name == "postgresql":
+        dialect = self.session.get_bind().dialect
+        if dialect.name == "postgresql":
+            dumps = getattr(dialect, "_json_serializer", None) or json.dumps
             return self.session.execute(
                 _ADD_PLAYERS,
                 {
                     "league_id": self.league_id,
                     "names": list(fresh.values()),
                     "keys": list(fresh),
+                    "afters": [dumps({"name": display}) for display in fresh.values()],
                     "actor": actor,
                     "at": at,
                 },
@@ -240,26 +244,28 @@ class PlayerDirectory:
 
 _ADD_PLAYERS = text(
     """
-    WITH made AS (
+    WITH given AS (
+        SELECT name, key, after, i
+        FROM unnest(CAST(:names AS text[]), CAST(:keys AS text[]), CAST(:afters AS text[]))
+            WITH ORDINALITY AS n(name, key, after, i)
+    ), made AS (
         INSERT INTO player (league_id, display_name, name_key)
-        SELECT :league_id, name, key
-        FROM unnest(CAST(:names AS text[]), CAST(:keys AS text[]))
-            WITH ORDINALITY AS n(name, key, i)
-        ORDER BY i
-        RETURNING id, name_key, display_name
+        SELECT :league_id, name, key FROM given ORDER BY i
+        RETURNING id, name_key
     ), audited AS (
         INSERT INTO audit_log (league_id, actor, at, action, target, before, after)
-        SELECT :league_id, :actor, :at, 'player.add', 'player:' || display_name, NULL,
-            json_build_object('name', display_name)
-        FROM made
-        ORDER BY id
+        SELECT :league_id, :actor, :at, 'player.add', 'player:' || given.name, NULL,
+            CAST(given.after AS json)
+        FROM made JOIN given ON given.key = made.name_key
+        ORDER BY made.id
     )
     SELECT name_key, id FROM made
     """
 )
 """New players and their audit rows as ``add_audit_entries`` writes them (PostgreSQL).
 
-The ids follow the names' order (the rows are inserted in it), and so do the audit rows.
+The ids follow the names' order (the rows are inserted in it), and so do the audit rows; each
+audit row's ``after`` is the JSON text the client serialised, as ``insert_rows`` sends it.
 """
 
 
