@@ -16,15 +16,17 @@ replaced, interleaved in the same run: on PostgreSQL one executemany a table (wh
 runs as one INSERT a row), and everywhere the players added one INSERT and one audit INSERT a
 player.
 
-``--finish-only`` times ``/tournament finish`` itself through its handler (read the night,
-score it, store the event, its results, new players, audit rows, the tournament entry and the
+``--finish-only`` times ``/tournament finish`` itself through its handler (read the night, score
+it, store the event, its results, new players, audit rows, the tournament entry and the
 no-shows) for 50 and 200 new players (chip counts at the time limit), after one warm-up finish
-so the statements are compiled, as in a running bot; on PostgreSQL beside the path COPY
-replaced, interleaved in the same run. Each row also splits the wall time between the league's
-import (``storage.event_import.import_events``: the event, results, new players, their audit
-rows) and the rest (the night read and locked, the rules, the entry with its snapshot and audit
-row, the no-shows, the commit), and gives the fastest run beside the median (on a shared
-machine, the closest to what the finish costs when it does not wait for a core).
+so the statements are compiled, as in a running bot; on PostgreSQL beside the path COPY replaced
+(the results as one executemany; the new players go in one ``INSERT ... RETURNING`` with their
+audit rows either way), interleaved in the same run. Each row also splits the wall time between
+the league's import (``storage.event_import.import_events``: the league's rules and names, the
+event, results, new players and their audit rows) and the rest (the night read and locked, the
+entry with its snapshot and the audit rows of the entry and the event, the no-shows, the
+commit), and gives the fastest run beside the median (on a shared machine, the closest to what
+the finish costs when it does not wait for a core).
 
 Run: ``.venv/bin/python -m benchmarks.tournament [--players 200] [--seed 1] [--no-postgres]
 [--store-only] [--finish-only]``.

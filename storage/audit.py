@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,7 +84,36 @@ def add_audit_entries(
         }
         for action, target, before, after in entries
     ]
+    held = session.info.get(_HELD)
+    if held is not None:  # inside ``holding_audit``: its caller writes them
+        held.extend(rows)
+        return
     insert_rows(session, AuditEntry, rows)
+
+
+_HELD = "pokerfloor.audit_held"
+
+
+@contextmanager
+def holding_audit(session: Session) -> Iterator[list[dict[str, Any]]]:
+    """Inside the block the audit rows are held in the list yielded, not written yet.
+
+    The caller writes them with a statement of its own (``storage.tournaments.add_entry``
+    takes them, in their order, into the statement that writes its own audit row) and empties
+    the list; rows still held at the end of the block are written then, in one statement. An
+    error leaves them unwritten, as the transaction it rolls back would have.
+    """
+    held: list[dict[str, Any]] = []
+    outer = session.info.get(_HELD)
+    session.info[_HELD] = held
+    try:
+        yield held
+    finally:
+        if outer is None:
+            del session.info[_HELD]
+        else:
+            session.info[_HELD] = outer
+    insert_rows(session, AuditEntry, held)
 
 
 def list_audit(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal
 
-from sqlalchemy import Boolean, func, literal, union_all
+from sqlalchemy import func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -47,7 +47,7 @@ from storage.errors import (
 )
 from storage.events import EventDetail, ImportStatus, content_hash, get_event
 from storage.league_models import Event, Location, ReceiptAward, Season, Strike
-from storage.leagues import get_league_rules
+from storage.league_state import read_league_state, seasons_and_locations
 from storage.players import PlayerDirectory
 from storage.seasons import make_current_season, mark_current_if_none
 
@@ -65,37 +65,6 @@ def _named(
         select(table.id, table.name_key, table.name).where(table.league_id == league_id)
     )
     return {key: (rid or 0, name) for rid, key, name in rows}
-
-
-def _seasons_and_locations(
-    session: Session, league_id: int
-) -> tuple[dict[str, tuple[int, str]], bool, dict[str, tuple[int, str]]]:
-    """Read the league's seasons and locations in one statement (one round trip, not two).
-
-    Returns:
-        (season name key -> (id, name), whether a season is current, location name key ->
-        (id, name)).
-    """
-    seasons = sa_select(
-        col(Season.id),
-        col(Season.name_key),
-        col(Season.name),
-        col(Season.is_current),
-        literal("season").label("what"),
-    ).where(col(Season.league_id) == league_id)
-    locations = sa_select(
-        col(Location.id),
-        col(Location.name_key),
-        col(Location.name),
-        literal(False, Boolean()),
-        literal("location").label("what"),
-    ).where(col(Location.league_id) == league_id)
-    found: dict[str, dict[str, tuple[int, str]]] = {"season": {}, "location": {}}
-    has_current = False
-    for rid, key, name, current, what in session.execute(union_all(seasons, locations)):
-        found[what][key] = (rid or 0, name)
-        has_current = has_current or (what == "season" and bool(current))
-    return found["season"], has_current, found["location"]
 
 
 def _ensure_named(
@@ -429,8 +398,12 @@ def place_records(
     confirmed: bool | set[str],
     actor: str,
     at: dt.datetime,
+    stored: tuple[dict[str, tuple[int, str]], bool, dict[str, tuple[int, str]]] | None = None,
 ) -> tuple[dict[str, tuple[int, str]], dict[str, tuple[int, str]]]:
     """Find (or create, audited) the records' seasons and locations; follow a new season.
+
+    ``stored``: the league's seasons, whether one is current, and its locations, when the
+    caller has read them already (``read_league_state``); else they are read here.
 
     Returns:
         (season name key -> (id, name), location name key -> (id, name)), the league's all.
@@ -439,7 +412,9 @@ def place_records(
         AlreadyExists: a new season or location name resembles a known one.
     """
     # one read of the seasons (names, and whether one is current) and the locations
-    stored_seasons, has_current, stored_locations = _seasons_and_locations(session, league_id)
+    stored_seasons, has_current, stored_locations = (
+        stored if stored is not None else seasons_and_locations(session, league_id)
+    )
     known_seasons = set(stored_seasons)
     seasons = _ensure_named(
         session,
@@ -509,14 +484,22 @@ def plan_import(
         See ``storage.event_import.import_events``.
     """
     at = utc_now(now)
-    rules = get_league_rules(session=session, league_id=league_id)
-    directory = PlayerDirectory(session, league_id)
+    # one read of the rules, the names of the players, the seasons and the locations
+    rules, directory, stored_seasons, has_current, stored_locations = read_league_state(
+        session, league_id
+    )
     records = _checked_records(records, directory, at)
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
     seasons, locations = place_records(
-        session, league_id, records, confirmed=confirmed, actor=actor, at=at
+        session,
+        league_id,
+        records,
+        confirmed=confirmed,
+        actor=actor,
+        at=at,
+        stored=(stored_seasons, has_current, stored_locations),
     )
     active, voided = _stored_nights(session, league_id, records)
     plan: list[PlannedEvent] = []

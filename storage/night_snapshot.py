@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from sqlalchemy import func, insert, literal, update
+from sqlalchemy import func, insert, literal, union_all, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
@@ -195,13 +195,15 @@ def save_entry(
     read_seq: int,
     values: dict[str, Any],
     logged: dict[str, Any],
-    audited: dict[str, Any],
+    audited: list[dict[str, Any]],
 ) -> None:
-    """The snapshot (``save_snapshot``), the log entry ``logged`` and its audit row ``audited``.
+    """The snapshot (``save_snapshot``), the log entry ``logged`` and the audit rows ``audited``.
 
     On PostgreSQL one statement instead of three: the UPDATE (still checking ``read_seq``) and
-    two INSERTs that take their row from it, so when the night changed meanwhile nothing is
-    inserted either. SQLite has no round trips to save and no writing CTEs: three statements.
+    two INSERTs that take their rows from it, so when the night changed meanwhile nothing is
+    inserted either (the audit rows in their order, one ``SELECT`` a row joined by
+    ``UNION ALL``; more than ``FOLDED_AUDIT_ROWS`` go first in a statement of their own).
+    SQLite has no round trips to save and no writing CTEs: three statements.
 
     Raises:
         TournamentError: someone else wrote to the night since it was read.
@@ -209,8 +211,11 @@ def save_entry(
     if session.get_bind().dialect.name != "postgresql":
         save_snapshot(session, tournament_id, read_seq, values)
         session.execute(insert(TournamentEntryRow).values(**logged))
-        insert_rows(session, AuditEntry, [audited])
+        insert_rows(session, AuditEntry, audited)
         return
+    if len(audited) > FOLDED_AUDIT_ROWS:
+        insert_rows(session, AuditEntry, audited[:-1])
+        audited = audited[-1:]
     tournament = core_table(Tournament)
     saved = (
         update(tournament)
@@ -220,14 +225,25 @@ def save_entry(
         .cte("saved")
     )
 
-    def from_saved(model: Any, row: dict[str, Any], name: str) -> Any:
+    def from_saved(model: Any, rows: list[dict[str, Any]], name: str) -> Any:
         table = core_table(model)
-        one = select(*(literal(v, table.c[k].type).label(k) for k, v in row.items()))
-        return insert(table).from_select(list(row), one.select_from(saved)).cte(name)
+        ones = [
+            select(*(literal(v, table.c[k].type).label(k) for k, v in row.items())).select_from(
+                saved
+            )
+            for row in rows
+        ]
+        both = ones[0] if len(ones) == 1 else union_all(*ones)
+        return insert(table).from_select(list(rows[0]), both).cte(name)
 
     count = select(func.count()).select_from(saved)
     count = count.add_cte(
-        from_saved(TournamentEntryRow, logged, "logged"), from_saved(AuditEntry, audited, "audited")
+        from_saved(TournamentEntryRow, [logged], "logged"),
+        from_saved(AuditEntry, audited, "audited"),
     )
     if session.execute(count).scalar_one() != 1:
         raise TournamentError(CHANGED_MEANWHILE)
+
+
+FOLDED_AUDIT_ROWS = 8
+"""The most audit rows ``save_entry`` takes into its one statement (each a ``SELECT`` there)."""

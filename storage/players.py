@@ -11,11 +11,13 @@ known but is close to one that is ("Jon Smith" when "John Smith" exists) is refu
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import and_, case, delete, func, update
+from sqlalchemy import delete, func, literal, null, text, union_all, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -33,7 +35,6 @@ from storage.db import insert_rows
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound, StorageError
 from storage.league_models import (
     Bounty,
-    Event,
     Player,
     PlayerAlias,
     PremiumHandAward,
@@ -72,34 +73,56 @@ class StrikeInfo:
     date: dt.date | None = None  # the day it was given; suspensions count the events after it
 
 
+def league_names(league_id: int, *others: Any) -> Any:
+    """The league's players and aliases in one statement (one round trip, not two).
+
+    Rows of ``(id, name key, display name, what)``: ``what`` is ``player`` (its display name)
+    or ``alias`` (its player's id, no display name). ``others``: more selects of the same
+    four columns to read in the same statement (``storage.import_plan`` adds the seasons and
+    locations).
+    """
+    players = sa_select(
+        col(Player.id),
+        col(Player.name_key),
+        col(Player.display_name),
+        literal("player").label("what"),
+    ).where(col(Player.league_id) == league_id)
+    aliases = sa_select(
+        col(PlayerAlias.player_id),
+        col(PlayerAlias.alias_key),
+        null(),
+        literal("alias"),
+    ).where(col(PlayerAlias.league_id) == league_id)
+    return union_all(players, aliases, *others)
+
+
 class PlayerDirectory:
     """Every name of one league in memory, to resolve many names with few queries.
 
     Storage-internal: an import builds one, resolves all of its names, then drops it.
     """
 
-    def __init__(self, session: Session, league_id: int) -> None:
+    def __init__(self, session: Session, league_id: int, rows: Iterable[Any] | None = None) -> None:
+        """Read the league's names, or take them from ``rows`` read by ``league_names``.
+
+        Rows of another kind than a player's or an alias's (``others``) are skipped.
+        """
         self.session = session
         self.league_id = league_id
         self.ids: dict[str, int] = {}  # name key (display name or alias) -> player id
         self.display: dict[str, str] = {}  # name key -> the player's display name
-        players = session.exec(
-            select(Player.id, Player.display_name, Player.name_key).where(
-                Player.league_id == league_id
-            )
-        )
+        if rows is None:
+            rows = session.execute(league_names(league_id))
         names: dict[int, str] = {}
-        for pid, display, key in players:
-            assert pid is not None
-            names[pid] = display
-            self.ids[key] = pid
-            self.display[key] = display
-        aliases = session.exec(
-            select(PlayerAlias.player_id, PlayerAlias.alias_key).where(
-                PlayerAlias.league_id == league_id
-            )
-        )
-        for pid, key in aliases:
+        aliases: list[tuple[int, str]] = []
+        for pid, key, display, what in rows:
+            if what == "player":
+                names[pid] = display
+                self.ids[key] = pid
+                self.display[key] = display
+            elif what == "alias":
+                aliases.append((pid, key))
+        for pid, key in aliases:  # an alias takes its player's display name
             self.ids[key] = pid
             self.display[key] = names[pid]
 
@@ -160,36 +183,89 @@ class PlayerDirectory:
                     raise DuplicatePlayerError(display, hint)
             fresh[key] = display
         if fresh:
-            # One INSERT and one audit INSERT, whatever the number of new players.
             self.session.flush()
-            # (no RETURNING: SQLite would then insert row by row to keep the ids in order)
-            insert_rows(
-                self.session,
-                Player,
-                [
-                    {"league_id": self.league_id, "display_name": display, "name_key": key}
-                    for key, display in fresh.items()
-                ],
-            )
-            made = self.session.execute(
-                select(col(Player.name_key), col(Player.id))
-                .where(col(Player.league_id) == self.league_id)
-                .where(col(Player.name_key).in_(list(fresh)))
-            )
+            made = self._add_players(fresh, actor, utc_now(now))
             for key, pid in made:
                 self.ids[key] = int(pid or 0)
                 self.display[key] = fresh[key]
-            add_audit_entries(
-                session=self.session,
-                league_id=self.league_id,
-                actor=actor,
-                entries=[
-                    ("player.add", f"player:{display}", None, {"name": display})
-                    for display in fresh.values()
-                ],
-                now=utc_now(now),
-            )
         return {name_key(n): self.ids[name_key(n)] for n in names}
+
+    def _add_players(self, fresh: dict[str, str], actor: str, at: dt.datetime) -> Iterable[Any]:
+        """Add the players ``fresh`` (name key -> display name) and audit each; their ids.
+
+        On PostgreSQL one statement: an ``INSERT ... RETURNING`` from two arrays, and the audit
+        rows inserted from what it returns (``_ADD_PLAYERS``). On SQLite one INSERT, a read of
+        the new ids (no RETURNING: SQLite would then insert row by row to keep the ids in
+        order) and one audit INSERT. Either way three statements at most, whatever their number.
+
+        Returns:
+            ``(name key, id)`` of each new player.
+        """
+        dialect = self.session.get_bind().dialect
+        if dialect.name == "postgresql":
+            dumps = getattr(dialect, "_json_serializer", None) or json.dumps
+            return self.session.execute(
+                _ADD_PLAYERS,
+                {
+                    "league_id": self.league_id,
+                    "names": list(fresh.values()),
+                    "keys": list(fresh),
+                    "afters": [dumps({"name": display}) for display in fresh.values()],
+                    "actor": actor,
+                    "at": at,
+                },
+            ).all()
+        insert_rows(
+            self.session,
+            Player,
+            [
+                {"league_id": self.league_id, "display_name": display, "name_key": key}
+                for key, display in fresh.items()
+            ],
+        )
+        made = self.session.execute(
+            select(col(Player.name_key), col(Player.id))
+            .where(col(Player.league_id) == self.league_id)
+            .where(col(Player.name_key).in_(list(fresh)))
+        ).all()
+        add_audit_entries(
+            session=self.session,
+            league_id=self.league_id,
+            actor=actor,
+            entries=[
+                ("player.add", f"player:{display}", None, {"name": display})
+                for display in fresh.values()
+            ],
+            now=at,
+        )
+        return made
+
+
+_ADD_PLAYERS = text(
+    """
+    WITH given AS (
+        SELECT name, key, after, i
+        FROM unnest(CAST(:names AS text[]), CAST(:keys AS text[]), CAST(:afters AS text[]))
+            WITH ORDINALITY AS n(name, key, after, i)
+    ), made AS (
+        INSERT INTO player (league_id, display_name, name_key)
+        SELECT :league_id, name, key FROM given ORDER BY i
+        RETURNING id, name_key
+    ), audited AS (
+        INSERT INTO audit_log (league_id, actor, at, action, target, before, after)
+        SELECT :league_id, :actor, :at, 'player.add', 'player:' || given.name, NULL,
+            CAST(given.after AS json)
+        FROM made JOIN given ON given.key = made.name_key
+        ORDER BY made.id
+    )
+    SELECT name_key, id FROM made
+    """
+)
+"""New players and their audit rows as ``add_audit_entries`` writes them (PostgreSQL).
+
+The ids follow the names' order (the rows are inserted in it), and so do the audit rows; each
+audit row's ``after`` is the JSON text the client serialised, as ``insert_rows`` sends it.
+"""
 
 
 def _player_row(session: Session, league_id: int, name: str) -> Player:
@@ -494,50 +570,3 @@ def list_strikes(*, session: Session, league_id: int, name: str | None = None) -
         )
         for s, player, season in session.exec(query)
     ]
-
-
-def count_events_played(*, session: Session, league_id: int, name: str) -> int:
-    """How many stored (not void) events a player took part in; 0 for a name nobody has.
-
-    A returning player is one with stored events: the new-player chips (2.C.b.2) are for the
-    first night only.
-    """
-    pid = PlayerDirectory(session, league_id).find(name)
-    if pid is None:
-        return 0
-    count = session.exec(
-        select(func.count())
-        .select_from(Result)
-        .join(Event, col(Event.id) == col(Result.event_id))
-        .where(col(Result.player_id) == pid, col(Event.status) == "active")
-    ).one()
-    return int(count)
-
-
-def players_by_attendance(*, session: Session, league_id: int, season_id: int | None) -> list[str]:
-    """Every player of the league, the likeliest to come tonight first.
-
-    The order: most events played in ``season_id`` (stored, not void), then the latest night
-    played (any season), then by name; players who never played come last, by name. The
-    sign-in form lists them after tonight's RSVPs.
-    """
-    stored = col(Event.id).is_not(None)  # a void event's results do not count
-    this_season = case((and_(col(Result.season_id) == season_id, stored), 1), else_=0)
-    rows = session.execute(
-        sa_select(
-            col(Player.display_name),
-            col(Player.name_key),
-            func.coalesce(func.sum(this_season), 0),
-            func.max(col(Event.date)),
-        )
-        .select_from(Player)
-        .outerjoin(Result, col(Result.player_id) == col(Player.id))
-        .outerjoin(
-            Event, and_(col(Event.id) == col(Result.event_id), col(Event.status) == "active")
-        )
-        .where(col(Player.league_id) == league_id)
-        .group_by(col(Player.id), col(Player.display_name), col(Player.name_key))
-    ).all()
-    never = dt.date.min
-    ordered = sorted(rows, key=lambda r: (-int(r[2] or 0), -(r[3] or never).toordinal(), r[1]))
-    return [str(r[0]) for r in ordered]

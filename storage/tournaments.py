@@ -299,6 +299,7 @@ def add_entry(
     actor: str,
     now: dt.datetime | None = None,
     event_id: int | None = None,
+    audit_first: list[dict[str, Any]] | None = None,
 ) -> TournamentRecord:
     """Store one decided entry and the night it led to, with its audit entry.
 
@@ -310,6 +311,9 @@ def add_entry(
         actor: who did it.
         now: when (UTC).
         event_id: the stored event, when ``entry`` finishes the night.
+        audit_first: audit rows of the same write held so far (``storage.audit.holding_audit``:
+            the finish's event), stored before the entry's own in the same statement; the
+            list is emptied.
 
     Returns:
         The stored night.
@@ -340,7 +344,10 @@ def add_entry(
         "before": None,
         "after": data,
     }
-    save_entry(session, record.id, record.seq, snapshot_columns(night, seq, extra), logged, audited)
+    audit = [*(audit_first or ()), audited]
+    if audit_first:
+        audit_first.clear()
+    save_entry(session, record.id, record.seq, snapshot_columns(night, seq, extra), logged, audit)
     if extra:
         return replace(record, night=night, seq=seq, event_id=event_id, finished_at=at)
     return replace(record, night=night, seq=seq)

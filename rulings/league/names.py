@@ -89,11 +89,17 @@ def check_name(value: Any, what: str = "name") -> str:
     """
     if not isinstance(value, str):
         raise NameFormatError(f"{what}: missing or empty")
-    for ch in value:
-        if ch not in _BLANKS and unicodedata.category(ch) == "Cc":
-            shown = value[:20] + ("..." if len(value) > 20 else "")
-            raise NameFormatError(f"{what}: {shown!r} holds a control character (U+{ord(ch):04X})")
-    name = _visible(value)
+    if value.isascii() and value.isprintable():
+        # The common name: no control character, NFKC leaves it as it is, none is invisible.
+        name = " ".join(value.split())
+    else:
+        for ch in value:
+            if ch not in _BLANKS and unicodedata.category(ch) == "Cc":
+                shown = value[:20] + ("..." if len(value) > 20 else "")
+                raise NameFormatError(
+                    f"{what}: {shown!r} holds a control character (U+{ord(ch):04X})"
+                )
+        name = _visible(value)
     if not name:
         raise NameFormatError(f"{what}: missing or empty")
     if len(name) > MAX_NAME_LENGTH:

@@ -25,8 +25,10 @@ from bot.features.tournament import finish as tf
 from bot.features.tournament import handlers as t
 from storage.audit import list_audit
 from storage.db import session_scope
+from storage.events import get_event
 from storage.league_models import Player, Result
 from storage.leagues import add_location, ensure_league
+from storage.players import PlayerDirectory, add_alias
 from storage.seasons import add_season
 
 NOW = dt.datetime(2026, 11, 20, 23, 0, tzinfo=dt.UTC)
@@ -113,3 +115,45 @@ def test_finish_sends_as_many_statements_for_2n_players_as_for_n(engine, monkeyp
     # the same statements, each as often: one per kind of write, not one per player.
     assert counts[1] == counts[2]
     assert sum(counts[2].values()) < 30
+
+
+def test_a_finish_audits_its_new_players_then_its_event_then_itself(engine, monkeypatch):
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="test", now=NOW)
+        add_location(session=s, league_id=league.id, name="Brewpub", actor="test")
+        add_season(session=s, league_id=league.id, name="2026 Fall", actor="test")
+        PlayerDirectory(s, league.id).resolve(["Known Kim"], allow_new=True, now=NOW)
+        add_alias(session=s, league_id=league.id, name="Known Kim", alias="KK", actor="test")
+    ctx = _finish_night(engine, 1, "Brewpub", ["New Ann", "KK", "New Bea", "New Cid"])
+    with _counting(engine, monkeypatch) as seen:
+        reply = tf.finish(ctx, chips="New Ann 300, Known Kim 200, New Bea 150, New Cid 100")
+    assert "Stored as event" in reply.text
+    finish = ("player.add", "event.import", "tournament finish")
+    with session_scope(engine) as s:
+        audit = [
+            e
+            for e in list_audit(session=s, league_id=league.id, limit=999)[::-1]
+            if e.action in finish and e.target != "player:Known Kim"
+        ]
+        event_id = int(audit[3].target.removeprefix("event:"))
+        points = get_event(session=s, league_id=league.id, event_id=event_id).points
+    assert [(e.action, e.target, e.before, e.after) for e in audit[:3]] == [
+        ("player.add", f"player:{name}", None, {"name": name})
+        for name in ("New Ann", "New Bea", "New Cid")
+    ]
+    assert [e.action for e in audit[3:]] == ["event.import", "tournament finish"]
+    assert {p.player: p.position for p in points} == {
+        "New Ann": 1,
+        "Known Kim": 2,  # signed in by an alias: the player's own result
+        "New Bea": 3,
+        "New Cid": 4,
+    }
+    after = audit[3].after
+    assert after is not None
+    assert after == {
+        "record": after["record"],
+        "points": {p.player: [p.rp, p.bp] for p in points},
+    }
+    assert all(e.at == NOW for e in audit)
+    # the statements a finish sends (a COPY counted as one; known players: their strikes read)
+    assert sum(seen.values()) <= {"postgresql": 9, "sqlite": 12}[engine.dialect.name]

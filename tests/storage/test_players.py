@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from storage.attendance import players_by_attendance
 from storage.errors import AlreadyExists, DuplicatePlayerError, MergeError, NotFound
 from storage.events import list_events, void_event
 from storage.player_links import link_player
@@ -14,7 +15,6 @@ from storage.players import (
     list_players,
     list_strikes,
     merge_players,
-    players_by_attendance,
 )
 from storage.seasons import get_season
 from storage.standings import season_standings, season_toc

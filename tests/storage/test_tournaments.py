@@ -15,7 +15,7 @@ from rulings import (
     sign_in,
     start_play,
 )
-from storage.audit import list_audit
+from storage.audit import add_audit_entry, holding_audit, list_audit
 from storage.db import session_scope
 from storage.errors import AlreadyExists, NotFound
 from storage.leagues import ensure_league
@@ -221,3 +221,45 @@ def test_an_entry_is_stored_with_its_snapshot_and_one_audit_row(engine):
         entry_to_data(entry),
     )
     assert audit[0].at == NOW
+
+
+@pytest.mark.parametrize("held_rows", [1, 12])  # folded into the entry's statement, or not
+def test_audit_rows_held_for_an_entry_are_stored_before_its_own_in_their_order(engine, held_rows):
+    league_id = opened(engine, players=2)
+    with session_scope(engine) as s:
+        rec = get_open_tournament(session=s, channel_id=CHANNEL)
+        night, entry, _ = sign_in(rec.night, "Late Lou", Arrival(), RULES, random.Random(1))
+        with holding_audit(s) as held:
+            for i in range(held_rows):
+                add_audit_entry(
+                    session=s,
+                    league_id=league_id,
+                    actor="td:ann",
+                    action="player.add",
+                    target=f"player:P{i}",
+                    after={"name": f"P{i}"},
+                    now=NOW,
+                )
+            assert len(held) == held_rows  # held, not written yet
+            add_entry(
+                session=s, record=rec, night=night, entry=entry, actor="td:ann", audit_first=held
+            )
+            assert held == []  # taken by the entry's write
+    with session_scope(engine) as s:
+        audit = list_audit(session=s, league_id=league_id, limit=held_rows + 1)[::-1]
+    assert [(a.action, a.target, a.after) for a in audit] == [
+        *(("player.add", f"player:P{i}", {"name": f"P{i}"}) for i in range(held_rows)),
+        ("tournament register", rec.target, entry_to_data(entry)),
+    ]
+
+
+def test_audit_rows_held_and_not_taken_are_written_at_the_end_of_the_block(engine):
+    league_id = opened(engine, players=0)
+    with session_scope(engine) as s:
+        with holding_audit(s) as held:
+            add_audit_entry(session=s, league_id=league_id, actor="a", action="x.kept", target="t")
+            assert len(held) == 1
+        add_audit_entry(session=s, league_id=league_id, actor="a", action="x.after", target="t")
+    with session_scope(engine) as s:
+        actions = [a.action for a in list_audit(session=s, league_id=league_id, limit=2)]
+    assert actions == ["x.after", "x.kept"]

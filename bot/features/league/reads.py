@@ -21,6 +21,7 @@ import rulings
 from bot.features.league import wording as views
 from bot.reply import Reply, escape, plural
 from rulings import SUGGEST_SCORE, name_key, similar_name
+from storage.attendance import count_events_played
 from storage.errors import NotFound
 from storage.leagues import (
     get_league_rules,
@@ -28,7 +29,7 @@ from storage.leagues import (
     league_for,
     list_locations,
 )
-from storage.players import count_events_played, get_player, list_players
+from storage.players import get_player, list_players
 from storage.seasons import get_season, list_seasons
 from storage.standings import StandingsTable, TocTable, season_standings, season_toc
 

@@ -15,10 +15,10 @@ import rulings
 from bot.features.league.reads import choices
 from bot.features.night import wording
 from bot.reply import Reply
+from storage.attendance import players_by_attendance
 from storage.errors import NotFound
 from storage.leagues import league_for
 from storage.nights import NightInfo, night_on, record_no_shows, rsvps
-from storage.players import players_by_attendance
 from storage.seasons import get_season
 from storage.tournaments import get_open_tournament
 
@@ -84,7 +84,7 @@ def signin_choices(
     """The sign-in form's list: who is likeliest to sign in next, nobody signed in already.
 
     Tonight's RSVP'd players first (in RSVP order), then the league's players by events
-    played this season and their latest night (``storage.players.players_by_attendance``);
+    played this season and their latest night (``storage.attendance.players_by_attendance``);
     anyone already signed in to the tournament open in this channel is left out. At most
     ``limit`` names (a form shows a few lists of 25).
     """

@@ -27,6 +27,7 @@ from rulings import (
     NightFinished,
     TournamentError,
 )
+from storage.audit import holding_audit
 from storage.errors import EventConflictError
 from storage.event_import import import_events
 from storage.events import ImportOutcome
@@ -77,30 +78,34 @@ def _store_finish(
             season = get_season(session=session, league_id=record.league_id).name
         event = rulings.night_event(night, season=season, date=ctx.today())
         names = [n for group in event.finish for n in group]
-        try:
-            outcome = import_events(
-                [event],
+        # the import's audit rows go in the entry's statement (one round trip less)
+        with holding_audit(session) as held:
+            try:
+                outcome = import_events(
+                    [event],
+                    session=session,
+                    league_id=record.league_id,
+                    actor=ctx.actor,
+                    now=ctx.now(),
+                    allow_new=[*names, event.location, event.season],
+                )[0]
+            except EventConflictError:  # storage names the command line's command
+                raise TournamentError(
+                    f"a result is already stored for {event.location} on "
+                    f"{event.date.isoformat()}; correct that event "
+                    f"({command_text(ctx, 'td correct')}) or void it "
+                    f"({command_text(ctx, 'td void')}), then finish again"
+                ) from None
+            stored = add_entry(
                 session=session,
-                league_id=record.league_id,
+                record=record,
+                night=night,
+                entry=entry,
                 actor=ctx.actor,
                 now=ctx.now(),
-                allow_new=[*names, event.location, event.season],
-            )[0]
-        except EventConflictError:  # storage names the command line's command
-            raise TournamentError(
-                f"a result is already stored for {event.location} on {event.date.isoformat()}; "
-                f"correct that event ({command_text(ctx, 'td correct')}) or void it "
-                f"({command_text(ctx, 'td void')}), then finish again"
-            ) from None
-        stored = add_entry(
-            session=session,
-            record=record,
-            night=night,
-            entry=entry,
-            actor=ctx.actor,
-            now=ctx.now(),
-            event_id=outcome.event.id,
-        )
+                event_id=outcome.event.id,
+                audit_first=held,
+            )
         no_shows = record_night_no_shows(
             session,
             record.league_id,

@@ -50,13 +50,13 @@ from rulings import (
     TablesBalanced,
     TournamentError,
 )
+from storage.attendance import count_events_played
 from storage.events import list_events
 from storage.guild_settings import get_guild_settings
 from storage.leagues import (
     get_league_rules,
     get_location,
 )
-from storage.players import count_events_played
 from storage.seasons import get_season
 from storage.tournaments import (
     TournamentRecord,
