@@ -47,6 +47,7 @@ from storage.events import (
     EventSummary,
     ImportOutcome,
     PlayerPoints,
+    content_hash_text,
     points_of,
     record_to_dict,
     sort_points,
@@ -209,26 +210,6 @@ def _hash_ends(head: EventRecord) -> tuple[str, str]:
     marker = '"finish":[]'
     at = blob.index(marker) + len(marker) - 1
     return blob[:at], blob[at:]
-
-
-def content_hash_text(record: EventRecord) -> str:
-    """What ``storage.events.content_hash`` digests, as text (to digest a night in parts)."""
-    k = name_key
-    canonical = {
-        "season": k(record.season),
-        "location": k(record.location),
-        "date": record.date.isoformat(),
-        "kind": record.kind,
-        "finish": [sorted(k(n) for n in group) for group in record.finish],
-        "played": sorted(k(n) for n in record.played),
-        "bounties": sorted((k(n), c) for n, c in record.bounties.items()),
-        "premium": sorted((k(h.player), h.hand) for h in record.premium_hands),
-        "second_chance": sorted(k(n) for n in record.second_chance_winners),
-        "receipts": sorted(
-            (k(r.player), r.amount_cents, r.ref or "", r.image_url or "") for r in record.receipts
-        ),
-    }
-    return json.dumps(canonical, sort_keys=True, separators=(",", ":"))
 
 
 def _keys_json(keys: list[str]) -> str:

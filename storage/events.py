@@ -127,12 +127,8 @@ def record_to_dict(record: EventRecord) -> dict[str, Any]:
     return out
 
 
-def content_hash(record: EventRecord) -> str:
-    """Return a digest of what the event says, blind to name case and listing order.
-
-    Two imports of the same night (names typed in another case, ``played`` in another order)
-    hash the same; any change of a position, award or amount changes the hash.
-    """
+def content_hash_text(record: EventRecord) -> str:
+    """What ``content_hash`` digests, as text (``storage.csv_import`` digests a night in parts)."""
     k = name_key
     canonical = {
         "season": k(record.season),
@@ -148,8 +144,16 @@ def content_hash(record: EventRecord) -> str:
             (k(r.player), r.amount_cents, r.ref or "", r.image_url or "") for r in record.receipts
         ),
     }
-    blob = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+
+
+def content_hash(record: EventRecord) -> str:
+    """Return a digest of what the event says, blind to name case and listing order.
+
+    Two imports of the same night (names typed in another case, ``played`` in another order)
+    hash the same; any change of a position, award or amount changes the hash.
+    """
+    return hashlib.sha256(content_hash_text(record).encode()).hexdigest()
 
 
 _NO_POINTS: Mapping[str, tuple[int, int]] = {}
