@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, literal, null, text, union_all, update
+from sqlalchemy import bindparam, delete, func, literal, null, text, union_all, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -224,9 +224,7 @@ class PlayerDirectory:
             ],
         )
         made = self.session.execute(
-            select(col(Player.name_key), col(Player.id))
-            .where(col(Player.league_id) == self.league_id)
-            .where(col(Player.name_key).in_(list(fresh)))
+            _IDS_BY_KEY, {"league": self.league_id, "keys": list(fresh)}
         ).all()
         add_audit_entries(
             session=self.session,
@@ -240,6 +238,14 @@ class PlayerDirectory:
         )
         return made
 
+
+# The names as one expanding parameter, as ``storage.csv_import`` reads them: ``in_(names)``
+# would bind them into each statement, which SQLAlchemy's statement cache then keeps.
+_IDS_BY_KEY = (
+    sa_select(col(Player.name_key), col(Player.id))
+    .where(col(Player.league_id) == bindparam("league"))
+    .where(col(Player.name_key).in_(bindparam("keys", expanding=True)))
+)
 
 _ADD_PLAYERS = text(
     """
