@@ -79,6 +79,8 @@ def test_the_calibration_never_reads_a_sealed_file(tools, files_read, monkeypatc
         "calib_none.toml",
         "scope_none.toml",
         "scope_answerable.toml",
+        "scope_none_2.toml",
+        "scope_answerable_2.toml",
         "answer_weights.toml",
     }
     assert "fresh answerable check" in capsys.readouterr().out
