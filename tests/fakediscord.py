@@ -482,6 +482,10 @@ class FakeDiscord:
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.hooks: list[Callable[[RecordedRequest], Awaitable[None] | None]] = []
+        # Every bot started against this fake: stop() closes those a test left running (a
+        # discord.py client whose gateway went away reconnects for ever, and its shard
+        # swallows the cancel that ends a test's event loop: the run would hang there).
+        self.bots: list[Any] = []
         self.files: dict[int, tuple[str, bytes]] = {}  # attachment id -> (content type, bytes)
         self.nonce_window_s = 300.0
         # Scheduled events: id -> the event as Discord stores it; id -> interested users.
@@ -522,7 +526,10 @@ class FakeDiscord:
         self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
 
     async def stop(self) -> None:
-        """Close the gateway and the server."""
+        """Close the bots still running against it, then the gateway and the server."""
+        for bot in self.bots:
+            if not bot.is_closed():
+                await stop_bot(bot)
         for session in list(self._sessions):
             if session.ws is not None and not session.ws.closed:
                 with contextlib.suppress(Exception):
@@ -1486,6 +1493,7 @@ async def _read_body(request: web.Request) -> Any:
 async def start_bot(fake: FakeDiscord, bot: Any, wait_s: float = 60.0) -> asyncio.Task[None]:
     """Log ``bot`` in against ``fake`` and wait until it is READY; returns its task."""
     fake.ready.clear()
+    fake.bots.append(bot)
     task = asyncio.create_task(bot.start("fake-token"), name="fake-bot")
     async with asyncio.timeout(wait_s):
         waiter = asyncio.ensure_future(bot.wait_until_ready())
