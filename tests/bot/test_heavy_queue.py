@@ -131,7 +131,10 @@ async def test_a_bystanders_command_starts_before_a_crowd_users_second_and_third
         await fake.interact("hand", {"cards": PREFLOP}, user_id=u) for u in crowd for _ in range(3)
     ]
     await starts(4)
-    assert started == [crowd[0], crowd[0], crowd[1], crowd[1]]  # two each, the slots are full
+    # The slots are full, at most two a user (the gateway parses users' interactions in turns,
+    # so which four depends on how the frames arrived: read together, each user's first).
+    assert all(started.count(u) <= 2 for u in started)
+    first_waiting = [u for u in crowd if u not in started]
     rule = await fake.interact("rule", {"query": "oversized chip"}, user_id=BYSTANDER)
     async with asyncio.timeout(30):
         await bystander_queued.wait()
@@ -142,8 +145,8 @@ async def test_a_bystanders_command_starts_before_a_crowd_users_second_and_third
         await starts(len(started) + 1)
     between = started[4 : started.index(BYSTANDER)]
     # Only the users still waiting for their first command went before the bystander's one;
-    # none of the crowd's second or third commands, though ten were queued ahead of it.
-    assert sorted(between) == crowd[2:]
+    # none of the crowd's second or third commands, though ten or more were queued ahead of it.
+    assert sorted(between) == first_waiting
     let_all_go.set()
     for gate in held:
         gate.set()
