@@ -85,3 +85,25 @@ async def test_a_refused_deferral_reaches_whoever_answers():
     await asyncio.sleep(0)
     with pytest.raises(RuntimeError, match="Unknown interaction"):
         await lane.settle(1)
+
+
+async def test_a_deferral_that_waited_too_long_for_the_lane_goes_anyway():
+    lane = Deferrals(at_once=1, lane_wait_s=0.0)
+    gate = asyncio.Event()
+    calls: list[int] = []
+
+    def sender(i: int):
+        async def send() -> None:
+            calls.append(i)
+            if i == 1:
+                await gate.wait()
+
+        return send
+
+    lane.start(1, sender(1))  # holds the lane until the gate opens
+    await asyncio.sleep(0)
+    async with asyncio.timeout(10):
+        await lane.defer(2, sender(2), paced=True)  # no patience: sent beside it
+        assert calls == [1, 2]
+        gate.set()
+        await lane.settle(1)

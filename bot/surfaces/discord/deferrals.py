@@ -20,13 +20,21 @@ from typing import Any
 AT_ONCE = 4
 """Queued heavy commands' deferrals in flight at once (each is one HTTP request: at ~10 ms
 apiece on a loaded machine, 200 go out in about half a second, well inside Discord's 3 s)."""
+LANE_WAIT_S = 0.5
+"""The longest a deferral waits for the lane; then it goes at once (Discord's 3 s come first)."""
 
 
 class Deferrals:
-    """Each interaction's deferral, sent once; paced ones through a lane of ``at_once``."""
+    """Each interaction's deferral, sent once; paced ones through a lane of ``at_once``.
 
-    def __init__(self, at_once: int = AT_ONCE) -> None:
+    Args:
+        at_once: paced deferrals in flight at once.
+        lane_wait_s: the longest a paced deferral waits for its place before it goes anyway.
+    """
+
+    def __init__(self, at_once: int = AT_ONCE, lane_wait_s: float = LANE_WAIT_S) -> None:
         self._lane = asyncio.Semaphore(at_once)
+        self._lane_wait_s = lane_wait_s
         self._pending: dict[int, asyncio.Task[None]] = {}
         self._sending: set[int] = set()  # ids whose request has started
 
@@ -79,9 +87,18 @@ class Deferrals:
             self._sending.add(interaction_id)
             await send()
             return
-        async with self._lane:
+        try:
+            async with asyncio.timeout(self._lane_wait_s):
+                await self._lane.acquire()
+        except TimeoutError:  # the lane is slow: the acknowledgement must not be late
             self._sending.add(interaction_id)
             await send()
+            return
+        try:
+            self._sending.add(interaction_id)
+            await send()
+        finally:
+            self._lane.release()
 
     def _forget(self, interaction_id: int) -> None:
         self._pending.pop(interaction_id, None)
