@@ -20,6 +20,10 @@ loop lag <= 50 ms; every interaction acknowledged within 3 s; the bystander's /r
 the crowd <= 100 ms. Before the crowd waited in the queue on handler threads instead of the
 event loop, the bystander waited 1.2-3.3 s (up to 6.2 s).
 
+The fake Discord gives the bot its test server as Discord gives a bot in a server (unavailable
+in READY, then GUILD_CREATE), so discord.py finds the server, its channel and the bot's member
+cached instead of building them for every interaction (``--no-guild-create``: as before).
+
 Run: ``.venv/bin/python benchmarks/bot.py`` (``--quick`` for 50/100 instead of 500/1,000;
 ``--crowd`` for the crowd alone; ``--crowd --trace`` adds where the slowest bystanders' time
 went, stage by stage: ``benchmarks/crowd_stages.py``).
