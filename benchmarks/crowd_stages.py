@@ -248,6 +248,13 @@ def report(timed: dict[int, tuple[float, float | None, str]], worst: int = 10) -
                 f" ms of wall ({(got[-1][1] - got[0][1]) * 1000 / (len(got) - 1):.2f} ms an "
                 f"interaction); parsing one: p50 {statistics.median(PARSE_CPU) * 1000:.2f} ms CPU"
             )
+        acked = sorted((s["callback"] - t0) * 1000 for s in crowd if "callback" in s)
+        if acked:
+            lines.append(
+                f"crowd acknowledged (deferred) from {acked[0]:.0f} to {acked[-1]:.0f} ms "
+                f"(p50 {statistics.median(acked):.0f}); in any 100 ms at most "
+                f"{max(sum(1 for b in acked if a <= b < a + 100) for a in acked)}"
+            )
         arrived = [s["recv"] - s["sent"] for s in crowd if "recv" in s]
         lines.append(
             f"crowd sent over {(max(s['sent'] for s in crowd) - t0) * 1000:.0f} ms; gateway to "

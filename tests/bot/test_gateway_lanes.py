@@ -49,7 +49,7 @@ def test_the_sender_is_read_from_a_server_member_or_a_direct_message():
     assert interaction_user({"id": "1"}) == 0
 
 
-async def test_a_newcomer_is_parsed_before_any_crowd_users_second_interaction():
+async def test_a_bystander_is_parsed_before_a_crowd_that_sent_several_each():
     parse = Recorder(201)
     lanes = InteractionLanes(parse)
     n = 0
@@ -60,9 +60,10 @@ async def test_a_newcomer_is_parsed_before_any_crowd_users_second_interaction():
     lanes(payload(BYSTANDER, 999))
     parsed = await parse.wait()
     users = [u for u, _ in parsed]
-    # The bystander waits for the other users' first interactions only (the current turn).
-    assert users.index(BYSTANDER) == 40
-    assert sorted(users[:40]) == list(range(100, 140))
+    # The bystander, who sent one, goes first: he waits for none of the crowd's 200.
+    assert users.index(BYSTANDER) == 0
+    # Then the crowd in turns: every user's first interaction before anyone's second.
+    assert sorted(users[1:41]) == list(range(100, 140))
     # Each user's own interactions are parsed in the order he sent them.
     for user in range(100, 140):
         ids = [i for u, i in parsed if u == user]
@@ -87,21 +88,14 @@ async def test_a_newcomer_joins_the_turn_being_parsed_not_the_end():
 
 
 async def test_users_with_heavy_work_in_flight_go_after_everyone_else():
-    parse = Recorder(13)
+    parse = Recorder(5)
     heavy = {100, 101, 102}
     lanes = InteractionLanes(parse, is_heavy=lambda user: user in heavy, patience_s=3600)
-    n = 0
-    for user in (100, 101, 102, 103):
-        for _ in range(3):
-            n += 1
-            lanes(payload(user, n))
-    lanes(payload(BYSTANDER, 999))
+    for n, user in enumerate((100, 101, 102, 103, BYSTANDER)):  # one each
+        lanes(payload(user, n))
     parsed = await parse.wait()
-    users = [u for u, _ in parsed]
-    # 103 (nothing heavy in flight) and the bystander take their turns first.
-    assert users[:4] == [103, BYSTANDER, 103, 103]
-    assert sorted(users[4:]) == sorted([100, 101, 102] * 3)
-    assert [i for u, i in parsed if u == 100] == [1, 2, 3]
+    # 103 and the bystander (nothing heavy in flight) first, then the others in order.
+    assert [u for u, _ in parsed] == [103, BYSTANDER, 100, 101, 102]
 
 
 async def test_a_heavy_users_interaction_that_waited_its_patience_goes_next():

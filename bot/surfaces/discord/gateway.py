@@ -15,9 +15,12 @@ heartbeat). Which one next:
   queued joins the turn being parsed, else he takes his last booked turn plus one; so a
   newcomer never waits behind anyone's second, third, ... interaction, and a user's own
   interactions are parsed in the order he sent them;
-* a user with heavy work in flight (``is_heavy``: a compute job queued or running) waits until
-  no other user's interaction is queued, or until his has waited ``PATIENCE_S`` (Discord wants
-  an acknowledgement within 3 s of sending it, and the deferral follows the parse at once).
+* a user with more than one interaction queued (a crowd's user sends five at once) or with
+  heavy work in flight (``is_heavy``: a compute job queued or running) waits until no other
+  user's interaction is queued, or until his next has waited ``PATIENCE_S`` (Discord wants an
+  acknowledgement within 3 s of sending it, and the deferral follows the parse at once); among
+  such users, turns as above. So a bystander who sends one command while a crowd's are queued
+  is parsed next, not after each crowd user's first.
 
 Every other gateway event is read and handled in order, as discord.py does; the reader yields to
 the event loop after each such frame (``_fair_received_message``), so a burst of them does not
@@ -66,7 +69,7 @@ class InteractionLanes:
     Args:
         parse: the parser it stands in for.
         is_heavy: whether a user has heavy work in flight (his interactions go after others').
-        patience_s: the longest such a user's interaction waits for others'.
+        patience_s: the longest a waiting user's interaction waits for others'.
 
     Attributes:
         parse: that parser (a benchmark may wrap it).
@@ -88,7 +91,7 @@ class InteractionLanes:
         # By user, in the order sent: (turn, order received, when received, payload).
         self._waiting: dict[int, deque[tuple[int, int, float, Any]]] = {}
         self._heads: list[tuple[int, int, int]] = []  # (turn, order, user) of each user's next
-        self._later: list[tuple[float, int, int]] = []  # (when, order, user): heavy users' next
+        self._later: list[tuple[int, int, int]] = []  # the same, for users who wait (see above)
         self._turns: dict[int, int] = {}  # a user's last booked turn, while he has any queued
         self._turn = 0  # the turn parsed last
         self._task: asyncio.Task[None] | None = None
@@ -112,14 +115,19 @@ class InteractionLanes:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._drain())
 
+    def _waits(self, user: int) -> bool:
+        """Whether the user's next interaction waits for other users' (see the module)."""
+        return len(self._waiting[user]) > 1 or (self.is_heavy is not None and self.is_heavy(user))
+
     def _next(self) -> Any:
         """The next payload to parse (one is queued)."""
-        is_heavy, later = self.is_heavy, self._later
-        if is_heavy is not None:
-            while self._heads and is_heavy(self._heads[0][2]):
-                _, order, user = heapq.heappop(self._heads)
-                heapq.heappush(later, (self._waiting[user][0][2], order, user))
-        if later and (not self._heads or time.monotonic() - later[0][0] >= self.patience_s):
+        later = self._later
+        while self._heads and self._waits(self._heads[0][2]):
+            heapq.heappush(later, heapq.heappop(self._heads))
+        if later and (
+            not self._heads
+            or time.monotonic() - self._waiting[later[0][2]][0][2] >= self.patience_s
+        ):
             _, _, user = heapq.heappop(later)
         else:
             _, _, user = heapq.heappop(self._heads)
