@@ -466,11 +466,12 @@ class FakeDiscord:
         guild_create: whether a bot that identifies gets the test server as Discord sends it
             to a bot in a server: unavailable in READY, then a ``GUILD_CREATE`` (the server,
             its @everyone role, the test channel, the bot's own member), so discord.py caches
-            it as a real bot does. Off by default (the tests were written without it).
+            it as a real bot (with the default intents) does. On by default; without it,
+            discord.py builds the server, channel and bot member for every interaction.
     """
 
     def __init__(
-        self, *, deadline_s: float = 3.0, owner_id: int = OWNER_ID, guild_create: bool = False
+        self, *, deadline_s: float = 3.0, owner_id: int = OWNER_ID, guild_create: bool = True
     ) -> None:
         self.deadline_s = deadline_s
         self.guild_create = guild_create
