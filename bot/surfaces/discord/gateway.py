@@ -7,9 +7,9 @@ each, 100-200 ms of the loop's time in all, 200-800 ms of wall time on a loaded 
 it ahead of the bystander's own work (``benchmarks/bot.py --crowd``).
 
 ``InteractionLanes`` takes ``INTERACTION_CREATE``'s place among discord.py's parsers: reading a
-frame only queues its interaction, and one task parses the queued ones, one a turn of the event
-loop, so between two parses the loop runs everything else that is ready (a reply, a timer, a
-heartbeat). Which one next:
+frame only queues its interaction (the reader yields once every ``READ_AHEAD`` of them), and one
+task parses the queued ones, one a turn of the event loop, so between two parses the loop runs
+everything else that is ready (a reply, a timer, a heartbeat). Which one next:
 
 * users take turns, booked as ``bot.fair_queue.FairQueue`` books jobs: a user with nothing
   queued joins the turn being parsed, else he takes his last booked turn plus one; so a
@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 
 Parse = Callable[[Any], None]
 
+READ_AHEAD = 50
+"""Interactions the reader queues back to back before it yields to the event loop once (reading
+one is a JSON decode, ~0.05 ms: a burst of 1,000 read in one go would hold the loop ~50 ms)."""
 PATIENCE_S = 1.0
 """The longest a user with heavy work in flight waits for others' interactions to go first."""
 
@@ -88,6 +91,7 @@ class InteractionLanes:
         self.is_heavy = is_heavy
         self.patience_s = patience_s
         self.received = 0
+        self.read_ahead = 0  # interactions the reader has queued since it last yielded
         # By user, in the order sent: (turn, order received, when received, payload).
         self._waiting: dict[int, deque[tuple[int, int, float, Any]]] = {}
         self._heads: list[tuple[int, int, int]] = []  # (turn, order, user) of each user's next
@@ -183,8 +187,11 @@ async def _fair_received_message(self: discord.gateway.DiscordWebSocket, msg: An
     lanes = self._discord_parsers.get("INTERACTION_CREATE")
     queued = lanes.received if isinstance(lanes, InteractionLanes) else -1
     await _received_message(self, msg)
-    if isinstance(lanes, InteractionLanes) and lanes.received != queued:
-        return  # an interaction, only queued: read on, to reach every user's next one
+    if isinstance(lanes, InteractionLanes):
+        if lanes.received != queued and lanes.read_ahead < READ_AHEAD:
+            lanes.read_ahead += 1
+            return  # an interaction, only queued: read on, to reach every user's next one
+        lanes.read_ahead = 0
     # discord.py reads buffered gateway frames back to back without yielding, so a burst of
     # 1,000 events handled in one go blocked the loop for ~250 ms. Yielding after each frame
     # lets acknowledgements and timers run in between.
@@ -200,6 +207,7 @@ def install_fair_gateway() -> None:
 
 __all__ = [
     "PATIENCE_S",
+    "READ_AHEAD",
     "InteractionLanes",
     "install_fair_gateway",
     "install_lanes",
