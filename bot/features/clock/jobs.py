@@ -102,6 +102,10 @@ class ClockJobs:
         entry = self._current.get(job_id)
         return None if entry is None else dt.datetime.fromtimestamp(entry.when, dt.UTC)
 
+    def next_at(self, prefix: str) -> float | None:
+        """The POSIX time of the earliest job whose id starts with ``prefix``, if any."""
+        return min((e.when for k, e in self._current.items() if k.startswith(prefix)), default=None)
+
     def _arm(self) -> None:
         """Point the one timer handle at the earliest live entry."""
         assert self._loop is not None

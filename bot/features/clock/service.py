@@ -47,6 +47,7 @@ from bot.features.clock.engine import (
     merged,
     utcnow,
 )
+from bot.features.clock.gaps import CLEAR_MOST_S
 from bot.features.clock.jobs import ClockJobs
 from bot.features.clock.leases import (
     Started,
@@ -58,7 +59,7 @@ from bot.features.clock.leases import (
     start_many,
 )
 from bot.features.clock.posting import POST_RETRY_DELAYS_S, ClockPoster, PostFailed
-from bot.features.clock.status import status_of
+from bot.features.clock.status import Contexts, status_of
 from bot.reply import Reply
 from rulings import ClockAction
 from storage import clocks
@@ -144,6 +145,7 @@ class ClockService(ClockEngine):
         self._starter: asyncio.Task[None] | None = None  # the starts queued, one transaction
         self._status_ids: dict[int, int | None] = {}
         self._status_storer: asyncio.Task[None] | None = None
+        self._contexts = Contexts(db, pages=web_base_url is not None)
         self.claim_ahead = claim_ahead
         self.stale_warning_s = stale_warning_s
         # On SQLite a write waits only for another writer, and while it waits nobody can adopt
@@ -229,6 +231,7 @@ class ClockService(ClockEngine):
         next_beat = time.monotonic() + heartbeat_s
         while True:
             await asyncio.sleep(min(self.poll_interval, heartbeat_s))
+            await self._gap(min(CLEAR_MOST_S, heartbeat_s / 3))  # off the announcements' path
             try:
                 if time.monotonic() >= next_beat:
                     next_beat = time.monotonic() + heartbeat_s
