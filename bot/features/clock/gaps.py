@@ -53,11 +53,11 @@ async def clear_of_announcements(
                 return
             await asyncio.sleep(0)  # a batch released in the same tick starts first
             continue
-        due = jobs.next_at(ANNOUNCEMENTS)
-        ahead = None if due is None else due - time.time()
-        if ahead is None or ahead > CLEAR_AHEAD_S:
+        now = time.time()
+        due = jobs.next_at(ANNOUNCEMENTS, before=now + CLEAR_AHEAD_S)
+        if due is None:
             return
-        await asyncio.sleep(min(left, max(ahead, 0.0) + 0.005))
+        await asyncio.sleep(min(left, max(due - now, 0.0) + 0.005))
 
 
 def collect_in_gap(jobs: ClockJobs) -> bool:
@@ -69,8 +69,7 @@ def collect_in_gap(jobs: ClockJobs) -> bool:
     """
     if not gc.isenabled() or gc.get_count()[2] < max(1, gc.get_threshold()[2] // 2):
         return False
-    due = jobs.next_at(ANNOUNCEMENTS)
-    if due is not None and due - time.time() < GC_GAP_S:
+    if jobs.next_at(ANNOUNCEMENTS, before=time.time() + GC_GAP_S) is not None:
         return False
     gc.collect()
     return True
