@@ -10,6 +10,7 @@ import asyncio
 import datetime as dt
 import gc
 import random
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -17,8 +18,10 @@ from sqlalchemy.engine import Engine
 
 from bot.database import Database
 from bot.features.clock import gaps
-from bot.features.clock.gaps import clear_of_announcements, collect_in_gap
+from bot.features.clock.gaps import STATUS_EDITS_AT_ONCE, clear_of_announcements, collect_in_gap
 from bot.features.clock.jobs import ClockJobs
+from bot.features.clock.posting import ClockStatus
+from bot.features.clock.service import ClockService
 from bot.features.clock.status import Contexts, read_contexts
 from rulings import Arrival, Room, load_league_rules, sign_in
 from storage.db import session_scope
@@ -26,6 +29,9 @@ from storage.guild_settings import update_guild_settings
 from storage.leagues import ensure_league
 from storage.live import is_live_page_shown_for_guild
 from storage.tournaments import add_entry, open_tournament, tournament_status_line
+from tests.bot.test_clock_card import T0 as CARD_T0
+from tests.bot.test_clock_card import Now
+from tests.bot.test_clock_card import Poster as CardPoster
 from tests.bot.test_clock_service import CHANNEL, T0
 
 
@@ -179,3 +185,43 @@ def test_the_shared_read_says_what_each_status_read_alone_says(engine: Engine):
     assert read == alone
     assert read[CHANNEL] == ("Tournament: 2 players left, average stack 18,000", True)
     assert read[CHANNEL + 1] == (None, False)
+
+
+@dataclass
+class HeldPoster(CardPoster):
+    """Status edits wait for ``go``; the most in flight at once is kept."""
+
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+    full: asyncio.Event = field(default_factory=asyncio.Event)  # as many as may be in flight
+    in_flight: int = 0
+    most: int = 0
+
+    async def edit_status(self, channel_id: int, message_id: int, status: ClockStatus) -> bool:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        if self.in_flight == STATUS_EDITS_AT_ONCE:
+            self.full.set()
+        await self.go.wait()
+        self.in_flight -= 1
+        return await super().edit_status(channel_id, message_id, status)
+
+
+async def test_status_edits_due_together_go_a_few_at_a_time(engine: Engine):
+    poster, now = HeldPoster(), Now()
+    service = ClockService(Database(engine), poster, now=now, status_interval=0)
+    records = [
+        await service.start_clock(
+            guild_id=1, channel_id=CHANNEL + i, structure="btown", created_by=9
+        )
+        for i in range(STATUS_EDITS_AT_ONCE * 2 + 1)
+    ]
+    now.at = CARD_T0 + dt.timedelta(minutes=20, seconds=5)  # level 2: every card changes
+    edits = asyncio.gather(*(service._status(r.id) for r in records))
+    await asyncio.wait_for(poster.full.wait(), 30)
+    for _ in range(20):  # the others would have started by now, were they not held back
+        await asyncio.sleep(0)
+    poster.go.set()
+    await asyncio.wait_for(edits, 30)
+    assert poster.most == STATUS_EDITS_AT_ONCE
+    assert len(poster.edits) == 2 * len(records)  # each card posted, then edited once
+    await service.stop()

@@ -150,6 +150,7 @@ class ClockEngine:
     _status_ids: dict[int, int | None]  # status messages posted, their ids to store
     _status_storer: asyncio.Task[None] | None
     _contexts: Contexts  # the status messages' tournament lines, read together
+    _edit_slots: asyncio.Semaphore  # status edits in flight (``STATUS_EDITS_AT_ONCE``)
 
     async def _adopt(self, clock_ids: set[int]) -> None:
         raise NotImplementedError  # ClockService's
@@ -516,11 +517,10 @@ class ClockEngine:
             return  # the announcement first, then the status that shows it
         if not force:  # a start's or an adoption's status comes with its announcements
             await self._quiet.wait()  # never beside announcements being posted
-            await self._gap()  # nor just before some are due
         if self._live.get(clock_id) is not live:
             return
         try:
-            await self._edit_status(clock_id, live)
+            await self._edit_status(clock_id, live, paced=not force)
         except PostRejected as exc:  # no access to the channel: the directors hear of it
             log.warning("clock %s: status message refused: %s", clock_id, exc)
             self._failed(clock_id, "status", exc)
@@ -539,23 +539,26 @@ class ClockEngine:
             force=force,
         )
 
-    async def _edit_status(self, clock_id: int, live: LiveClock) -> None:
+    async def _edit_status(self, clock_id: int, live: LiveClock, *, paced: bool) -> None:
         line, shown = live.line, None
         if line is None and live.record is not None:  # read with the other edits due now
             context = await self._contexts.get(live.record.channel_id, live.record.guild_id)
             line, shown = (context[0],), context[1]
-        done = await refresh_status(
-            self.db,
-            self.poster,
-            clock_id,
-            self.now(),
-            live.last_status,
-            web_base_url=self.web_base_url,
-            record=live.record,  # kept up to date by every pass and action: no read
-            remember=live.record is None,
-            tournament=line,
-            shown=shown,
-        )
+        async with self._edit_slots if paced else contextlib.nullcontext():  # few at once
+            if paced:
+                await self._gap()  # each in a gap: a batch due finds few edits in flight
+            done = await refresh_status(
+                self.db,
+                self.poster,
+                clock_id,
+                self.now(),
+                live.last_status,
+                web_base_url=self.web_base_url,
+                record=live.record,  # kept up to date by every pass and action: no read
+                remember=live.record is None,
+                tournament=line,
+                shown=shown,
+            )
         live.line = None
         if done is None:
             return  # a paused or ended clock's status does not change: no edit

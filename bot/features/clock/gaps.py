@@ -8,7 +8,8 @@ takes the lock back after a socket call), and a full garbage collection stops ev
 
 * the bookkeeping (the heartbeat, the change polls, the claims ahead, the status messages'
   reads and writes) waits, a bounded moment, until no announcement is being posted or due
-  within ``CLEAR_AHEAD_S`` (``clear_of_announcements``);
+  within ``CLEAR_AHEAD_S`` (``clear_of_announcements``), and so does each status edit, with
+  ``STATUS_EDITS_AT_ONCE`` in flight at most;
 * a full collection the collector is about to make anyway is made right after a batch has
   posted, when the next announcement is at least ``GC_GAP_S`` away (``collect_in_gap``),
   rather than whenever an allocation (most of them in a batch's posts) happens to trigger it.
@@ -29,6 +30,9 @@ CLEAR_MOST_S = 0.5
 """Nor does it wait more than this for a gap (the lease and the polls bound it as well)."""
 GC_GAP_S = 1.0
 """A full collection is brought forward only when nothing is due sooner than this."""
+STATUS_EDITS_AT_ONCE = 8
+"""Status edits in flight at once: 200 due together trickle, each starting in a gap, so that an
+announcement due meanwhile finds few beside it."""
 ANNOUNCEMENTS = "clock:"
 """The id prefix of the announcements' jobs (``ClockEngine._reschedule``)."""
 

@@ -47,7 +47,7 @@ from bot.features.clock.engine import (
     merged,
     utcnow,
 )
-from bot.features.clock.gaps import CLEAR_MOST_S
+from bot.features.clock.gaps import CLEAR_MOST_S, STATUS_EDITS_AT_ONCE
 from bot.features.clock.jobs import ClockJobs
 from bot.features.clock.leases import (
     Started,
@@ -146,6 +146,7 @@ class ClockService(ClockEngine):
         self._status_ids: dict[int, int | None] = {}
         self._status_storer: asyncio.Task[None] | None = None
         self._contexts = Contexts(db, pages=web_base_url is not None)
+        self._edit_slots = asyncio.Semaphore(STATUS_EDITS_AT_ONCE)
         self.claim_ahead = claim_ahead
         self.stale_warning_s = stale_warning_s
         # On SQLite a write waits only for another writer, and while it waits nobody can adopt
