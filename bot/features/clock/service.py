@@ -141,6 +141,7 @@ class ClockService(ClockEngine):
         self._watcher: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()  # adoptions and changes being posted
         self._adopting: set[int] = set()
+        self._starting = 0  # starts between their transaction and their clock running here
         self._starts: list[tuple[dict[str, Any], dt.timedelta | None, StartFuture]] = []
         self._starter: asyncio.Task[None] | None = None  # the starts queued, one transaction
         self._status_ids: dict[int, int | None] = {}
@@ -251,6 +252,7 @@ class ClockService(ClockEngine):
         """
         now = self.now()
         until = now + dt.timedelta(seconds=self.lease_seconds)
+        known, starting = set(self._live), self._starting  # as the read will see them, or later
         kept, adopted = await self.db.run(
             renew_and_adopt,
             owner_id=self.instance_id,
@@ -258,15 +260,16 @@ class ClockService(ClockEngine):
             until=until,
             dead_owners=dead_owners,
         )
-        for clock_id in set(self._live) - kept - adopted:
+        for clock_id in (known & set(self._live)) - kept - adopted:  # not one started since
             log.warning("clock %s: lease lost to another instance", clock_id)
             self._forget(clock_id)
         for clock_id in kept & set(self._live):
             self._live[clock_id].lease_until = until
         self._kick_keeper()  # the claims ahead follow the time
         # Owned in the database but not run here: adopted just now, or left by an earlier
-        # start under the same instance id.
-        resume = (adopted | (kept - set(self._live))) - self._adopting
+        # start under the same instance id; not a start of this one, stored before it runs.
+        left = set() if starting or self._starting else kept - set(self._live)
+        resume = (adopted | left) - self._adopting
         if resume and background:
             self._adopting |= resume
             self._spawn(self._adopt(resume), "clock-adopt")
@@ -374,12 +377,16 @@ class ClockService(ClockEngine):
         ahead = None
         if self.jobs.running and self.claim_ahead > 0:
             ahead = dt.timedelta(seconds=self.claim_ahead)
-        started, lease_until = await self._start_together(clock, ahead)
-        claim = started.claim
-        record = claim.record
-        live = LiveClock(asyncio.Lock(), channel_id, record=record, lease_until=lease_until)
-        live.line = (started.tournament,)  # read with the start: its status reads nothing
-        self._live[record.id] = live
+        self._starting += 1  # stored before it runs here: the heartbeat must not resume it
+        try:
+            started, lease_until = await self._start_together(clock, ahead)
+            claim = started.claim
+            record = claim.record
+            live = LiveClock(asyncio.Lock(), channel_id, record=record, lease_until=lease_until)
+            live.line = (started.tournament,)  # read with the start: its status reads nothing
+            self._live[record.id] = live
+        finally:
+            self._starting -= 1
         async with live.lock:
             self._reschedule(record, now)  # level 2 is armed: its time holds whatever comes
             await self._status(record.id, force=True)  # the status message, then level 1
