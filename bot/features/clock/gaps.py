@@ -6,8 +6,9 @@ interpreter lock beside the loop (the loop waits up to a switch interval, 5 ms, 
 takes the lock back after a socket call), and a full garbage collection stops every thread
 (100-400 ms over a benchmark's heap under load, in ``benchmarks/clock.py``). So:
 
-* the bookkeeping (the heartbeat, the change polls, the claims ahead, the status messages'
-  reads and writes) waits, a bounded moment, until no announcement is being posted or due
+* the bookkeeping (the heartbeat, the claims ahead, the status messages' reads and writes;
+  not the change polls' one small read, which bounds a director's action through another
+  instance) waits, a bounded moment, until no announcement is being posted or due
   within ``CLEAR_AHEAD_S`` (``clear_of_announcements``), and so does each status edit, with
   ``STATUS_EDITS_AT_ONCE`` in flight at most;
 * a full collection the collector is about to make anyway is made right after a batch has

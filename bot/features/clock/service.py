@@ -233,9 +233,11 @@ class ClockService(ClockEngine):
         next_beat = time.monotonic() + heartbeat_s
         while True:
             await asyncio.sleep(min(self.poll_interval, heartbeat_s))
-            await self._gap(min(CLEAR_MOST_S, heartbeat_s / 3))  # off the announcements' path
             try:
                 if time.monotonic() >= next_beat:
+                    # Its writes off the announcements' path; not the polls' one small read:
+                    # an action through another instance reaches its owner within a second.
+                    await self._gap(min(CLEAR_MOST_S, heartbeat_s / 3))
                     next_beat = time.monotonic() + heartbeat_s
                     await self._heartbeat(background=True)
                 await self._poll_changes(background=True)
