@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
-import io
 import json
 import logging
 import os
@@ -21,7 +20,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import IO, Any
 
-from sqlalchemy import JSON, String, bindparam, cast, insert, update
+from sqlalchemy import JSON, String, bindparam, cast, insert
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col
 
@@ -59,7 +58,17 @@ from storage.import_plan import (
     check_suspensions,
     place_records,
 )
-from storage.league_models import AuditEntry, Event, Location, Player, PlayerAlias, Result, Season
+from storage.league_models import (
+    AuditEntry,
+    AuditPart,
+    Event,
+    EventRecordPart,
+    Location,
+    Player,
+    PlayerAlias,
+    Result,
+    Season,
+)
 from storage.leagues import get_league_rules
 from storage.players import PlayerDirectory
 
@@ -360,10 +369,11 @@ def _check_suspended(
 
 
 class _CsvNight:
-    """One streamed night's writes, its results a chunk at a time, its record and audit last.
+    """One streamed night's writes: its event, then its results a chunk at a time, its audit last.
 
-    The event row first; then each chunk's new players and results; then the record and the
-    audit entry, written as text built a chunk at a time.
+    No statement binds the whole record or audit entry: the event's ``record`` and the entry's
+    ``after`` hold the night's head, and each chunk's finish groups (and points) go to a part
+    of their own (``EventRecordPart``, ``AuditPart``), read back merged into them.
     """
 
     def __init__(
@@ -384,14 +394,17 @@ class _CsvNight:
         # check needs the league's names (and the file's new ones), as an import holds them.
         self.directory = None if allow_new is True else PlayerDirectory(session, league_id)
         bind = session.get_bind()
-        self.postgres = bind.dialect.name == "postgresql"
+        postgres = bind.dialect.name == "postgresql"
+        self.record_part = _part_insert(EventRecordPart, "event_id", postgres=postgres)
+        self.audit_part = _part_insert(AuditPart, "audit_id", postgres=postgres)
         self.dumps: Callable[[Any], str] = (
             getattr(bind.dialect, "_json_serializer", None) or json.dumps
         )
         self.event_id = 0
+        self.parts = 0
 
     def write_event(self, season_id: int, location_id: int, digest: str) -> int:
-        """Insert the event row (its record is written once the results are)."""
+        """Insert the event row, its record's head (the finish groups go to its parts)."""
         head = self.head
         values = {
             "league_id": self.league_id,
@@ -402,7 +415,7 @@ class _CsvNight:
             "status": "active",
             "void_reason": None,
             "content_hash": digest,
-            "record": {},
+            "record": record_to_dict(head),
         }
         self.session.flush()
         new_id = self.session.execute(insert(Event).returning(col(Event.id)), [values]).scalar_one()
@@ -450,18 +463,15 @@ class _CsvNight:
         location_id: int,
         sink: Callable[[PlayerPoints], None],
     ) -> int:
-        """Write the players and results a chunk at a time, then the record and the audit.
+        """Write the players, results and record parts a chunk at a time, then the audit entry.
+
+        The audit entry comes after the new players' own entries, as ``import_events`` writes
+        them; its parts wait in a temporary file (a line each) until its id is known.
 
         Returns:
             How many players the night had.
         """
         head = self.head
-        record_head = self.dumps(record_to_dict(head))  # ... "finish": []}
-        assert record_head.endswith("[]}")
-        # The record's finish groups and the audit entry's points, a chunk at a time, go to
-        # files: the whole texts are read back one at a time, once every result is written.
-        record = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
-        points = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
         common = {
             "event_id": self.event_id,
             "season_id": season_id,
@@ -470,70 +480,47 @@ class _CsvNight:
             "is_regular": head.kind == "regular",
         }
         players = 0
-        sep = ""
         chunk: list[tuple[str, int, int, PointsBreakdown]] = []
         last_place = 0
-        with record, points:
-            record.write(record_head[:-2])
+        with tempfile.TemporaryFile("w+", encoding="utf-8", newline="") as audit_parts:
             for item in scored:
                 if item[1] != last_place and len(chunk) >= WRITE_ROWS:
-                    self._flush(chunk, common, record, points, sep, sink)
+                    self._flush(chunk, common, audit_parts, sink)
                     players += len(chunk)
-                    chunk, sep = [], ", "
+                    chunk = []
                 last_place = item[1]
                 chunk.append(item)
-            self._flush(chunk, common, record, points, sep, sink)
+            self._flush(chunk, common, audit_parts, sink)
             players += len(chunk)
-            record.write("]}")
-            # The audit entry first: the largest text, written while nothing else is held.
-            audit = io.StringIO()
-            audit.write('{"record": ')
-            for part in (record, points):
-                part.seek(0)
-                while block := part.read(1 << 20):
-                    audit.write(block)
-                if part is record:
-                    audit.write(', "points": {')
-            audit.write("}}")
-            # The texts are parameters, not values in the statements: SQLAlchemy caches a
-            # statement's compiled form, and with it any value the statement holds.
-            self.session.execute(
-                insert(AuditEntry).values(after=self._raw("text")),
-                {
-                    "league_id": self.league_id,
-                    "actor": self.actor,
-                    "at": self.at,
-                    "action": "event.import",
-                    "target": f"event:{self.event_id}",
-                    "before": None,
-                    "text": audit.getvalue(),
-                },
-            )
-            del audit
-            record.seek(0)
-            self.session.execute(
-                update(Event)
-                .where(col(Event.id) == bindparam("event"))
-                .values(record=self._raw("text")),
-                {"event": self.event_id, "text": record.read()},
-            )
+            audit_id = self.session.execute(
+                insert(AuditEntry).returning(col(AuditEntry.id)),
+                [
+                    {
+                        "league_id": self.league_id,
+                        "actor": self.actor,
+                        "at": self.at,
+                        "action": "event.import",
+                        "target": f"event:{self.event_id}",
+                        "before": None,
+                        "after": {"record": record_to_dict(head), "points": {}},
+                    }
+                ],
+            ).scalar_one()
+            audit_parts.seek(0)
+            for seq, line in enumerate(audit_parts):
+                self.session.execute(
+                    self.audit_part, {"owner": int(audit_id), "seq": seq, "body": line.rstrip("\n")}
+                )
         return players
-
-    def _raw(self, name: str) -> Any:
-        """A parameter of JSON already serialised, bound as it is (not encoded again)."""
-        value = bindparam(name, type_=String())
-        return cast(value, JSON()) if self.postgres else value
 
     def _flush(
         self,
         chunk: list[tuple[str, int, int, PointsBreakdown]],
         common: Mapping[str, Any],
-        record: IO[str],
-        points: IO[str],
-        sep: str,
+        audit_parts: IO[str],
         sink: Callable[[PlayerPoints], None],
     ) -> None:
-        """Write one chunk of whole tie groups: its new players, its results, its text."""
+        """Write one chunk of whole tie groups: its new players, its results, its parts."""
         if not chunk:
             return
         made = self._new_players([n for n, *_ in chunk if name_key(n) not in self.known])
@@ -555,5 +542,26 @@ class _CsvNight:
             pairs[display] = (result.rp, result.bp)
             sink(result)
         insert_rows(self.session, Result, rows)
-        record.write(sep + self.dumps(groups)[1:-1])
-        points.write(sep + self.dumps(pairs)[1:-1])
+        finish = self.dumps(groups)
+        self.session.execute(
+            self.record_part,
+            {"owner": self.event_id, "seq": self.parts, "body": f'{{"finish": {finish}}}'},
+        )
+        self.parts += 1
+        audit_parts.write(f'{{"record": {{"finish": {finish}}}, "points": {self.dumps(pairs)}}}\n')
+
+
+def _part_insert(model: Any, owner: str, *, postgres: bool) -> Any:
+    """Insert one part whose body is JSON serialised already, bound as it is (not again).
+
+    The body is a parameter, not a value in the statement: SQLAlchemy caches a statement's
+    compiled form, and with it any value the statement holds.
+    """
+    body: Any = bindparam("body", type_=String())
+    return insert(model).values(
+        {
+            owner: bindparam("owner"),
+            "seq": bindparam("seq"),
+            "body": cast(body, JSON()) if postgres else body,
+        }
+    )
