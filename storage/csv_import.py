@@ -16,7 +16,7 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import replace
 from typing import IO, Any
 
@@ -229,17 +229,6 @@ def _keys_json(keys: list[str]) -> str:
 _Row = tuple[int, int, str]  # line number, place, name as written
 
 
-def _chunks(rows: Iterable[_Row]) -> Iterator[list[_Row]]:
-    chunk: list[_Row] = []
-    for row in rows:
-        chunk.append(row)
-        if len(chunk) >= WRITE_ROWS:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
 def _stream_csv(
     path: str | os.PathLike[str],
     rules: LeagueRules,
@@ -265,59 +254,45 @@ def _stream_csv(
     def rows() -> Iterator[_Row]:
         return iter_finish_csv(_csv_lines(path))
 
-    # read_csv_event: the rows (form, places, a name twice), then the night's own fields
-    count = scan_finish_csv(lambda: _csv_lines(path))
+    # The night's own fields are read_csv_event's to check after the rows; the head is built
+    # first for the digest's opening text, and its error (if any) waits for the rows'.
+    head: EventRecord | None = None
+    try:
+        head = dataclasses.replace(
+            build_event(
+                season=season,
+                location=location,
+                date=day,
+                kind=kind,
+                finish=[["-"]],
+                max_receipt_cents=rules.receipt_max_cents,
+            ),
+            finish=(),
+        )
+    except EventFormatError as exc:
+        head_error = exc
+    names = _FileNames(session, league_id, head)
+    # read_csv_event: the rows (form, places, a name twice) checked in one reading, which also
+    # looks up the league's names they list a chunk at a time
+    count = scan_finish_csv(lambda: _csv_lines(path), each=names.add)
     if count is None:
         return None
-    head = dataclasses.replace(
-        build_event(
-            season=season,
-            location=location,
-            date=day,
-            kind=kind,
-            finish=[["-"]],
-            max_receipt_cents=rules.receipt_max_cents,
-        ),
-        finish=(),
-    )
+    if head is None:
+        raise head_error
+    known, listed, digest = names.finish()
     # plan_import: the date, the names resolved (one player under two names), the places...
     at = utc_now(now)
     check_played(head.date, now=at)
     if _active_night(session, league_id, head):
         return None  # unchanged or refused: the whole path says which, as it always has
-    known: dict[str, tuple[int, str]] = {}  # the league's names the file lists (bounded)
-    listed: dict[str, str] = {}  # a known player's key -> the name the file gave first
-    before, after = _hash_ends(head)
-    digest = hashlib.sha256(before.encode())
-    group: list[str] = []  # the keys of the tie group being read, for the digest
-    place = 0
-    sep = ""
-    for chunk in _chunks(rows()):
-        known.update(_known_players(session, league_id, {name_key(n) for _, _, n in chunk}))
-        for _, row_place, raw in chunk:
-            key = name_key(raw)
-            player = known.get(key)
-            if player is not None:
-                key = name_key(player[1])
-                if key in listed and name_key(listed[key]) != name_key(raw):
-                    raise EventFormatError(
-                        f"finish place of {raw}: '{listed[key]}' and '{raw}' are the "
-                        f"same player ({player[1]}); list them once"
-                    )
-                listed.setdefault(key, raw)
-            if row_place != place and group:
-                digest.update(f"{sep}{_keys_json(group)}".encode())
-                sep, group = ",", []
-            place = row_place
-            group.append(key)
-    digest.update(f"{sep}{_keys_json(group)}".encode())
+    if names.problem is not None:
+        raise names.problem
 
     def canonical_rows() -> Iterator[tuple[int, int, str]]:
         for line, row_place, raw in rows():
             player = known.get(name_key(raw))
             yield line, row_place, raw if player is None else player[1]
 
-    digest.update(after.encode())
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
@@ -328,7 +303,7 @@ def _stream_csv(
     _check_suspended(session, league_id, rules, head, sid, lid, known, listed, allow_suspended)
     del listed
     night = _CsvNight(session, league_id, actor, at, head, known, allow_new)
-    event_id = night.write_event(sid, lid, digest.hexdigest())
+    event_id = night.write_event(sid, lid, digest)
     scored = finish_list_points(
         finish_groups(canonical_rows()), rules, kind=head.kind, owner=rules.owner
     )
@@ -346,6 +321,60 @@ def _stream_csv(
     )
     log.info("import by %s: 1 imported (streamed CSV, %d players)", actor, players)
     return ImportOutcome("imported", summary, () if sink else sort_points(kept))
+
+
+class _FileNames:
+    """The file's rows as the scan reads them: the league's names they list, and the digest.
+
+    Rows come a chunk at a time (``WRITE_ROWS``): each chunk's names are looked up at once.
+    One player listed under two names is ``import_events``'s error, said only once the rows
+    and the night pass their own checks: the first one found waits in ``problem``.
+    """
+
+    def __init__(self, session: Session, league_id: int, head: EventRecord | None) -> None:
+        self.session, self.league_id = session, league_id
+        self.known: dict[str, tuple[int, str]] = {}  # the league's names the file lists
+        self.listed: dict[str, str] = {}  # a known player's key -> the name the file gave first
+        self.problem: EventFormatError | None = None
+        before, self.after = _hash_ends(head) if head is not None else ("", "")
+        self.digest = hashlib.sha256(before.encode())
+        self.chunk: list[tuple[int, str]] = []
+        self.group: list[str] = []  # the keys of the tie group being read, for the digest
+        self.place = 0
+        self.sep = ""
+
+    def add(self, _line: int, place: int, name: str) -> None:
+        """Take one row (as ``scan_finish_csv`` gives it)."""
+        self.chunk.append((place, name))
+        if len(self.chunk) >= WRITE_ROWS:
+            self._read_chunk()
+
+    def finish(self) -> tuple[dict[str, tuple[int, str]], dict[str, str], str]:
+        """The league's names listed (key -> id, display), the first listing of each, digest."""
+        self._read_chunk()
+        self.digest.update(f"{self.sep}{_keys_json(self.group)}{self.after}".encode())
+        return self.known, self.listed, self.digest.hexdigest()
+
+    def _read_chunk(self) -> None:
+        chunk, self.chunk = self.chunk, []
+        known, listed = self.known, self.listed
+        known.update(_known_players(self.session, self.league_id, {name_key(n) for _, n in chunk}))
+        for row_place, raw in chunk:
+            key = name_key(raw)
+            player = known.get(key)
+            if player is not None:
+                key = name_key(player[1])
+                first = listed.setdefault(key, raw)
+                if self.problem is None and name_key(first) != name_key(raw):
+                    self.problem = EventFormatError(
+                        f"finish place of {raw}: '{first}' and '{raw}' are the "
+                        f"same player ({player[1]}); list them once"
+                    )
+            if row_place != self.place and self.group:
+                self.digest.update(f"{self.sep}{_keys_json(self.group)}".encode())
+                self.sep, self.group = ",", []
+            self.place = row_place
+            self.group.append(key)
 
 
 def _check_suspended(
