@@ -416,3 +416,28 @@ def test_correcting_a_night_stored_in_parts_writes_its_record_whole(
     assert correct.before is not None
     assert correct.before["record"]["finish"] == imported.after["record"]["finish"]  # type: ignore[index]
     assert imported.after["record"]["finish"] == [[n] for n in reversed(names)]  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("rows", "match"),
+    [
+        ("1,Ann\n3,Bob\n", "finish CSV line 3: place 3 should be 2"),  # the rows' error first
+        ("1,Ann\n2,Bob\n", "location"),  # then the night's own
+    ],
+)
+def test_a_streamed_csv_refuses_rows_before_the_night_as_the_whole_path(
+    engine, league, tmp_path, rows, match
+):
+    path = tmp_path / "night.csv"
+    path.write_text("position,player\n" + rows, encoding="utf-8")
+    with session_scope(engine) as s, pytest.raises(EventFormatError) as whole:
+        read_csv_event(path, session=s, league_id=league.id, location=" ", day=DAY)
+    streamed = refused(
+        engine,
+        lambda s: import_csv_file(
+            path, session=s, league_id=league.id, actor="t", location=" ", day=DAY, now=NOW
+        ),
+        EventFormatError,
+        match,
+    )
+    assert str(streamed) == str(whole.value)
