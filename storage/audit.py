@@ -93,7 +93,8 @@ def add_audit_entries(
     insert_rows(session, AuditEntry, rows)
 
 
-_HELD = "pokerfloor.audit_held"
+_HELD = HELD_AUDIT = "pokerfloor.audit_held"
+"""The session's ``info`` key of the audit rows ``holding_audit`` holds."""
 
 
 @contextmanager

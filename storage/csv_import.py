@@ -18,6 +18,7 @@ import os
 import tempfile
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import replace
+from json.encoder import encode_basestring_ascii
 from typing import IO, Any
 
 from sqlalchemy import JSON, String, bindparam, cast, insert
@@ -37,7 +38,7 @@ from rulings import (
     name_key,
     scan_finish_csv,
 )
-from storage.audit import add_audit_entries, utc_now
+from storage.audit import HELD_AUDIT, add_audit_entries, utc_now
 from storage.db import insert_rows
 from storage.event_files import check_import_path, current_season_name, read_csv_event
 from storage.event_import import StoreEvents, import_events
@@ -431,6 +432,8 @@ class _CsvNight:
         )
         self.event_id = 0
         self.parts = 0
+        self.postgres = postgres
+        self.scored: dict[PointsBreakdown, dict[str, int]] = {}
 
     def write_event(self, season_id: int, location_id: int, digest: str) -> int:
         """Insert the event row, its record's head (the finish groups go to its parts)."""
@@ -473,16 +476,30 @@ class _CsvNight:
         given = {"league": self.league_id, "keys": list(fresh)}
         for key, pid, _ in self.session.execute(_NAMED, given):
             made[key] = (int(pid or 0), fresh[key])
-        add_audit_entries(
-            session=self.session,
-            league_id=self.league_id,
-            actor=self.actor,
-            entries=[
-                ("player.add", f"player:{display}", None, {"name": display})
-                for display in fresh.values()
-            ],
-            now=self.at,
-        )
+        if self.postgres or self.session.info.get(HELD_AUDIT) is not None:
+            add_audit_entries(  # one COPY on PostgreSQL
+                session=self.session,
+                league_id=self.league_id,
+                actor=self.actor,
+                entries=[
+                    ("player.add", f"player:{display}", None, {"name": display})
+                    for display in fresh.values()
+                ],
+                now=self.at,
+            )
+        else:  # the same rows, their JSON written here rather than by a processor per value
+            common = {"league_id": self.league_id, "actor": self.actor, "at": self.at}
+            self.session.execute(
+                _PLAYER_ADDED,
+                [
+                    {
+                        **common,
+                        "target": f"player:{display}",
+                        "after": '{"name": ' + encode_basestring_ascii(display) + "}",
+                    }
+                    for display in fresh.values()
+                ],
+            )
         return made
 
     def write_results(
@@ -557,11 +574,15 @@ class _CsvNight:
         groups: list[list[str]] = []
         pairs: dict[str, tuple[int, int]] = {}
         last = 0
+        scored = self.scored
         for name, place, tie, breakdown in chunk:
             key = name_key(name)
             pid, display = self.known[key] if key in self.known else made[key]
             row = {**common, "player_id": pid, "position": place, "tie_size": tie}
-            row.update(component_values(breakdown))
+            values = scored.get(breakdown)  # a few kinds of points a night: each worked out once
+            if values is None:
+                values = scored[breakdown] = component_values(breakdown)
+            row.update(values)
             rows.append(row)
             if place != last:
                 groups.append([])
@@ -578,6 +599,14 @@ class _CsvNight:
         )
         self.parts += 1
         audit_parts.write(f'{{"record": {{"finish": {finish}}}, "points": {self.dumps(pairs)}}}\n')
+
+
+_PLAYER_ADDED = insert(AuditEntry).values(
+    action="player.add",
+    before=bindparam("before", "null", type_=String()),
+    after=bindparam("after", type_=String()),
+)
+"""A new player's audit row as ``add_audit_entries`` writes it, its JSON given as text."""
 
 
 def _part_insert(model: Any, owner: str, *, postgres: bool) -> Any:
