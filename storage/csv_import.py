@@ -1,17 +1,18 @@
 """A CSV finish list (one night) streamed into the league: read a row at a time, all or nothing.
 
 ``import_csv_file`` stores a new night whose rows are in place order without holding the file:
-a scan (``rulings.scan_finish_csv``: the same errors as the whole-file parser), a pass that looks
-up the league's known names a chunk at a time, then the write in chunks of ``WRITE_ROWS`` inside
-the caller's one transaction. Anything else (a correction, a night already stored, rows out of
-order) takes the whole path (``storage.event_files.read_csv_event``), as before.
+a scan (``rulings.scan_finish_csv``: the same errors as the whole-file parser) that also looks
+up the league's known names a chunk at a time (``storage.csv_names``), then the write in chunks
+of ``WRITE_ROWS`` inside the caller's one transaction, the event's record and its audit entry
+in parts (``EventRecordPart``, ``AuditPart``) so that no statement binds the whole night.
+Anything else (a correction, a night already stored, rows out of order) takes the whole path
+(``storage.event_files.read_csv_event``), as before.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import hashlib
 import json
 import logging
 import os
@@ -39,6 +40,7 @@ from rulings import (
     scan_finish_csv,
 )
 from storage.audit import HELD_AUDIT, add_audit_entries, utc_now
+from storage.csv_names import NAMED, FileNames
 from storage.db import insert_rows
 from storage.event_files import check_import_path, current_season_name, read_csv_event
 from storage.event_import import StoreEvents, import_events
@@ -47,7 +49,6 @@ from storage.events import (
     EventSummary,
     ImportOutcome,
     PlayerPoints,
-    content_hash_text,
     points_of,
     record_to_dict,
     sort_points,
@@ -66,7 +67,6 @@ from storage.league_models import (
     EventRecordPart,
     Location,
     Player,
-    PlayerAlias,
     Result,
     Season,
 )
@@ -169,34 +169,6 @@ def _csv_lines(path: str | os.PathLike[str]) -> Iterator[str]:
             raise EventFormatError("the file is not UTF-8 text") from None
 
 
-# Statements with the names as one expanding parameter: ``in_(names)`` would bind them into
-# each statement, and SQLAlchemy then keeps about 100 bytes a name a statement (measured).
-_NAMED = (
-    sa_select(col(Player.name_key), col(Player.id), col(Player.display_name))
-    .where(col(Player.league_id) == bindparam("league"))
-    .where(col(Player.name_key).in_(bindparam("keys", expanding=True)))
-)
-_ALIASED = (
-    sa_select(col(PlayerAlias.alias_key), col(PlayerAlias.player_id), col(Player.display_name))
-    .join(Player, col(Player.id) == col(PlayerAlias.player_id))
-    .where(col(PlayerAlias.league_id) == bindparam("league"))
-    .where(col(PlayerAlias.alias_key).in_(bindparam("keys", expanding=True)))
-)
-
-
-def _known_players(
-    session: Session, league_id: int, keys: Collection[str]
-) -> dict[str, tuple[int, str]]:
-    """Name key -> (player id, display name) for the keys that name a player or an alias."""
-    found: dict[str, tuple[int, str]] = {}
-    given = {"league": league_id, "keys": list(keys)}
-    for key, pid, display in session.execute(_NAMED, given):
-        found[key] = (int(pid or 0), display)
-    for key, pid, display in session.execute(_ALIASED, given):  # after names, as a directory
-        found[key] = (int(pid or 0), display)
-    return found
-
-
 def _active_night(session: Session, league_id: int, head: EventRecord) -> bool:
     """Whether the night (season, location, date, kind by name) is stored and active."""
     found = session.execute(
@@ -212,19 +184,6 @@ def _active_night(session: Session, league_id: int, head: EventRecord) -> bool:
         .limit(1)
     ).first()
     return found is not None
-
-
-def _hash_ends(head: EventRecord) -> tuple[str, str]:
-    """The text ``content_hash`` digests, before and after the finish groups' keys."""
-    blob = content_hash_text(head)
-    marker = '"finish":[]'
-    at = blob.index(marker) + len(marker) - 1
-    return blob[:at], blob[at:]
-
-
-def _keys_json(keys: list[str]) -> str:
-    keys.sort()
-    return json.dumps(keys, separators=(",", ":"))
 
 
 _Row = tuple[int, int, str]  # line number, place, name as written
@@ -272,7 +231,7 @@ def _stream_csv(
         )
     except EventFormatError as exc:
         head_error = exc
-    names = _FileNames(session, league_id, head)
+    names = FileNames(session, league_id, head)
     # read_csv_event: the rows (form, places, a name twice) checked in one reading, which also
     # looks up the league's names they list a chunk at a time
     count = scan_finish_csv(lambda: _csv_lines(path), each=names.add)
@@ -322,60 +281,6 @@ def _stream_csv(
     )
     log.info("import by %s: 1 imported (streamed CSV, %d players)", actor, players)
     return ImportOutcome("imported", summary, () if sink else sort_points(kept))
-
-
-class _FileNames:
-    """The file's rows as the scan reads them: the league's names they list, and the digest.
-
-    Rows come a chunk at a time (``WRITE_ROWS``): each chunk's names are looked up at once.
-    One player listed under two names is ``import_events``'s error, said only once the rows
-    and the night pass their own checks: the first one found waits in ``problem``.
-    """
-
-    def __init__(self, session: Session, league_id: int, head: EventRecord | None) -> None:
-        self.session, self.league_id = session, league_id
-        self.known: dict[str, tuple[int, str]] = {}  # the league's names the file lists
-        self.listed: dict[str, str] = {}  # a known player's key -> the name the file gave first
-        self.problem: EventFormatError | None = None
-        before, self.after = _hash_ends(head) if head is not None else ("", "")
-        self.digest = hashlib.sha256(before.encode())
-        self.chunk: list[tuple[int, str]] = []
-        self.group: list[str] = []  # the keys of the tie group being read, for the digest
-        self.place = 0
-        self.sep = ""
-
-    def add(self, _line: int, place: int, name: str) -> None:
-        """Take one row (as ``scan_finish_csv`` gives it)."""
-        self.chunk.append((place, name))
-        if len(self.chunk) >= WRITE_ROWS:
-            self._read_chunk()
-
-    def finish(self) -> tuple[dict[str, tuple[int, str]], dict[str, str], str]:
-        """The league's names listed (key -> id, display), the first listing of each, digest."""
-        self._read_chunk()
-        self.digest.update(f"{self.sep}{_keys_json(self.group)}{self.after}".encode())
-        return self.known, self.listed, self.digest.hexdigest()
-
-    def _read_chunk(self) -> None:
-        chunk, self.chunk = self.chunk, []
-        known, listed = self.known, self.listed
-        known.update(_known_players(self.session, self.league_id, {name_key(n) for _, n in chunk}))
-        for row_place, raw in chunk:
-            key = name_key(raw)
-            player = known.get(key)
-            if player is not None:
-                key = name_key(player[1])
-                first = listed.setdefault(key, raw)
-                if self.problem is None and name_key(first) != name_key(raw):
-                    self.problem = EventFormatError(
-                        f"finish place of {raw}: '{first}' and '{raw}' are the "
-                        f"same player ({player[1]}); list them once"
-                    )
-            if row_place != self.place and self.group:
-                self.digest.update(f"{self.sep}{_keys_json(self.group)}".encode())
-                self.sep, self.group = ",", []
-            self.place = row_place
-            self.group.append(key)
 
 
 def _check_suspended(
@@ -474,7 +379,7 @@ class _CsvNight:
         )
         made: dict[str, tuple[int, str]] = {}
         given = {"league": self.league_id, "keys": list(fresh)}
-        for key, pid, _ in self.session.execute(_NAMED, given):
+        for key, pid, _ in self.session.execute(NAMED, given):
             made[key] = (int(pid or 0), fresh[key])
         if self.postgres or self.session.info.get(HELD_AUDIT) is not None:
             add_audit_entries(  # one COPY on PostgreSQL
