@@ -6,10 +6,11 @@ import dataclasses
 import datetime as dt
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 
 from rulings import EventFormatError, parse_event
 from storage.audit import list_audit
@@ -441,3 +442,52 @@ def test_a_streamed_csv_refuses_rows_before_the_night_as_the_whole_path(
         match,
     )
     assert str(streamed) == str(whole.value)
+
+
+def test_migration_0020_downgrade_puts_a_parted_night_back_whole(tmp_path, monkeypatch):
+    from alembic import command
+    from alembic.config import Config
+
+    import storage.db
+    from storage import csv_import
+    from storage.db import create_schema, make_engine
+
+    monkeypatch.setattr(csv_import, "WRITE_ROWS", 3)
+    engine = make_engine(f"sqlite:///{tmp_path / 'league.db'}")
+    create_schema(engine)
+    with session_scope(engine) as s:
+        league = make_league(s)
+        add_season(session=s, league_id=league.id, name="2026 Fall", actor="t", now=NOW)
+    path = tmp_path / "night.csv"
+    path.write_text(
+        "position,player\n" + "".join(f"{i},Newcomer {i}\n" for i in range(1, 11)),
+        encoding="utf-8",
+    )
+    with session_scope(engine) as s:
+        out = import_csv_file(
+            path,
+            session=s,
+            league_id=league.id,
+            actor="t",
+            location="Brewpub",
+            day=DAY,
+            now=NOW,
+            allow_new=True,
+        )
+        record = get_event(session=s, league_id=league.id, event_id=out.event.id).record
+        [entry] = list_audit(session=s, league_id=league.id, target=f"event:{out.event.id}")
+    config = Config()
+    config.set_main_option("script_location", str(Path(storage.db.__file__).parent / "migrations"))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0019")
+    with engine.connect() as conn:
+        stored = conn.execute(text("SELECT record FROM event")).scalar_one()
+        after = conn.execute(
+            text("SELECT after FROM audit_log WHERE action = 'event.import'")
+        ).scalar_one()
+        tables = set(inspect(conn).get_table_names())
+    assert json.loads(stored) == record
+    assert json.loads(after) == entry.after
+    assert len(record["finish"]) == 10
+    assert not tables & {"event_record_part", "audit_part"}
