@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -528,6 +529,27 @@ def tournament_status_line(*, session: Session, channel_id: int) -> str | None:
     chart = record.night.chart
     left = f"{chart.remaining} player{'' if chart.remaining == 1 else 's'} left"
     return f"Tournament: {left}, average stack {chart.average_stack:,}"
+
+
+def tournament_status_lines(
+    *, session: Session, channel_ids: Sequence[int]
+) -> dict[int, str | None]:
+    """``tournament_status_line`` of several channels: one read finds the channels with a night.
+
+    200 clocks starting or refreshing together mostly run with no tournament open beside them.
+    """
+    ids = list(channel_ids)
+    open_in = set(
+        session.execute(
+            select(Tournament.channel_id).where(
+                col(Tournament.channel_id).in_(ids), col(Tournament.finished_at).is_(None)
+            )
+        ).scalars()
+    )
+    return {
+        c: tournament_status_line(session=session, channel_id=c) if c in open_in else None
+        for c in ids
+    }
 
 
 def night_thread(*, session: Session, tournament_id: int, guild_id: int) -> int | None:

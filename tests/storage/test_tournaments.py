@@ -28,6 +28,7 @@ from storage.tournaments import (
     night_thread,
     open_tournament,
     tournament_status_line,
+    tournament_status_lines,
     undo_entry,
 )
 from tests.storage._league import NOW
@@ -154,6 +155,9 @@ def test_the_status_line_for_the_clock_message(engine):
     with session_scope(engine) as s:
         line = tournament_status_line(session=s, channel_id=CHANNEL)
     assert line == "Tournament: 3 players left, average stack 18,000"
+    with session_scope(engine) as s:  # several channels at once say what each alone says
+        lines = tournament_status_lines(session=s, channel_ids=[CHANNEL, CHANNEL + 1])
+    assert lines == {CHANNEL: line, CHANNEL + 1: None}
 
 
 def test_a_night_keeps_the_first_thread_made_for_it(engine):

@@ -295,11 +295,13 @@ def start_many(
             )
             for cid, c in by_id.items()
         }
-    lines = {
-        cid: tournaments.tournament_status_line(session=session, channel_id=r.channel_id)
-        for cid, r in made.items()
-    }
-    return [r if isinstance(r, StartRefused) else Started(by_id[r], lines[r]) for r in results]
+    lines = tournaments.tournament_status_lines(
+        session=session, channel_ids=[r.channel_id for r in made.values()]
+    )
+    return [
+        r if isinstance(r, StartRefused) else Started(by_id[r], lines[made[r].channel_id])
+        for r in results
+    ]
 
 
 @dataclass(frozen=True)

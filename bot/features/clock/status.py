@@ -130,11 +130,9 @@ def read_contexts(*, session: Session, channels: dict[int, int], pages: bool) ->
     if pages:
         for guild_id in set(channels.values()):
             shown[guild_id] = is_live_page_shown_for_guild(session=session, guild_id=guild_id)
+    lines = tournaments.tournament_status_lines(session=session, channel_ids=list(channels))
     return {
-        channel_id: (
-            tournaments.tournament_status_line(session=session, channel_id=channel_id),
-            shown.get(guild_id, False),
-        )
+        channel_id: (lines[channel_id], shown.get(guild_id, False))
         for channel_id, guild_id in channels.items()
     }
 
