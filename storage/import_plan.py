@@ -484,14 +484,19 @@ def plan_import(
         See ``storage.event_import.import_events``.
     """
     at = utc_now(now)
-    # one read of the rules, the names of the players, the seasons and the locations
-    rules, directory, stored_seasons, has_current, stored_locations = read_league_state(
-        session, league_id
-    )
-    records = _checked_records(records, directory, at)
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
+    # one read of the rules, the names of the players, the seasons and the locations; of the
+    # players, only those the records name when no new one is compared with the league's
+    # others (every name confirmed, as a finish confirms its night's): a read of the night's
+    # size, not the league's
+    named = {name_key(n) for r in records for n in r.participants()}
+    compared = not (confirmed is True or (isinstance(confirmed, set) and named <= confirmed))
+    rules, directory, stored_seasons, has_current, stored_locations = read_league_state(
+        session, league_id, None if compared else named
+    )
+    records = _checked_records(records, directory, at)
     seasons, locations = place_records(
         session,
         league_id,

@@ -17,7 +17,20 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, literal, null, text, union_all, update
+from sqlalchemy import (
+    JSON,
+    String,
+    bindparam,
+    cast,
+    delete,
+    func,
+    literal,
+    literal_column,
+    null,
+    text,
+    union_all,
+    update,
+)
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -73,13 +86,16 @@ class StrikeInfo:
     date: dt.date | None = None  # the day it was given; suspensions count the events after it
 
 
-def league_names(league_id: int, *others: Any) -> Any:
+def league_names(league_id: Any, *others: Any, only: str | None = None) -> Any:
     """The league's players and aliases in one statement (one round trip, not two).
 
     Rows of ``(id, name key, display name, what)``: ``what`` is ``player`` (its display name)
     or ``alias`` (its player's id, no display name). ``others``: more selects of the same
     four columns to read in the same statement (``storage.import_plan`` adds the seasons and
-    locations).
+    locations). ``league_id``: the league's id, or a bound parameter standing for it.
+    ``only`` (the dialect's name): just the names bound as ``name_keys`` (a JSON list of name
+    keys): the players and aliases known by them, and the players those aliases name, so the
+    read is the size of the names asked about, not of the league.
     """
     players = sa_select(
         col(Player.id),
@@ -93,7 +109,30 @@ def league_names(league_id: int, *others: Any) -> Any:
         null(),
         literal("alias"),
     ).where(col(PlayerAlias.league_id) == league_id)
+    if only is not None:
+        keys = _json_keys(only)
+        aliases = aliases.where(col(PlayerAlias.alias_key).in_(keys))
+        players = players.where(
+            col(Player.name_key).in_(keys)
+            | col(Player.id).in_(
+                sa_select(col(PlayerAlias.player_id))
+                .where(col(PlayerAlias.league_id) == league_id)
+                .where(col(PlayerAlias.alias_key).in_(keys))
+            )
+        )
     return union_all(players, aliases, *others)
+
+
+def _json_keys(dialect: str) -> Any:
+    """The name keys bound as ``name_keys``, one JSON text, as a one-column select.
+
+    One parameter whatever the number of names: an expanding ``IN`` renders and binds one
+    placeholder a name at each execution, which cost more than the read it narrows.
+    """
+    given = bindparam("name_keys", type_=String())
+    if dialect == "postgresql":
+        return sa_select(func.json_array_elements_text(cast(given, JSON())))
+    return sa_select(literal_column("value")).select_from(func.json_each(given))
 
 
 class PlayerDirectory:
@@ -193,7 +232,7 @@ class PlayerDirectory:
     def _add_players(self, fresh: dict[str, str], actor: str, at: dt.datetime) -> Iterable[Any]:
         """Add the players ``fresh`` (name key -> display name) and audit each; their ids.
 
-        On PostgreSQL one statement: an ``INSERT ... RETURNING`` from two arrays, and the audit
+        On PostgreSQL one statement: an ``INSERT ... RETURNING`` from JSON arrays, and the audit
         rows inserted from what it returns (``_ADD_PLAYERS``). On SQLite one INSERT, a read of
         the new ids (no RETURNING: SQLite would then insert row by row to keep the ids in
         order) and one audit INSERT. Either way three statements at most, whatever their number.
@@ -204,13 +243,15 @@ class PlayerDirectory:
         dialect = self.session.get_bind().dialect
         if dialect.name == "postgresql":
             dumps = getattr(dialect, "_json_serializer", None) or json.dumps
+            # each list as one JSON text: psycopg dumps a text[] in Python, escaping each
+            # element (a quote in every ``after``); json.dumps is one call in C
             return self.session.execute(
                 _ADD_PLAYERS,
                 {
                     "league_id": self.league_id,
-                    "names": list(fresh.values()),
-                    "keys": list(fresh),
-                    "afters": [dumps({"name": display}) for display in fresh.values()],
+                    "names": json.dumps(list(fresh.values())),
+                    "keys": json.dumps(list(fresh)),
+                    "afters": json.dumps([dumps({"name": d}) for d in fresh.values()]),
                     "actor": actor,
                     "at": at,
                 },
@@ -251,8 +292,11 @@ _ADD_PLAYERS = text(
     """
     WITH given AS (
         SELECT name, key, after, i
-        FROM unnest(CAST(:names AS text[]), CAST(:keys AS text[]), CAST(:afters AS text[]))
-            WITH ORDINALITY AS n(name, key, after, i)
+        FROM ROWS FROM (
+            json_array_elements_text(CAST(:names AS json)),
+            json_array_elements_text(CAST(:keys AS json)),
+            json_array_elements_text(CAST(:afters AS json))
+        ) WITH ORDINALITY AS n(name, key, after, i)
     ), made AS (
         INSERT INTO player (league_id, display_name, name_key)
         SELECT :league_id, name, key FROM given ORDER BY i
