@@ -72,10 +72,11 @@ class Player(SQLModel, table=True):
     """A person who plays in the league."""
 
     __tablename__ = "player"
+    # Also the index of a league's players (its first column).
     __table_args__ = (UniqueConstraint("league_id", "name_key", name="uq_player_name"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    league_id: int = Field(foreign_key="league.id", index=True)
+    league_id: int = Field(foreign_key="league.id")
     display_name: str = Field(max_length=100)
     name_key: str = Field(max_length=100)
     discord_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))

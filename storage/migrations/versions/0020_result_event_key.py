@@ -1,4 +1,4 @@
-"""A result's event, season and location under one key; the index its unique key covers dropped.
+"""A result's event, season and location under one key; two indexes unique keys cover, dropped.
 
 A result row copies its event's season and location (standings never join the event). Three
 foreign keys (event, season, location) made the database look up three rows for each result
@@ -6,7 +6,8 @@ it stored; one composite key to ``event (id, season_id, location_id)`` is one lo
 more: the row's season and location are its event's (which the event's own keys hold to
 exist), so a result can no longer name one league's event with another's season. The index
 ``ix_result_event_id`` repeated the first column of ``uq_result_player``, which serves the
-same reads; each stored result updated both.
+same reads, and ``ix_player_league_id`` the first of ``uq_player_name``; each stored result
+(each new player) updated both.
 
 Revision ID: 0020
 Revises: 0019
@@ -56,10 +57,12 @@ def upgrade() -> None:
             ["id", "season_id", "location_id"],
         )
         batch_op.drop_index("ix_result_event_id")
+    op.drop_index("ix_player_league_id", table_name="player")
 
 
 def downgrade() -> None:
     """Revert this revision."""
+    op.create_index("ix_player_league_id", "player", ["league_id"], unique=False)
     with op.batch_alter_table("result", naming_convention=_NAMING) as batch_op:
         batch_op.create_index("ix_result_event_id", ["event_id"], unique=False)
         batch_op.drop_constraint("fk_result_event_night", type_="foreignkey")
