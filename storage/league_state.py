@@ -17,7 +17,8 @@ from sqlmodel import Session, col
 from rulings import LeagueRules, load_league_rules
 from storage.errors import NotFound
 from storage.league_models import League, Location, Season
-from storage.players import PlayerDirectory, league_names
+from storage.league_names import league_names
+from storage.players import PlayerDirectory
 
 
 def read_league_state(
@@ -27,7 +28,7 @@ def read_league_state(
 ]:
     """Read the league's rules, players, aliases, seasons and locations in one statement.
 
-    One round trip, not four (``storage.players.league_names`` with three more selects).
+    One round trip, not four (``storage.league_names.league_names`` with three more selects).
     ``names``: the directory holds only these names (keys, as ``rulings.name_key`` makes them)
     and the players they name: enough to resolve them when no new name is compared with the
     league's others, read in time that does not grow with the league. None: every name.
