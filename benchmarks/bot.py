@@ -20,6 +20,10 @@ loop lag <= 50 ms; every interaction acknowledged within 3 s; the bystander's /r
 the crowd <= 100 ms. Before the crowd waited in the queue on handler threads instead of the
 event loop, the bystander waited 1.2-3.3 s (up to 6.2 s).
 
+The fake Discord gives the bot its test server as Discord gives a bot in a server (unavailable
+in READY, then GUILD_CREATE), so discord.py finds the server, its channel and the bot's member
+cached instead of building them for every interaction (``--no-guild-create``: as before).
+
 Run: ``.venv/bin/python benchmarks/bot.py`` (``--quick`` for 50/100 instead of 500/1,000;
 ``--crowd`` for the crowd alone; ``--crowd --trace`` adds where the slowest bystanders' time
 went, stage by stage: ``benchmarks/crowd_stages.py``).
@@ -99,12 +103,16 @@ async def recv(conn: Connection) -> Any:
 # -- the fake Discord's process: drives the interactions and times them ----------------------
 
 
-def driver_main(conn: Connection, n: int, burst: int, only: str | None, crowd: bool) -> None:
-    asyncio.run(driver(conn, n, burst, only, crowd))
+def driver_main(
+    conn: Connection, n: int, burst: int, only: str | None, crowd: bool, guild_create: bool
+) -> None:
+    asyncio.run(driver(conn, n, burst, only, crowd, guild_create))
 
 
-async def driver(conn: Connection, n: int, burst: int, only: str | None, crowd: bool) -> None:
-    fake = FakeDiscord()
+async def driver(
+    conn: Connection, n: int, burst: int, only: str | None, crowd: bool, guild_create: bool
+) -> None:
+    fake = FakeDiscord(guild_create=guild_create)
     await fake.start()
     conn.send((fake.api_base, fake.gateway_url))
     await asyncio.wait_for(fake.ready.wait(), 60)
@@ -260,12 +268,19 @@ async def loop_lag(stop: asyncio.Event, lags: list[float], tick: float = 0.005) 
         lags.append((time.perf_counter() - started - tick) * 1000)
 
 
-async def main(n: int, burst: int, only: str | None, crowd: bool, trace: bool = False) -> int:
+async def main(
+    n: int,
+    burst: int,
+    only: str | None,
+    crowd: bool,
+    trace: bool = False,
+    guild_create: bool = True,
+) -> int:
     logging.basicConfig(level=logging.ERROR)
     ctx = multiprocessing.get_context("spawn")
     ours, theirs = ctx.Pipe()
     driver_process = ctx.Process(
-        target=driver_main, args=(theirs, n, burst, only, crowd), daemon=True
+        target=driver_main, args=(theirs, n, burst, only, crowd, guild_create), daemon=True
     )
     driver_process.start()
     api_base, gateway_url = await recv(ours)
@@ -381,8 +396,13 @@ if __name__ == "__main__":
     parser.add_argument("--only", choices=["echo", "rule", "hand", "preflop"], help="diagnosis")
     parser.add_argument("--crowd", action="store_true", help="only the crowd and its bystander")
     parser.add_argument(
+        "--no-guild-create",
+        action="store_true",
+        help="the fake Discord sends no GUILD_CREATE (the bot caches no server, as before)",
+    )
+    parser.add_argument(
         "--trace", action="store_true", help="with --crowd: the slowest bystanders' stages"
     )
     ns = parser.parse_args()
     n, size = (50, 100) if ns.quick else (500, 1000)
-    sys.exit(asyncio.run(main(n, size, ns.only, ns.crowd, ns.trace)))
+    sys.exit(asyncio.run(main(n, size, ns.only, ns.crowd, ns.trace, not ns.no_guild_create)))

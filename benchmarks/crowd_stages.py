@@ -37,6 +37,7 @@ from bot.surfaces.discord.slash import SlashRunner
 
 Stamps = dict[str, float]
 STAMPS: dict[int, Stamps] = {}
+READ: dict[int, float] = {}  # when the gateway frame was read (queued for its turn)
 _current: contextvars.ContextVar[Stamps | None] = contextvars.ContextVar("stamps", default=None)
 LAGS: list[tuple[float, float]] = []  # (when, lag in ms)
 PARSE_CPU: list[float] = []  # the loop's CPU seconds parsing each interaction
@@ -66,16 +67,32 @@ def _stamp(key: str, value: float | None = None) -> None:
 def install(league_bot: Any) -> None:
     """Hook ``league_bot``'s process; call before it starts."""
     gc.callbacks.append(_gc)
+    # The bot parses interactions in turns between users (``InteractionLanes``): ``recv`` is
+    # when its turn came and it was parsed, not when its frame was read.
+    lanes = getattr(league_bot, "interaction_lanes", None)
     parsers = league_bot._connection.parsers  # bound when the client was built
-    parse = parsers["INTERACTION_CREATE"]
+    parse = parsers["INTERACTION_CREATE"] if lanes is None else lanes.parse
 
     def parse_interaction_create(data: Any) -> None:
         cpu = time.thread_time()
-        STAMPS[int(data["id"])] = {"recv": time.perf_counter(), "recv_cpu": cpu}
+        iid = int(data["id"])
+        STAMPS[iid] = {"recv": time.perf_counter(), "recv_cpu": cpu}
+        if iid in READ:
+            STAMPS[iid]["read"] = READ[iid]
         parse(data)
         PARSE_CPU.append(time.thread_time() - cpu)
 
-    parsers["INTERACTION_CREATE"] = parse_interaction_create
+    if lanes is None:
+        parsers["INTERACTION_CREATE"] = parse_interaction_create
+    else:
+        lanes.parse = parse_interaction_create
+
+        class TracedLanes(type(lanes)):  # type: ignore[misc]
+            def __call__(self, data: Any) -> None:
+                READ[int(data["id"])] = time.perf_counter()
+                super().__call__(data)
+
+        lanes.__class__ = TracedLanes
 
     run = SlashRunner.run
 
@@ -163,7 +180,8 @@ async def tick(stop: asyncio.Event, every: float = 0.005) -> None:
 
 
 STAGES = (
-    ("sent", "recv"),
+    ("sent", "read"),
+    ("read", "recv"),
     ("recv", "run"),
     ("run", "submit"),
     ("submit", "thread"),
@@ -229,6 +247,13 @@ def report(timed: dict[int, tuple[float, float | None, str]], worst: int = 10) -
                 f"{(got[-1][1] - got[0][1]) * 1000:.0f} ms in {(got[-1][0] - got[0][0]) * 1000:.0f}"
                 f" ms of wall ({(got[-1][1] - got[0][1]) * 1000 / (len(got) - 1):.2f} ms an "
                 f"interaction); parsing one: p50 {statistics.median(PARSE_CPU) * 1000:.2f} ms CPU"
+            )
+        acked = sorted((s["callback"] - t0) * 1000 for s in crowd if "callback" in s)
+        if acked:
+            lines.append(
+                f"crowd acknowledged (deferred) from {acked[0]:.0f} to {acked[-1]:.0f} ms "
+                f"(p50 {statistics.median(acked):.0f}); in any 100 ms at most "
+                f"{max(sum(1 for b in acked if a <= b < a + 100) for a in acked)}"
             )
         arrived = [s["recv"] - s["sent"] for s in crowd if "recv" in s]
         lines.append(

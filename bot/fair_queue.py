@@ -71,6 +71,10 @@ class FairQueue:
         """Jobs started and not finished."""
         return self._started
 
+    def has_jobs(self, user_id: int) -> bool:
+        """Whether ``user_id`` has a job queued or running."""
+        return user_id in self._turns
+
     async def run(self, user_id: int, job: Callable[[], Awaitable[T]]) -> T:
         """Queue ``job`` (an awaitable factory) for ``user_id`` and return its result."""
         queue = self._waiting.setdefault(user_id, deque())

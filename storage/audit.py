@@ -9,10 +9,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlalchemy import bindparam
+from sqlalchemy import select as sa_select
+from sqlmodel import Session, col
 
 from storage.db import insert_rows
-from storage.league_models import AuditEntry
+from storage.league_models import AuditEntry, AuditPart, merge_part
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +93,8 @@ def add_audit_entries(
     insert_rows(session, AuditEntry, rows)
 
 
-_HELD = "pokerfloor.audit_held"
+_HELD = HELD_AUDIT = "pokerfloor.audit_held"
+"""The session's ``info`` key of the audit rows ``holding_audit`` holds."""
 
 
 @contextmanager
@@ -120,19 +123,35 @@ def list_audit(
     *, session: Session, league_id: int, target: str | None = None, limit: int = 50
 ) -> list[AuditRecord]:
     """Return the latest audit entries, newest first, optionally for one target only."""
-    query = select(AuditEntry).where(AuditEntry.league_id == league_id)
+    columns = ("id", "actor", "at", "action", "target", "before", "after")
+    query = sa_select(*(getattr(AuditEntry, c) for c in columns)).where(
+        col(AuditEntry.league_id) == league_id
+    )
     if target is not None:
-        query = query.where(AuditEntry.target == target)
+        query = query.where(col(AuditEntry.target) == target)
     query = query.order_by(col(AuditEntry.id).desc()).limit(limit)
+    # Columns, not entities: each read decodes ``after`` afresh, which its parts extend.
+    entries = [dict(zip(columns, row, strict=True)) for row in session.execute(query)]
+    afters = {e["id"]: e["after"] for e in entries if e["after"] is not None}
+    if afters:  # a streamed night's import entry holds its ``after`` in parts (``AuditPart``)
+        for aid, body in session.execute(_PARTS, {"ids": list(afters)}):
+            merge_part(afters[aid], body)
     return [
         AuditRecord(
-            id=e.id or 0,
-            actor=e.actor,
-            at=e.at if e.at.tzinfo else e.at.replace(tzinfo=dt.UTC),
-            action=e.action,
-            target=e.target,
-            before=e.before,
-            after=e.after,
+            id=e["id"],
+            actor=e["actor"],
+            at=e["at"] if e["at"].tzinfo else e["at"].replace(tzinfo=dt.UTC),
+            action=e["action"],
+            target=e["target"],
+            before=e["before"],
+            after=e["after"],
         )
-        for e in session.exec(query)
+        for e in entries
     ]
+
+
+_PARTS = (
+    sa_select(col(AuditPart.audit_id), col(AuditPart.body))
+    .where(col(AuditPart.audit_id).in_(bindparam("ids", expanding=True)))
+    .order_by(col(AuditPart.audit_id), col(AuditPart.seq))
+)

@@ -1,27 +1,28 @@
 """A CSV finish list (one night) streamed into the league: read a row at a time, all or nothing.
 
 ``import_csv_file`` stores a new night whose rows are in place order without holding the file:
-a scan (``rulings.scan_finish_csv``: the same errors as the whole-file parser), a pass that looks
-up the league's known names a chunk at a time, then the write in chunks of ``WRITE_ROWS`` inside
-the caller's one transaction. Anything else (a correction, a night already stored, rows out of
-order) takes the whole path (``storage.event_files.read_csv_event``), as before.
+a scan (``rulings.scan_finish_csv``: the same errors as the whole-file parser) that also looks
+up the league's known names a chunk at a time (``storage.csv_names``), then the write in chunks
+of ``WRITE_ROWS`` inside the caller's one transaction, the event's record and its audit entry
+in parts (``EventRecordPart``, ``AuditPart``) so that no statement binds the whole night.
+Anything else (a correction, a night already stored, rows out of order) takes the whole path
+(``storage.event_files.read_csv_event``), as before.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import hashlib
-import io
 import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import replace
+from json.encoder import encode_basestring_ascii
 from typing import IO, Any
 
-from sqlalchemy import JSON, String, bindparam, cast, insert, update
+from sqlalchemy import JSON, String, bindparam, cast, insert
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col
 
@@ -38,7 +39,8 @@ from rulings import (
     name_key,
     scan_finish_csv,
 )
-from storage.audit import add_audit_entries, utc_now
+from storage.audit import HELD_AUDIT, add_audit_entries, utc_now
+from storage.csv_names import NAMED, FileNames
 from storage.db import insert_rows
 from storage.event_files import check_import_path, current_season_name, read_csv_event
 from storage.event_import import StoreEvents, import_events
@@ -47,7 +49,6 @@ from storage.events import (
     EventSummary,
     ImportOutcome,
     PlayerPoints,
-    content_hash_text,
     points_of,
     record_to_dict,
     sort_points,
@@ -59,7 +60,16 @@ from storage.import_plan import (
     check_suspensions,
     place_records,
 )
-from storage.league_models import AuditEntry, Event, Location, Player, PlayerAlias, Result, Season
+from storage.league_models import (
+    AuditEntry,
+    AuditPart,
+    Event,
+    EventRecordPart,
+    Location,
+    Player,
+    Result,
+    Season,
+)
 from storage.leagues import get_league_rules
 from storage.players import PlayerDirectory
 
@@ -159,34 +169,6 @@ def _csv_lines(path: str | os.PathLike[str]) -> Iterator[str]:
             raise EventFormatError("the file is not UTF-8 text") from None
 
 
-# Statements with the names as one expanding parameter: ``in_(names)`` would bind them into
-# each statement, and SQLAlchemy then keeps about 100 bytes a name a statement (measured).
-_NAMED = (
-    sa_select(col(Player.name_key), col(Player.id), col(Player.display_name))
-    .where(col(Player.league_id) == bindparam("league"))
-    .where(col(Player.name_key).in_(bindparam("keys", expanding=True)))
-)
-_ALIASED = (
-    sa_select(col(PlayerAlias.alias_key), col(PlayerAlias.player_id), col(Player.display_name))
-    .join(Player, col(Player.id) == col(PlayerAlias.player_id))
-    .where(col(PlayerAlias.league_id) == bindparam("league"))
-    .where(col(PlayerAlias.alias_key).in_(bindparam("keys", expanding=True)))
-)
-
-
-def _known_players(
-    session: Session, league_id: int, keys: Collection[str]
-) -> dict[str, tuple[int, str]]:
-    """Name key -> (player id, display name) for the keys that name a player or an alias."""
-    found: dict[str, tuple[int, str]] = {}
-    given = {"league": league_id, "keys": list(keys)}
-    for key, pid, display in session.execute(_NAMED, given):
-        found[key] = (int(pid or 0), display)
-    for key, pid, display in session.execute(_ALIASED, given):  # after names, as a directory
-        found[key] = (int(pid or 0), display)
-    return found
-
-
 def _active_night(session: Session, league_id: int, head: EventRecord) -> bool:
     """Whether the night (season, location, date, kind by name) is stored and active."""
     found = session.execute(
@@ -204,31 +186,7 @@ def _active_night(session: Session, league_id: int, head: EventRecord) -> bool:
     return found is not None
 
 
-def _hash_ends(head: EventRecord) -> tuple[str, str]:
-    """The text ``content_hash`` digests, before and after the finish groups' keys."""
-    blob = content_hash_text(head)
-    marker = '"finish":[]'
-    at = blob.index(marker) + len(marker) - 1
-    return blob[:at], blob[at:]
-
-
-def _keys_json(keys: list[str]) -> str:
-    keys.sort()
-    return json.dumps(keys, separators=(",", ":"))
-
-
 _Row = tuple[int, int, str]  # line number, place, name as written
-
-
-def _chunks(rows: Iterable[_Row]) -> Iterator[list[_Row]]:
-    chunk: list[_Row] = []
-    for row in rows:
-        chunk.append(row)
-        if len(chunk) >= WRITE_ROWS:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 def _stream_csv(
@@ -256,59 +214,45 @@ def _stream_csv(
     def rows() -> Iterator[_Row]:
         return iter_finish_csv(_csv_lines(path))
 
-    # read_csv_event: the rows (form, places, a name twice), then the night's own fields
-    count = scan_finish_csv(lambda: _csv_lines(path))
+    # The night's own fields are read_csv_event's to check after the rows; the head is built
+    # first for the digest's opening text, and its error (if any) waits for the rows'.
+    head: EventRecord | None = None
+    try:
+        head = dataclasses.replace(
+            build_event(
+                season=season,
+                location=location,
+                date=day,
+                kind=kind,
+                finish=[["-"]],
+                max_receipt_cents=rules.receipt_max_cents,
+            ),
+            finish=(),
+        )
+    except EventFormatError as exc:
+        head_error = exc
+    names = FileNames(session, league_id, head)
+    # read_csv_event: the rows (form, places, a name twice) checked in one reading, which also
+    # looks up the league's names they list a chunk at a time
+    count = scan_finish_csv(lambda: _csv_lines(path), each=names.add)
     if count is None:
         return None
-    head = dataclasses.replace(
-        build_event(
-            season=season,
-            location=location,
-            date=day,
-            kind=kind,
-            finish=[["-"]],
-            max_receipt_cents=rules.receipt_max_cents,
-        ),
-        finish=(),
-    )
+    if head is None:
+        raise head_error
+    known, listed, digest = names.finish()
     # plan_import: the date, the names resolved (one player under two names), the places...
     at = utc_now(now)
     check_played(head.date, now=at)
     if _active_night(session, league_id, head):
         return None  # unchanged or refused: the whole path says which, as it always has
-    known: dict[str, tuple[int, str]] = {}  # the league's names the file lists (bounded)
-    listed: dict[str, str] = {}  # a known player's key -> the name the file gave first
-    before, after = _hash_ends(head)
-    digest = hashlib.sha256(before.encode())
-    group: list[str] = []  # the keys of the tie group being read, for the digest
-    place = 0
-    sep = ""
-    for chunk in _chunks(rows()):
-        known.update(_known_players(session, league_id, {name_key(n) for _, _, n in chunk}))
-        for _, row_place, raw in chunk:
-            key = name_key(raw)
-            player = known.get(key)
-            if player is not None:
-                key = name_key(player[1])
-                if key in listed and name_key(listed[key]) != name_key(raw):
-                    raise EventFormatError(
-                        f"finish place of {raw}: '{listed[key]}' and '{raw}' are the "
-                        f"same player ({player[1]}); list them once"
-                    )
-                listed.setdefault(key, raw)
-            if row_place != place and group:
-                digest.update(f"{sep}{_keys_json(group)}".encode())
-                sep, group = ",", []
-            place = row_place
-            group.append(key)
-    digest.update(f"{sep}{_keys_json(group)}".encode())
+    if names.problem is not None:
+        raise names.problem
 
     def canonical_rows() -> Iterator[tuple[int, int, str]]:
         for line, row_place, raw in rows():
             player = known.get(name_key(raw))
             yield line, row_place, raw if player is None else player[1]
 
-    digest.update(after.encode())
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
@@ -319,7 +263,7 @@ def _stream_csv(
     _check_suspended(session, league_id, rules, head, sid, lid, known, listed, allow_suspended)
     del listed
     night = _CsvNight(session, league_id, actor, at, head, known, allow_new)
-    event_id = night.write_event(sid, lid, digest.hexdigest())
+    event_id = night.write_event(sid, lid, digest)
     scored = finish_list_points(
         finish_groups(canonical_rows()), rules, kind=head.kind, owner=rules.owner
     )
@@ -360,10 +304,11 @@ def _check_suspended(
 
 
 class _CsvNight:
-    """One streamed night's writes, its results a chunk at a time, its record and audit last.
+    """One streamed night's writes: its event, then its results a chunk at a time, its audit last.
 
-    The event row first; then each chunk's new players and results; then the record and the
-    audit entry, written as text built a chunk at a time.
+    No statement binds the whole record or audit entry: the event's ``record`` and the entry's
+    ``after`` hold the night's head, and each chunk's finish groups (and points) go to a part
+    of their own (``EventRecordPart``, ``AuditPart``), read back merged into them.
     """
 
     def __init__(
@@ -384,14 +329,19 @@ class _CsvNight:
         # check needs the league's names (and the file's new ones), as an import holds them.
         self.directory = None if allow_new is True else PlayerDirectory(session, league_id)
         bind = session.get_bind()
-        self.postgres = bind.dialect.name == "postgresql"
+        postgres = bind.dialect.name == "postgresql"
+        self.record_part = _part_insert(EventRecordPart, "event_id", postgres=postgres)
+        self.audit_part = _part_insert(AuditPart, "audit_id", postgres=postgres)
         self.dumps: Callable[[Any], str] = (
             getattr(bind.dialect, "_json_serializer", None) or json.dumps
         )
         self.event_id = 0
+        self.parts = 0
+        self.postgres = postgres
+        self.scored: dict[PointsBreakdown, dict[str, int]] = {}
 
     def write_event(self, season_id: int, location_id: int, digest: str) -> int:
-        """Insert the event row (its record is written once the results are)."""
+        """Insert the event row, its record's head (the finish groups go to its parts)."""
         head = self.head
         values = {
             "league_id": self.league_id,
@@ -402,7 +352,7 @@ class _CsvNight:
             "status": "active",
             "void_reason": None,
             "content_hash": digest,
-            "record": {},
+            "record": record_to_dict(head),
         }
         self.session.flush()
         new_id = self.session.execute(insert(Event).returning(col(Event.id)), [values]).scalar_one()
@@ -429,18 +379,32 @@ class _CsvNight:
         )
         made: dict[str, tuple[int, str]] = {}
         given = {"league": self.league_id, "keys": list(fresh)}
-        for key, pid, _ in self.session.execute(_NAMED, given):
+        for key, pid, _ in self.session.execute(NAMED, given):
             made[key] = (int(pid or 0), fresh[key])
-        add_audit_entries(
-            session=self.session,
-            league_id=self.league_id,
-            actor=self.actor,
-            entries=[
-                ("player.add", f"player:{display}", None, {"name": display})
-                for display in fresh.values()
-            ],
-            now=self.at,
-        )
+        if self.postgres or self.session.info.get(HELD_AUDIT) is not None:
+            add_audit_entries(  # one COPY on PostgreSQL
+                session=self.session,
+                league_id=self.league_id,
+                actor=self.actor,
+                entries=[
+                    ("player.add", f"player:{display}", None, {"name": display})
+                    for display in fresh.values()
+                ],
+                now=self.at,
+            )
+        else:  # the same rows, their JSON written here rather than by a processor per value
+            common = {"league_id": self.league_id, "actor": self.actor, "at": self.at}
+            self.session.execute(
+                _PLAYER_ADDED,
+                [
+                    {
+                        **common,
+                        "target": f"player:{display}",
+                        "after": '{"name": ' + encode_basestring_ascii(display) + "}",
+                    }
+                    for display in fresh.values()
+                ],
+            )
         return made
 
     def write_results(
@@ -450,18 +414,15 @@ class _CsvNight:
         location_id: int,
         sink: Callable[[PlayerPoints], None],
     ) -> int:
-        """Write the players and results a chunk at a time, then the record and the audit.
+        """Write the players, results and record parts a chunk at a time, then the audit entry.
+
+        The audit entry comes after the new players' own entries, as ``import_events`` writes
+        them; its parts wait in a temporary file (a line each) until its id is known.
 
         Returns:
             How many players the night had.
         """
         head = self.head
-        record_head = self.dumps(record_to_dict(head))  # ... "finish": []}
-        assert record_head.endswith("[]}")
-        # The record's finish groups and the audit entry's points, a chunk at a time, go to
-        # files: the whole texts are read back one at a time, once every result is written.
-        record = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
-        points = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
         common = {
             "event_id": self.event_id,
             "season_id": season_id,
@@ -470,70 +431,47 @@ class _CsvNight:
             "is_regular": head.kind == "regular",
         }
         players = 0
-        sep = ""
         chunk: list[tuple[str, int, int, PointsBreakdown]] = []
         last_place = 0
-        with record, points:
-            record.write(record_head[:-2])
+        with tempfile.TemporaryFile("w+", encoding="utf-8", newline="") as audit_parts:
             for item in scored:
                 if item[1] != last_place and len(chunk) >= WRITE_ROWS:
-                    self._flush(chunk, common, record, points, sep, sink)
+                    self._flush(chunk, common, audit_parts, sink)
                     players += len(chunk)
-                    chunk, sep = [], ", "
+                    chunk = []
                 last_place = item[1]
                 chunk.append(item)
-            self._flush(chunk, common, record, points, sep, sink)
+            self._flush(chunk, common, audit_parts, sink)
             players += len(chunk)
-            record.write("]}")
-            # The audit entry first: the largest text, written while nothing else is held.
-            audit = io.StringIO()
-            audit.write('{"record": ')
-            for part in (record, points):
-                part.seek(0)
-                while block := part.read(1 << 20):
-                    audit.write(block)
-                if part is record:
-                    audit.write(', "points": {')
-            audit.write("}}")
-            # The texts are parameters, not values in the statements: SQLAlchemy caches a
-            # statement's compiled form, and with it any value the statement holds.
-            self.session.execute(
-                insert(AuditEntry).values(after=self._raw("text")),
-                {
-                    "league_id": self.league_id,
-                    "actor": self.actor,
-                    "at": self.at,
-                    "action": "event.import",
-                    "target": f"event:{self.event_id}",
-                    "before": None,
-                    "text": audit.getvalue(),
-                },
-            )
-            del audit
-            record.seek(0)
-            self.session.execute(
-                update(Event)
-                .where(col(Event.id) == bindparam("event"))
-                .values(record=self._raw("text")),
-                {"event": self.event_id, "text": record.read()},
-            )
+            audit_id = self.session.execute(
+                insert(AuditEntry).returning(col(AuditEntry.id)),
+                [
+                    {
+                        "league_id": self.league_id,
+                        "actor": self.actor,
+                        "at": self.at,
+                        "action": "event.import",
+                        "target": f"event:{self.event_id}",
+                        "before": None,
+                        "after": {"record": record_to_dict(head), "points": {}},
+                    }
+                ],
+            ).scalar_one()
+            audit_parts.seek(0)
+            for seq, line in enumerate(audit_parts):
+                self.session.execute(
+                    self.audit_part, {"owner": int(audit_id), "seq": seq, "body": line.rstrip("\n")}
+                )
         return players
-
-    def _raw(self, name: str) -> Any:
-        """A parameter of JSON already serialised, bound as it is (not encoded again)."""
-        value = bindparam(name, type_=String())
-        return cast(value, JSON()) if self.postgres else value
 
     def _flush(
         self,
         chunk: list[tuple[str, int, int, PointsBreakdown]],
         common: Mapping[str, Any],
-        record: IO[str],
-        points: IO[str],
-        sep: str,
+        audit_parts: IO[str],
         sink: Callable[[PlayerPoints], None],
     ) -> None:
-        """Write one chunk of whole tie groups: its new players, its results, its text."""
+        """Write one chunk of whole tie groups: its new players, its results, its parts."""
         if not chunk:
             return
         made = self._new_players([n for n, *_ in chunk if name_key(n) not in self.known])
@@ -541,11 +479,15 @@ class _CsvNight:
         groups: list[list[str]] = []
         pairs: dict[str, tuple[int, int]] = {}
         last = 0
+        scored = self.scored
         for name, place, tie, breakdown in chunk:
             key = name_key(name)
             pid, display = self.known[key] if key in self.known else made[key]
             row = {**common, "player_id": pid, "position": place, "tie_size": tie}
-            row.update(component_values(breakdown))
+            values = scored.get(breakdown)  # a few kinds of points a night: each worked out once
+            if values is None:
+                values = scored[breakdown] = component_values(breakdown)
+            row.update(values)
             rows.append(row)
             if place != last:
                 groups.append([])
@@ -555,5 +497,34 @@ class _CsvNight:
             pairs[display] = (result.rp, result.bp)
             sink(result)
         insert_rows(self.session, Result, rows)
-        record.write(sep + self.dumps(groups)[1:-1])
-        points.write(sep + self.dumps(pairs)[1:-1])
+        finish = self.dumps(groups)
+        self.session.execute(
+            self.record_part,
+            {"owner": self.event_id, "seq": self.parts, "body": f'{{"finish": {finish}}}'},
+        )
+        self.parts += 1
+        audit_parts.write(f'{{"record": {{"finish": {finish}}}, "points": {self.dumps(pairs)}}}\n')
+
+
+_PLAYER_ADDED = insert(AuditEntry).values(
+    action="player.add",
+    before=bindparam("before", "null", type_=String()),
+    after=bindparam("after", type_=String()),
+)
+"""A new player's audit row as ``add_audit_entries`` writes it, its JSON given as text."""
+
+
+def _part_insert(model: Any, owner: str, *, postgres: bool) -> Any:
+    """Insert one part whose body is JSON serialised already, bound as it is (not again).
+
+    The body is a parameter, not a value in the statement: SQLAlchemy caches a statement's
+    compiled form, and with it any value the statement holds.
+    """
+    body: Any = bindparam("body", type_=String())
+    return insert(model).values(
+        {
+            owner: bindparam("owner"),
+            "seq": bindparam("seq"),
+            "body": cast(body, JSON()) if postgres else body,
+        }
+    )

@@ -36,6 +36,7 @@ from storage.import_plan import WRITE_ROWS, ImportPlan, Replacing, plan_import
 from storage.league_models import (
     Bounty,
     Event,
+    EventRecordPart,
     PremiumHandAward,
     ReceiptAward,
     Result,
@@ -217,7 +218,7 @@ def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> li
     corrected_ids = list(befores)
     audit: list[tuple[str, str, Mapping[str, Any] | None, Mapping[str, Any] | None]] = []
     if corrected_ids:
-        for table in (Result, *_AWARD_TABLES):
+        for table in (Result, *_AWARD_TABLES, EventRecordPart):  # the record is written whole
             session.execute(delete(table).where(col(table.event_id).in_(corrected_ids)))
     event_ids: dict[int, int] = {}  # index in writes -> event id
     new_rows = []

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sqlalchemy import func, update
+from sqlalchemy import bindparam, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -31,7 +31,15 @@ from rulings import (
 from storage.audit import add_audit_entry
 from storage.errors import AlreadyExists, NotFound, StorageError
 from storage.event_points import COMPONENTS, POINT_COLUMNS
-from storage.league_models import Event, Location, Player, Result, Season
+from storage.league_models import (
+    Event,
+    EventRecordPart,
+    Location,
+    Player,
+    Result,
+    Season,
+    merge_part,
+)
 
 log = logging.getLogger(__name__)
 
@@ -267,6 +275,25 @@ def list_events(
     return [_summary(row) for row in session.execute(query)]
 
 
+_RECORD_PARTS = (
+    sa_select(col(EventRecordPart.event_id), col(EventRecordPart.body))
+    .where(col(EventRecordPart.event_id).in_(bindparam("ids", expanding=True)))
+    .order_by(col(EventRecordPart.event_id), col(EventRecordPart.seq))
+)
+
+
+def merge_record_parts(session: Session, records: Mapping[int, dict[str, Any]]) -> None:
+    """Complete events' records as read from ``Event.record`` (event id -> record), in place.
+
+    A night streamed from a CSV keeps its finish groups in parts (``EventRecordPart``): each
+    record becomes what one whole text would have held. Records without parts are untouched.
+    """
+    if not records:
+        return
+    for eid, body in session.execute(_RECORD_PARTS, {"ids": list(records)}):
+        merge_part(records[eid], body)
+
+
 def get_event(*, session: Session, league_id: int, event_id: int) -> EventDetail:
     """Return one event with every participant's points.
 
@@ -279,7 +306,8 @@ def get_event(*, session: Session, league_id: int, event_id: int) -> EventDetail
     if found is None:
         raise NotFound(f"there is no event #{event_id}")
     summary = _summary(found)
-    record = session.exec(select(Event.record).where(Event.id == event_id)).one()
+    record = dict(session.exec(select(Event.record).where(Event.id == event_id)).one())
+    merge_record_parts(session, {event_id: record})
     cols = [getattr(Result, c) for c in POINT_COLUMNS]
     query = (
         sa_select(col(Player.display_name), col(Result.position), col(Result.tie_size), *cols)
@@ -290,7 +318,7 @@ def get_event(*, session: Session, league_id: int, event_id: int) -> EventDetail
     points = [
         points_of(row[0], dict(zip(keys, row[1:], strict=True))) for row in session.execute(query)
     ]
-    return EventDetail(event=summary, points=sort_points(points), record=dict(record))
+    return EventDetail(event=summary, points=sort_points(points), record=record)
 
 
 def void_event(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import (
@@ -260,3 +261,53 @@ class AuditEntry(SQLModel, table=True):
     target: str = Field(max_length=200)
     before: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     after: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+
+
+class EventRecordPart(SQLModel, table=True):
+    """A run of a large night's record, stored beside its event (``storage.events`` reads it).
+
+    A night streamed from a CSV file (``storage.csv_import``) is written a chunk at a time, so
+    that no statement binds its whole record: ``Event.record`` holds everything but the finish
+    groups, and each part the next groups, as ``{"finish": [...]}``. Read back, the record is
+    ``Event.record`` with its parts merged in, in ``seq`` order (``merge_part``): what one whole
+    text would hold. A correction writes the record whole again and drops the parts.
+    """
+
+    __tablename__ = "event_record_part"
+
+    event_id: int = Field(foreign_key="event.id", primary_key=True)
+    seq: int = Field(primary_key=True)
+    body: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+
+
+class AuditPart(SQLModel, table=True):
+    """A run of a large audit entry's ``after``, merged into it in ``seq`` order when read.
+
+    As ``EventRecordPart``, for the import of a streamed night: its ``event.import`` entry
+    holds the record's head and no points, and each part the next finish groups and points,
+    as ``{"record": {"finish": [...]}, "points": {...}}``. Audit entries never change.
+    """
+
+    __tablename__ = "audit_part"
+
+    audit_id: int = Field(foreign_key="audit_log.id", primary_key=True)
+    seq: int = Field(primary_key=True)
+    body: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+
+
+def merge_part(document: dict[str, Any], part: Mapping[str, Any]) -> None:
+    """Merge a stored part into its document, in place: lists extended, mappings merged.
+
+    >>> doc = {"record": {"finish": [["A"]]}, "points": {"A": [1, 0]}}
+    >>> merge_part(doc, {"record": {"finish": [["B"]]}, "points": {"B": [0, 0]}})
+    >>> doc
+    {'record': {'finish': [['A'], ['B']]}, 'points': {'A': [1, 0], 'B': [0, 0]}}
+    """
+    for key, value in part.items():
+        held = document.get(key)
+        if isinstance(held, list) and isinstance(value, list):
+            held.extend(value)
+        elif isinstance(held, dict) and isinstance(value, Mapping):
+            merge_part(held, value)
+        else:
+            document[key] = value

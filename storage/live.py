@@ -10,6 +10,7 @@ same thing whichever bot instance runs the clock, and keeps showing it when that
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select as sa_select
@@ -112,16 +113,22 @@ def is_live_page_shown_for_guild(*, session: Session, guild_id: int) -> bool:
     return shown is None or bool(shown)
 
 
-def is_clock_read_aloud(*, session: Session, channel_id: int) -> bool:
-    """Whether the league of the channel's running clock set ``/td settings clock_tts on``."""
-    spoken = session.execute(
-        sa_select(col(GuildSetting.clock_tts))
-        .join(League, col(League.id) == col(GuildSetting.league_id))
-        .join(Clock, col(Clock.guild_id) == col(League.guild_id))
-        .where(col(Clock.channel_id) == channel_id, col(Clock.ended_at).is_(None))
-        .limit(1)
-    ).scalar_one_or_none()
-    return bool(spoken)
+def clocks_read_aloud(*, session: Session, channel_ids: Sequence[int]) -> dict[int, bool]:
+    """Per channel, whether the league of its running clock set ``/td settings clock_tts on``.
+
+    One statement for every channel asked (200 clocks starting together ask together); a
+    channel with no running clock reads as not read aloud.
+    """
+    rows = session.execute(
+        sa_select(col(Clock.channel_id), col(GuildSetting.clock_tts))
+        .join(League, col(League.guild_id) == col(Clock.guild_id))
+        .join(GuildSetting, col(GuildSetting.league_id) == col(League.id))
+        .where(col(Clock.channel_id).in_(list(channel_ids)), col(Clock.ended_at).is_(None))
+    ).all()
+    spoken = dict.fromkeys(channel_ids, False)
+    for channel_id, tts in rows:
+        spoken[channel_id] = spoken[channel_id] or bool(tts)
+    return spoken
 
 
 def live_stamp(*, session: Session, league: LeagueInfo, channel_id: int) -> LiveStamp:

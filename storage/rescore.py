@@ -16,6 +16,7 @@ from sqlmodel import Session, col
 
 from rulings import LeagueRules, parse_event
 from storage.event_points import POINT_COLUMNS, result_rows
+from storage.events import merge_record_parts
 from storage.league_models import Event, Result
 from storage.players import PlayerDirectory
 
@@ -65,7 +66,9 @@ def plan_rescore(
         .where(col(Event.league_id) == league_id, col(Event.season_id) == season_id)
         .order_by(col(Event.id))
     )
-    for eid, lid, data in session.execute(query):
+    nights = [(eid, lid, dict(data)) for eid, lid, data in session.execute(query)]
+    merge_record_parts(session, {eid: data for eid, _, data in nights})
+    for eid, lid, data in nights:
         record = parse_event(data, max_receipt_cents=1 << 62)  # stored: its amounts were checked
         for scored in result_rows(record, rules, directory, eid, season_id, lid):
             pid = int(scored["player_id"])

@@ -463,10 +463,18 @@ class FakeDiscord:
         deadline_s: how long after the event an interaction's first response is accepted.
         identifies, resumes: gateway handshakes seen.
         messages: channel messages posted, per channel id.
+        guild_create: whether a bot that identifies gets the test server as Discord sends it
+            to a bot in a server: unavailable in READY, then a ``GUILD_CREATE`` (the server,
+            its @everyone role, the test channel, the bot's own member), so discord.py caches
+            it as a real bot (with the default intents) does. On by default; without it,
+            discord.py builds the server, channel and bot member for every interaction.
     """
 
-    def __init__(self, *, deadline_s: float = 3.0, owner_id: int = OWNER_ID) -> None:
+    def __init__(
+        self, *, deadline_s: float = 3.0, owner_id: int = OWNER_ID, guild_create: bool = True
+    ) -> None:
         self.deadline_s = deadline_s
+        self.guild_create = guild_create
         self.owner_id = owner_id
         self.requests: list[RecordedRequest] = []
         self.commands: dict[str, list[dict[str, Any]]] = {}
@@ -482,6 +490,10 @@ class FakeDiscord:
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.hooks: list[Callable[[RecordedRequest], Awaitable[None] | None]] = []
+        # Every bot started against this fake: stop() closes those a test left running (a
+        # discord.py client whose gateway went away reconnects for ever, and its shard
+        # swallows the cancel that ends a test's event loop: the run would hang there).
+        self.bots: list[Any] = []
         self.files: dict[int, tuple[str, bytes]] = {}  # attachment id -> (content type, bytes)
         self.nonce_window_s = 300.0
         # Scheduled events: id -> the event as Discord stores it; id -> interested users.
@@ -522,7 +534,10 @@ class FakeDiscord:
         self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
 
     async def stop(self) -> None:
-        """Close the gateway and the server."""
+        """Close the bots still running against it, then the gateway and the server."""
+        for bot in self.bots:
+            if not bot.is_closed():
+                await stop_bot(bot)
         for session in list(self._sessions):
             if session.ws is not None and not session.ws.closed:
                 with contextlib.suppress(Exception):
@@ -703,9 +718,80 @@ class FakeDiscord:
         }
         if shard:
             ready["shard"] = list(session.shard)
+        ours = (GUILD_ID >> 22) % session.shard[1] == session.shard[0]
+        if self.guild_create and ours:
+            ready["guilds"] = [{"id": str(GUILD_ID), "unavailable": True}]
         await session.send("READY", ready)
+        if self.guild_create and ours:
+            await session.send("GUILD_CREATE", self._guild())
         self.ready.set()
         return session
+
+    def _guild(self) -> dict[str, Any]:
+        """The test server as a ``GUILD_CREATE`` gives it to a bot without privileged intents."""
+        guild_id = str(GUILD_ID)
+        return {
+            "id": guild_id,
+            "name": "Poker League",
+            "icon": None,
+            "owner_id": str(self.owner_id),
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "mfa_level": 0,
+            "nsfw_level": 0,
+            "premium_tier": 0,
+            "preferred_locale": "en-US",
+            "features": [],
+            "emojis": [],
+            "stickers": [],
+            "roles": [
+                {
+                    "id": guild_id,  # @everyone has the server's id
+                    "name": "@everyone",
+                    "color": 0,
+                    "hoist": False,
+                    "position": 0,
+                    "permissions": str(EVERYONE_PERMISSIONS),
+                    "managed": False,
+                    "mentionable": False,
+                    "flags": 0,
+                }
+            ],
+            "joined_at": _now_iso(),
+            "large": False,
+            "unavailable": False,
+            "member_count": 2,
+            "members": [
+                {
+                    "user": self._bot_user(),
+                    "roles": [],
+                    "joined_at": _now_iso(),
+                    "deaf": False,
+                    "mute": False,
+                    "flags": 0,
+                }
+            ],
+            "channels": [
+                {
+                    "id": str(CHANNEL_ID),
+                    "type": 0,
+                    "name": "poker-night",
+                    "position": 0,
+                    "permission_overwrites": [],
+                    "nsfw": False,
+                    "parent_id": None,
+                    "rate_limit_per_user": 0,
+                }
+            ],
+            "threads": [],
+            "presences": [],
+            "voice_states": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "soundboard_sounds": [],
+        }
 
     async def _resume(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> _Session | None:
         session = next((s for s in self._sessions if s.id == data.get("session_id")), None)
@@ -1486,6 +1572,7 @@ async def _read_body(request: web.Request) -> Any:
 async def start_bot(fake: FakeDiscord, bot: Any, wait_s: float = 60.0) -> asyncio.Task[None]:
     """Log ``bot`` in against ``fake`` and wait until it is READY; returns its task."""
     fake.ready.clear()
+    fake.bots.append(bot)
     task = asyncio.create_task(bot.start("fake-token"), name="fake-bot")
     async with asyncio.timeout(wait_s):
         waiter = asyncio.ensure_future(bot.wait_until_ready())

@@ -9,10 +9,27 @@ held out of every fit.
 Each query is ranked without the decision (``RuleIndex.ranked``); one the ranking already turns
 away counts as "no rule answers this" and is not fitted on. A logistic regression (classes
 weighed equally, features standardised, Newton steps, numpy only) over ``FEATURES`` is fitted
-on the rest, and the threshold is the highest that turns away at most ``--answerable-max`` of
-the answerable queries fitted on (seen: 2%, the ranking's own refusals counted; unseen:
-``--unseen-max``, 1% of those the ranking did not turn away, as before; chosen before the
-held-out figures were read).
+on the rest, each weight held to the sign of what its signal means (``SIGNS``), and the
+threshold is the highest that turns away at most ``--answerable-max`` of the answerable queries
+fitted on (seen: 5%, the ranking's own refusals counted; unseen: ``--unseen-max``, 1% of those
+the ranking did not turn away, as before; chosen before the held-out figures were read).
+
+Why 5% (was 2%), and the rule the refit ships by, both fixed before its deciding run. The
+cross-fitted scores run lower than a fresh question's, so their refusal rate overstates a fresh
+question's: the 2% fit turned away 2.5% of the cross-fitted held out, 1.5% of the fresh check
+and 0.5% of the sealed answerable (an earlier fit 19.4%, 6.1% and 9.1%). On the fitted parts
+only (3-fold by part, parts 1 to 3), raising the budget from 2% to 5% said "no rule answers
+this" to 15 to 19 points more of the out-of-scope questions, and more features (the cited
+passage's share of the query's weight, the query's length, the spread of its meaning scores,
+the nearest labelled query's cosine, every product of two signals) added at most 4 to 6 points
+in-distribution. Ship rule: the refit replaces the bundled ``seen`` fit if, in one run, (1) the
+held-out out-of-scope questions scored by the shipped model (the held-out quarter, 113, and the
+second check ``scope_none_2.toml``, 105, never fitted on: 218) are said so at least 15 points
+more often than by the bundled fit on the same rows; (2) the fresh answerable checks
+(``scope_answerable.toml`` 66 and ``scope_answerable_2.toml`` 61, never fitted on, the shipped
+model: 127) are wrongly turned away at most 3% of the time (3 of 127); and (3) the cross-fitted
+held-out answerable queries (2,914) at most 6% (the proxy runs about twice a fresh question's
+rate, above). Otherwise the bundled fit stays.
 
 ``seen``, with ``--crossfit DIR`` (``tools/crossfit_models.py``): on cross-fitted scores, each
 labelled query scored by the model built without its quarter of the queries (the shipped
@@ -55,6 +72,9 @@ DATA = ROOT / "tests" / "rulings" / "rulebook"
 QUERIES = DATA / "rule_queries.toml"
 OUT_OF_SCOPE = (DATA / "calib_none.toml", DATA / "scope_none.toml")
 FRESH = DATA / "scope_answerable.toml"
+# The second checks, written before any model scored them, never fitted on (every row held out).
+SECOND_NONE = DATA / "scope_none_2.toml"
+SECOND_FRESH = DATA / "scope_answerable_2.toml"
 WEIGHTS = ROOT / "rulings" / "data" / "answer_weights.toml"
 
 
@@ -122,22 +142,65 @@ def features(index: RuleIndex, texts: Sequence[str]) -> Rows:
     return Rows(x, np.asarray(refused, dtype=bool), np.array([held_out(t) for t in texts]))
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2) -> np.ndarray:
-    """Logistic regression, classes weighed equally: ``[bias, *weights]`` on ``x`` as given."""
-    a = np.hstack([np.ones((len(x), 1)), x])
-    weight = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
+# The direction each signal may push the decision, from what it means (+1: more of it says
+# "answers"; -1: says "no rule"; 0: either). A weight fitted the other way is a quirk of the
+# labelled queries (two signals that move together, one taking the other's part), which a
+# question from a new writer need not share: such a weight is held at 0 and the rest refitted.
+SIGNS = {
+    "best_cosine": 1,
+    "cosine_margin": 1,
+    "fused_top": 1,
+    "fused_margin": 1,
+    "coverage": 1,
+    "lexical_share": 1,
+    "poker_talk": 1,
+    "known_share": 1,
+    "unknown_words": -1,
+    "idf_cover": 1,
+    "own_words": 1,
+    "cosine_z": 1,
+    "cosine_vs_headings": 1,
+    "phrase_share": 1,
+    "expanded_cover": 1,
+}
+
+
+def _newton(a: np.ndarray, y: np.ndarray, weight: np.ndarray, l2: float) -> np.ndarray:
+    """The weighted, ridge-penalised logistic fit of ``y`` on ``a`` (its column 0 the bias)."""
     beta = np.zeros(a.shape[1])
+    penalty = l2 * np.diag(np.r_[0, np.ones(len(beta) - 1)])
     for _ in range(60):
         p = 1 / (1 + np.exp(-np.clip(a @ beta, -60, 60)))
-        grad = a.T @ (weight * (p - y)) + l2 * np.r_[0, beta[1:]]
-        hess = (a * (weight * p * (1 - p))[:, None]).T @ a + l2 * np.diag(
-            np.r_[0, np.ones(len(beta) - 1)]
-        )
+        grad = a.T @ (weight * (p - y)) + penalty @ beta
+        hess = (a * (weight * p * (1 - p))[:, None]).T @ a + penalty
         step = np.linalg.solve(hess, grad)
         beta -= step
         if np.abs(step).max() < 1e-9:
             break
     return beta
+
+
+def fit_logistic(
+    x: np.ndarray, y: np.ndarray, l2: float = 1e-2, signs: Sequence[int] | None = None
+) -> np.ndarray:
+    """Logistic regression, classes weighed equally: ``[bias, *weights]`` on ``x`` as given.
+
+    With ``signs`` (one per column: +1, -1 or 0 for free), a weight fitted against its sign is
+    held at 0, the one most against first, and the rest refitted until none is.
+    """
+    a = np.hstack([np.ones((len(x), 1)), x])
+    weight = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
+    free = np.ones(x.shape[1], dtype=bool)
+    while True:
+        beta = np.zeros(a.shape[1])
+        beta[np.r_[True, free]] = _newton(a[:, np.r_[True, free]], y, weight, l2)
+        if signs is None:
+            return beta
+        against = [(-s * b, i) for i, (s, b) in enumerate(zip(signs, beta[1:], strict=True))]
+        worst = max(against)
+        if worst[0] <= 0:
+            return beta
+        free[worst[1]] = False
 
 
 @dataclass(frozen=True)
@@ -171,7 +234,7 @@ def fit(
     y = np.r_[np.ones(len(a)), np.zeros(len(o))]
     mean, std = x.mean(axis=0), x.std(axis=0)
     std[std == 0] = 1.0
-    beta = fit_logistic((x - mean) / std, y)
+    beta = fit_logistic((x - mean) / std, y, signs=[SIGNS[name] for name in FEATURES])
     weights = beta[1:] / std
     bias = float(beta[0] - weights @ mean)
     confidence = np.sort(1 / (1 + np.exp(-np.clip(bias + a @ weights, -60, 60))))
@@ -270,6 +333,15 @@ def _crossfit_report(
         f" (ranking alone {_rate(shipped.refused[shipped.held])})",
         f"  fresh answerable check (wrongly): {_rate(f)} (ranking alone {_rate(fresh.refused)})",
     ]
+    if "none_2" in rows and "fresh_2" in rows:
+        none2, fresh2 = rows["none_2"], rows["fresh_2"]
+        n2, f2 = result.says_none(none2), result.says_none(fresh2)
+        more += [
+            f"  second out-of-scope check (never fitted on): {_rate(n2)}"
+            f" (ranking alone {_rate(none2.refused)})",
+            f"  second fresh answerable check (wrongly): {_rate(f2)}"
+            f" (ranking alone {_rate(fresh2.refused)})",
+        ]
     for line in more:
         _say(line)
     return lines + more
@@ -334,7 +406,7 @@ def main() -> None:
     """Fit the decisions, print the figures, and write the weights with ``--write``."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
-        "--answerable-max", type=float, default=0.02, help="the seen fit's refusal budget"
+        "--answerable-max", type=float, default=0.05, help="the seen fit's refusal budget"
     )
     parser.add_argument("--unseen-max", type=float, default=0.01, help="the unseen fit's")
     parser.add_argument("--crossfit", type=Path, help="the cross-fitted models' folder")
@@ -352,6 +424,8 @@ def main() -> None:
         out = {
             "shipped_outside": features(index, outside_texts),
             "fresh": features(index, _queries(FRESH)),
+            "none_2": features(index, _queries(SECOND_NONE)),
+            "fresh_2": features(index, _queries(SECOND_FRESH)),
         }
         if args.crossfit is not None:
             out["answerable"], out["outside"] = crossfit_rows(

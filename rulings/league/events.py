@@ -611,6 +611,16 @@ def iter_finish_csv(lines: Iterable[str]) -> Iterator[tuple[int, int, str]]:
     header: list[str] | None = None
     any_rows = False
     for line_no, row in enumerate(reader, start=1):
+        if header is not None and len(row) == 2:
+            # The common row (digits, a printable ASCII name) read without the general path's
+            # cleaning, which would leave it as it is: the same place and name either way.
+            cell, value = row
+            if cell.isdecimal() and value.isascii() and value.isprintable():
+                position, name = int(cell), " ".join(value.split())
+                if position >= 1 and name and len(name) <= MAX_NAME_LENGTH:
+                    any_rows = True
+                    yield line_no, position, name
+                    continue
         if not any(cell.strip() for cell in row):
             continue
         if header is None:
@@ -664,7 +674,10 @@ _SEEN_BITS = 1 << 24
 be listed twice, and is looked for again in a second reading of the rows."""
 
 
-def scan_finish_csv(open_lines: Callable[[], Iterable[str]]) -> int | None:
+def scan_finish_csv(
+    open_lines: Callable[[], Iterable[str]],
+    each: Callable[[int, int, str], None] | None = None,
+) -> int | None:
     """Check a ``position,player`` CSV as ``parse_finish_csv`` does, holding none of its names.
 
     For a file whose places never go down (a finish list as written, 1st first): the same
@@ -675,6 +688,8 @@ def scan_finish_csv(open_lines: Callable[[], Iterable[str]]) -> int | None:
 
     Args:
         open_lines: Opens the CSV's lines afresh (called once, twice when a bit repeats).
+        each: Given each row of the first reading, in order (line, place, name), as it is
+            checked: a caller that needs the rows once more reads them here, not again.
 
     Returns:
         The number of rows, or None when a place comes after a higher one (the rows are not
@@ -688,10 +703,12 @@ def scan_finish_csv(open_lines: Callable[[], Iterable[str]]) -> int | None:
     gap: EventFormatError | None = None
     start, group = 0, [""]  # the current tie group's place and names
     count = 0
-    for _, position, name, where in _rows(open_lines()):
+    for line_no, position, name in iter_finish_csv(open_lines()):
         count += 1
         if position < start:
             return None
+        if each is not None:
+            each(line_no, position, name)
         bit = hash(name_key(name)) % _SEEN_BITS
         if seen[bit >> 3] & (1 << (bit & 7)):
             suspects.add(bit)
@@ -706,14 +723,16 @@ def scan_finish_csv(open_lines: Callable[[], Iterable[str]]) -> int | None:
             if start and len(group) > 1:
                 tied = " and ".join(group)
                 hint = f" ({tied} tied for place {start} cover places {start}-{expected - 1})"
-            gap = EventFormatError(f"{where}: place {position} should be {expected}{hint}")
+            gap = EventFormatError(
+                f"finish CSV line {line_no}: place {position} should be {expected}{hint}"
+            )
         start, group = position, [name]
     if gap is not None:
         raise gap
     del seen
     if suspects:
         first: dict[str, int] = {}
-        for _, position, name, _ in _rows(open_lines()):
+        for _, position, name in iter_finish_csv(open_lines()):
             key = name_key(name)
             if hash(key) % _SEEN_BITS not in suspects:
                 continue
@@ -723,11 +742,6 @@ def scan_finish_csv(open_lines: Callable[[], Iterable[str]]) -> int | None:
                 )
             first[key] = position
     return count
-
-
-def _rows(lines: Iterable[str]) -> Iterator[tuple[int, int, str, str]]:
-    for line_no, position, name in iter_finish_csv(lines):
-        yield line_no, position, name, f"finish CSV line {line_no}"
 
 
 def finish_groups(rows: Iterable[tuple[int, int, _T]]) -> Iterator[tuple[_T, ...]]:

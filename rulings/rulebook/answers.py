@@ -9,7 +9,10 @@ headings), beside the best meaning score and whether the query is poker talk. It
 ``tools/fit_answers.py`` on the labelled in-scope queries
 (``tests/rulings/rulebook/rule_queries.toml``) against questions written to be out of scope
 (``calib_none.toml``, ``scope_none.toml``), a quarter of each held out, never on a sealed
-batch. Two fits ship in ``rulings/data/answer_weights.toml``: ``seen``, for books the model
+batch; each weight is held to the sign of what its signal means (a signal fitted against it is
+left at 0), so a quirk of the labelled queries does not carry to a new writer's question (the
+``seen`` fit; the ``unseen`` table predates the rule and is refitted only with fold models).
+Two fits ship in ``rulings/data/answer_weights.toml``: ``seen``, for books the model
 was tuned on, on cross-fitted scores (each labelled query scored by a model built without its
 quarter of the queries, ``tools/crossfit_models.py``: the shipped model's own scores on the
 queries it was tuned on run higher than a fresh question's); ``unseen``, on the scores of the

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from bot.database import Database
-from bot.features.clock.leases import announcement_nonce, new_instance_id
+from bot.features.clock.leases import announcement_nonce, new_instance_id, start_many
 from bot.features.clock.posting import ClockStatus, PostRejected
 from bot.features.clock.service import ClockService
 from bot.features.clock.wording import status_reply
@@ -803,3 +803,28 @@ async def test_a_post_refused_or_given_up_is_reported_off_the_posting_path(
         (clock_id, "0:start:1", "Discord is down"),  # level 2
     ]
     await service.stop()
+
+
+class HeartbeatAmidStart(Database):
+    """Runs the service's heartbeat once a start's transaction is committed, before it goes on."""
+
+    service: ClockService | None = None
+    resumed: set[int] | None = None
+
+    async def run(self, fn: Any, /, **kwargs: Any) -> Any:
+        result = await super().run(fn, **kwargs)
+        if fn is start_many and self.service is not None:
+            service, self.service = self.service, None
+            self.resumed = await service._heartbeat()
+        return result
+
+
+async def test_a_heartbeat_amid_a_start_does_not_take_its_clock_for_one_left_behind(
+    engine: Engine, poster: Poster, clock: Clock
+):
+    db = HeartbeatAmidStart(engine)
+    service = ClockService(db, poster, now=clock, status_interval=0)
+    db.service = service
+    await start(service)
+    assert db.resumed == set()  # stored, not yet run here: no catch-up for it
+    assert poster.texts() == ["Level 1: blinds 100/200"]

@@ -122,3 +122,27 @@ async def test_a_thread_is_made_once_on_a_message_the_channel_has():
         assert fake.threads[int(message["id"])]["parent_id"] == "77"
     finally:
         await fake.stop()
+
+
+async def test_a_bot_a_test_left_running_is_closed_with_the_fake(tmp_path):
+    """A test that fails between start_bot and stop_bot must not hang the module's loop.
+
+    discord.py reconnects for ever once its gateway goes, and its shard swallows the cancel
+    that closes the event loop; the fake closes what was started against it instead.
+    """
+    from bot.surfaces.discord import EXTENSIONS, LeagueBot
+    from storage.db import make_engine
+    from tests.fakediscord import FakeDiscord, start_bot
+
+    fake = FakeDiscord()
+    await fake.start()
+    url = f"sqlite:///{tmp_path / 'left.db'}"
+    bot = LeagueBot(fake.settings(database_url=url), make_engine(url), extensions=EXTENSIONS)
+    try:
+        task = await start_bot(fake, bot)
+        assert not bot.is_closed()
+    finally:
+        await fake.stop()
+        bot.engine.dispose()
+    assert bot.is_closed()
+    assert task.done()

@@ -86,11 +86,16 @@ async def test_a_bystanders_command_starts_before_a_crowd_users_second_and_third
 ):
     # Four handler slots, two per user; every handler holds its slot until the test lets it go.
     bystander_queued = asyncio.Event()
+    crowd_queued = asyncio.Event()
+    queued: list[int] = []
 
     class Watched(FairQueue):
         async def run(self, user_id: int, job: Callable[[], Awaitable[T]]) -> T:
+            queued.append(user_id)
             if user_id == BYSTANDER:
                 bystander_queued.set()  # ``super().run`` queues it before the test resumes
+            elif len(queued) == 18:
+                crowd_queued.set()
             return await super().run(user_id, job)
 
     monkeypatch.setattr(bot.slash, "handlers", Watched(4, per_user=2))
@@ -131,7 +136,12 @@ async def test_a_bystanders_command_starts_before_a_crowd_users_second_and_third
         await fake.interact("hand", {"cards": PREFLOP}, user_id=u) for u in crowd for _ in range(3)
     ]
     await starts(4)
-    assert started == [crowd[0], crowd[0], crowd[1], crowd[1]]  # two each, the slots are full
+    # The slots are full, at most two a user (the gateway parses users' interactions in turns,
+    # so which four depends on how the frames arrived: read together, each user's first).
+    assert all(started.count(u) <= 2 for u in started)
+    first_waiting = [u for u in crowd if u not in started]
+    async with asyncio.timeout(30):  # all 18 read and handed to the handler threads' queue
+        await crowd_queued.wait()
     rule = await fake.interact("rule", {"query": "oversized chip"}, user_id=BYSTANDER)
     async with asyncio.timeout(30):
         await bystander_queued.wait()
@@ -142,8 +152,8 @@ async def test_a_bystanders_command_starts_before_a_crowd_users_second_and_third
         await starts(len(started) + 1)
     between = started[4 : started.index(BYSTANDER)]
     # Only the users still waiting for their first command went before the bystander's one;
-    # none of the crowd's second or third commands, though ten were queued ahead of it.
-    assert sorted(between) == crowd[2:]
+    # none of the crowd's second or third commands, though ten or more were queued ahead of it.
+    assert sorted(between) == first_waiting
     let_all_go.set()
     for gate in held:
         gate.set()

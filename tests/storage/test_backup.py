@@ -25,6 +25,7 @@ from storage.backup_schedule import (
     prune_backups,
     run_scheduled_backup,
 )
+from storage.csv_import import import_csv_file
 from storage.db import (
     create_schema,
     head_revision,
@@ -34,7 +35,7 @@ from storage.db import (
     upgrade_schema,
 )
 from storage.errors import BackupError
-from storage.events import list_events, void_event
+from storage.events import get_event, list_events, void_event
 from storage.leagues import list_leagues
 from storage.players import add_player, add_strike
 from storage.restore import restore_backup
@@ -144,6 +145,45 @@ def test_backup_then_restore_gives_the_same_league(source: Engine, target: Engin
     assert _league(target) == before
     again = write_backup(target, tmp_path / "again.jsonl.gz")
     assert _body(again.path) == _body(written.path)  # every row of every table, byte for byte
+
+
+def test_a_csv_night_stored_in_parts_comes_back_the_same(source, target, tmp_path, monkeypatch):
+    """A CSV night streamed in chunks of 3 rows (its record and audit entry kept in parts)
+    reads the same after a backup and a restore: its record, points and audit entry."""
+    from storage import csv_import
+
+    monkeypatch.setattr(csv_import, "WRITE_ROWS", 3)
+    _fill(source)
+    night = tmp_path / "night.csv"
+    rows = ["1,Bob", "2,Newcomer A", "2,Newcomer B", *(f"{i},Newcomer {i}" for i in range(4, 11))]
+    night.write_text("\n".join(["position,player", *rows]) + "\n", encoding="utf-8")
+    with session_scope(source) as session:
+        (league_id,) = session.execute(text("SELECT id FROM league")).one()
+        out = import_csv_file(
+            night,
+            session=session,
+            league_id=league_id,
+            actor="test",
+            location="Dive Bar",
+            day=dt.date(2026, 11, 27),
+            now=NOW,
+            allow_new=True,
+        )
+
+    def night_read(engine: Engine) -> Any:
+        with session_scope(engine) as session:
+            return get_event(session=session, league_id=league_id, event_id=out.event.id)
+
+    before, detail = _league(source), night_read(source)
+    written = write_backup(source, tmp_path / "league.jsonl.gz")
+    restore_backup(target, written.path)
+
+    assert written.tables["event_record_part"] == 4  # 10 rows: 3 (a tie in them), 3, 3, 1
+    assert written.tables["audit_part"] == 4
+    assert list(detail.record["finish"])[:2] == [["Bob"], ["Newcomer A", "Newcomer B"]]
+    assert len(detail.points) == 10
+    assert night_read(target) == detail
+    assert _league(target) == before
 
 
 def test_a_league_larger_than_a_batch_comes_back_whole(source, target, tmp_path, monkeypatch):

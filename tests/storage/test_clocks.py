@@ -203,3 +203,30 @@ def test_migration_0004_settles_announcements_made_before_it():
     assert record.announced == {"0:start:0"}
     assert record.unsettled == frozenset()  # posted before the upgrade: no catch-up for it
     engine.dispose()
+
+
+def test_clocks_read_aloud_answers_every_channel_asked_in_one_read(session):
+    from storage.guild_settings import update_guild_settings
+    from storage.live import clocks_read_aloud
+
+    update_guild_settings(session=session, guild_id=9, actor="td", clock_tts=True, confirm=True)
+    update_guild_settings(session=session, guild_id=10, actor="td", clock_tts=False, confirm=True)
+    start(session, channel=1)  # server 9: read aloud
+    add_clock(
+        session=session,
+        guild_id=10,
+        channel_id=2,
+        structure="btown",
+        started_at=T0,
+        created_by=7,
+    )
+    ended = start(session, channel=3)
+    add_clock_event(
+        session=session, clock_id=ended.id, action=ClockAction.END, at=T0 + timedelta(minutes=1)
+    )
+    assert clocks_read_aloud(session=session, channel_ids=[1, 2, 3, 4]) == {
+        1: True,  # server 9 said on
+        2: False,  # server 10 said off
+        3: False,  # its clock has ended
+        4: False,  # no clock ever ran there
+    }

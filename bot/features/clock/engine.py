@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.database import Database
+from bot.features.clock.gaps import CLEAR_MOST_S, clear_of_announcements, collect_in_gap
 from bot.features.clock.jobs import ClockJobs
 from bot.features.clock.leases import Claim, arm_ahead, claim_due, settle, store_status_messages
 from bot.features.clock.posting import (
@@ -43,7 +44,7 @@ from bot.features.clock.posting import (
     PostRejected,
     post_announcements,
 )
-from bot.features.clock.status import refresh_status
+from bot.features.clock.status import Contexts, refresh_status
 from rulings import (
     Announcement,
     AnnouncementKind,
@@ -148,6 +149,8 @@ class ClockEngine:
     _quiet: asyncio.Event  # set when none is
     _status_ids: dict[int, int | None]  # status messages posted, their ids to store
     _status_storer: asyncio.Task[None] | None
+    _contexts: Contexts  # the status messages' tournament lines, read together
+    _edit_slots: asyncio.Semaphore  # status edits in flight (``STATUS_EDITS_AT_ONCE``)
 
     async def _adopt(self, clock_ids: set[int]) -> None:
         raise NotImplementedError  # ClockService's
@@ -209,6 +212,7 @@ class ClockEngine:
             if done is not True:
                 late[clock_id] = when
         self._kick_keeper()
+        collect_in_gap(self.jobs)  # a full collection near: now, not in the next batch
         if late:  # they wait (a lock, the database) beside the timer's next batches
             self._spawn(self._post_late(late), "clock-late")
 
@@ -255,6 +259,12 @@ class ClockEngine:
 
     def _lease(self) -> dt.timedelta:
         return dt.timedelta(seconds=self.lease_seconds)
+
+    async def _gap(self, most: float = CLEAR_MOST_S) -> None:
+        """Wait (``most`` at most) for a gap between announcements (``.gaps``)."""
+        await clear_of_announcements(
+            self.jobs, lambda: bool(self._batch) or self._posting > 0, self._quiet, most
+        )
 
     def _posting_starts(self) -> None:
         self._posting += 1
@@ -332,6 +342,7 @@ class ClockEngine:
         await asyncio.sleep(0)  # what the batch posted joins
         backoff = 0.5
         while True:
+            await self._gap()  # its transaction's Python would slow a batch's posts
             now = self.now()
             horizon = now + dt.timedelta(seconds=self.claim_ahead)
             keys = dict(self._coming(horizon))
@@ -509,7 +520,7 @@ class ClockEngine:
         if self._live.get(clock_id) is not live:
             return
         try:
-            await self._edit_status(clock_id, live)
+            await self._edit_status(clock_id, live, paced=not force)
         except PostRejected as exc:  # no access to the channel: the directors hear of it
             log.warning("clock %s: status message refused: %s", clock_id, exc)
             self._failed(clock_id, "status", exc)
@@ -528,18 +539,26 @@ class ClockEngine:
             force=force,
         )
 
-    async def _edit_status(self, clock_id: int, live: LiveClock) -> None:
-        done = await refresh_status(
-            self.db,
-            self.poster,
-            clock_id,
-            self.now(),
-            live.last_status,
-            web_base_url=self.web_base_url,
-            record=live.record,  # kept up to date by every pass and action: no read
-            remember=live.record is None,
-            tournament=live.line,
-        )
+    async def _edit_status(self, clock_id: int, live: LiveClock, *, paced: bool) -> None:
+        line, shown = live.line, None
+        if line is None and live.record is not None:  # read with the other edits due now
+            context = await self._contexts.get(live.record.channel_id, live.record.guild_id)
+            line, shown = (context[0],), context[1]
+        async with self._edit_slots if paced else contextlib.nullcontext():  # few at once
+            if paced:
+                await self._gap()  # each in a gap: a batch due finds few edits in flight
+            done = await refresh_status(
+                self.db,
+                self.poster,
+                clock_id,
+                self.now(),
+                live.last_status,
+                web_base_url=self.web_base_url,
+                record=live.record,  # kept up to date by every pass and action: no read
+                remember=live.record is None,
+                tournament=line,
+                shown=shown,
+            )
         live.line = None
         if done is None:
             return  # a paused or ended clock's status does not change: no edit
@@ -569,6 +588,7 @@ class ClockEngine:
     async def _store_statuses(self) -> None:
         await asyncio.sleep(0)  # the status messages posted in this tick join
         while self._status_ids:
+            await self._gap()
             ids, self._status_ids = self._status_ids, {}
             try:
                 await self.db.run(store_status_messages, message_ids=ids)

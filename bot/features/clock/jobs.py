@@ -102,6 +102,19 @@ class ClockJobs:
         entry = self._current.get(job_id)
         return None if entry is None else dt.datetime.fromtimestamp(entry.when, dt.UTC)
 
+    def next_at(self, prefix: str, *, before: float) -> float | None:
+        """The POSIX time of the earliest job whose id starts with ``prefix``, if before ``before``.
+
+        Nothing is due before the timer's time: most asks are answered without a look at the
+        jobs.
+        """
+        if self._armed_for is None or self._armed_for >= before:
+            return None
+        return min(
+            (e.when for k, e in self._current.items() if k.startswith(prefix) and e.when < before),
+            default=None,
+        )
+
     def _arm(self) -> None:
         """Point the one timer handle at the earliest live entry."""
         assert self._loop is not None

@@ -47,6 +47,7 @@ from bot.features.clock.engine import (
     merged,
     utcnow,
 )
+from bot.features.clock.gaps import CLEAR_MOST_S, STATUS_EDITS_AT_ONCE
 from bot.features.clock.jobs import ClockJobs
 from bot.features.clock.leases import (
     Started,
@@ -58,7 +59,7 @@ from bot.features.clock.leases import (
     start_many,
 )
 from bot.features.clock.posting import POST_RETRY_DELAYS_S, ClockPoster, PostFailed
-from bot.features.clock.status import status_of
+from bot.features.clock.status import Contexts, status_of
 from bot.reply import Reply
 from rulings import ClockAction
 from storage import clocks
@@ -140,10 +141,13 @@ class ClockService(ClockEngine):
         self._watcher: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()  # adoptions and changes being posted
         self._adopting: set[int] = set()
+        self._starting = 0  # starts between their transaction and their clock running here
         self._starts: list[tuple[dict[str, Any], dt.timedelta | None, StartFuture]] = []
         self._starter: asyncio.Task[None] | None = None  # the starts queued, one transaction
         self._status_ids: dict[int, int | None] = {}
         self._status_storer: asyncio.Task[None] | None = None
+        self._contexts = Contexts(db, pages=web_base_url is not None)
+        self._edit_slots = asyncio.Semaphore(STATUS_EDITS_AT_ONCE)
         self.claim_ahead = claim_ahead
         self.stale_warning_s = stale_warning_s
         # On SQLite a write waits only for another writer, and while it waits nobody can adopt
@@ -231,6 +235,9 @@ class ClockService(ClockEngine):
             await asyncio.sleep(min(self.poll_interval, heartbeat_s))
             try:
                 if time.monotonic() >= next_beat:
+                    # Its writes off the announcements' path; not the polls' one small read:
+                    # an action through another instance reaches its owner within a second.
+                    await self._gap(min(CLEAR_MOST_S, heartbeat_s / 3))
                     next_beat = time.monotonic() + heartbeat_s
                     await self._heartbeat(background=True)
                 await self._poll_changes(background=True)
@@ -247,6 +254,7 @@ class ClockService(ClockEngine):
         """
         now = self.now()
         until = now + dt.timedelta(seconds=self.lease_seconds)
+        known, starting = set(self._live), self._starting  # as the read will see them, or later
         kept, adopted = await self.db.run(
             renew_and_adopt,
             owner_id=self.instance_id,
@@ -254,15 +262,16 @@ class ClockService(ClockEngine):
             until=until,
             dead_owners=dead_owners,
         )
-        for clock_id in set(self._live) - kept - adopted:
+        for clock_id in (known & set(self._live)) - kept - adopted:  # not one started since
             log.warning("clock %s: lease lost to another instance", clock_id)
             self._forget(clock_id)
         for clock_id in kept & set(self._live):
             self._live[clock_id].lease_until = until
         self._kick_keeper()  # the claims ahead follow the time
         # Owned in the database but not run here: adopted just now, or left by an earlier
-        # start under the same instance id.
-        resume = (adopted | (kept - set(self._live))) - self._adopting
+        # start under the same instance id; not a start of this one, stored before it runs.
+        left = set() if starting or self._starting else kept - set(self._live)
+        resume = (adopted | left) - self._adopting
         if resume and background:
             self._adopting |= resume
             self._spawn(self._adopt(resume), "clock-adopt")
@@ -370,12 +379,16 @@ class ClockService(ClockEngine):
         ahead = None
         if self.jobs.running and self.claim_ahead > 0:
             ahead = dt.timedelta(seconds=self.claim_ahead)
-        started, lease_until = await self._start_together(clock, ahead)
-        claim = started.claim
-        record = claim.record
-        live = LiveClock(asyncio.Lock(), channel_id, record=record, lease_until=lease_until)
-        live.line = (started.tournament,)  # read with the start: its status reads nothing
-        self._live[record.id] = live
+        self._starting += 1  # stored before it runs here: the heartbeat must not resume it
+        try:
+            started, lease_until = await self._start_together(clock, ahead)
+            claim = started.claim
+            record = claim.record
+            live = LiveClock(asyncio.Lock(), channel_id, record=record, lease_until=lease_until)
+            live.line = (started.tournament,)  # read with the start: its status reads nothing
+            self._live[record.id] = live
+        finally:
+            self._starting -= 1
         async with live.lock:
             self._reschedule(record, now)  # level 2 is armed: its time holds whatever comes
             await self._status(record.id, force=True)  # the status message, then level 1

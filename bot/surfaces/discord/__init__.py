@@ -35,6 +35,7 @@ from bot.database import Database
 from bot.fair_queue import FairQueue, UserCooldown
 from bot.reply import Reply
 from bot.surfaces.discord import render
+from bot.surfaces.discord.gateway import install_fair_gateway, install_lanes
 from bot.surfaces.discord.tree import LeagueTree, respond
 from bot.thread_pool import DaemonThreadPool
 from storage import bot_models
@@ -83,25 +84,7 @@ def configure_endpoints(settings: Settings) -> None:
     """Point discord.py at ``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` (process-wide)."""
     discord.http.Route.BASE = settings.discord_api_base
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
-    _install_fair_gateway()
-
-
-_received_message = discord.gateway.DiscordWebSocket.received_message
-
-
-async def _fair_received_message(self: discord.gateway.DiscordWebSocket, msg: Any, /) -> None:
-    await _received_message(self, msg)
-    # discord.py reads buffered gateway frames back to back without yielding, so a burst of
-    # 1,000 interactions parsed in one go blocked the loop for ~250 ms. Yielding after each
-    # frame lets acknowledgements and timers run in between (loop lag stays under 50 ms).
-    await asyncio.sleep(0)
-
-
-def _install_fair_gateway() -> None:
-    """Make the gateway yield to the event loop after every frame (idempotent)."""
-    ws_class = discord.gateway.DiscordWebSocket
-    if ws_class.received_message is not _fair_received_message:
-        ws_class.received_message = _fair_received_message  # type: ignore[method-assign]
+    install_fair_gateway()
 
 
 def commands_digest(payload: Sequence[dict[str, Any]]) -> str:
@@ -151,6 +134,8 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
         )
         self.settings = settings
         self.engine = engine
+        # Interactions parsed in turns between users (bot.surfaces.discord.gateway).
+        self.interaction_lanes = install_lanes(self._connection, self.has_heavy_work)
         self.db = Database(engine)
         self.extension_names = tuple(extensions)
         self.last_sync: bool | None = None
@@ -232,6 +217,7 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
             await self._web.cleanup()
             self._web = None
         await super().close()
+        self.interaction_lanes.stop()
         if self._compute is not None:
             # The interpreter joins the pool's workers at exit, and a worker finishes its job
             # first (a pre-flop equity takes seconds on a loaded machine): stop them now.
@@ -316,6 +302,14 @@ class LeagueBot(commands.Bot, discord.AutoShardedClient):
             )
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._compute, fn, *args)
+
+    def has_heavy_work(self, user_id: int) -> bool:
+        """Whether ``user_id`` has a compute job queued or running."""
+        return self._fair.has_jobs(user_id)
+
+    def compute_busy(self) -> bool:
+        """Whether a compute job queued now would wait for a worker."""
+        return self._fair.running >= self._fair.slots or self._fair.waiting > 0
 
     async def in_handler_thread(self, fn: Callable[[], T]) -> T:
         """Run a command's or button's handler ``fn()`` on the handler threads."""

@@ -55,10 +55,10 @@ def _rejected(exc: discord.HTTPException) -> PostRejected | None:
 
 
 def _read_aloud(*, session: Session, channel_ids: Sequence[int]) -> dict[int, bool]:
-    """``clock_tts`` of several channels' leagues, in one transaction."""
-    from storage.live import is_clock_read_aloud
+    """``clock_tts`` of several channels' leagues, in one statement."""
+    from storage.live import clocks_read_aloud
 
-    return {c: is_clock_read_aloud(session=session, channel_id=c) for c in channel_ids}
+    return clocks_read_aloud(session=session, channel_ids=channel_ids)
 
 
 class DiscordClockPoster:
@@ -112,7 +112,7 @@ class DiscordClockPoster:
                 raise rejected from exc
             raise
         finally:
-            self._look_again(channel_id, soon=announcement.kind not in _SPOKEN)
+            self._look_again(channel_id, soon=announcement.kind is AnnouncementKind.DIRECTOR)
 
     async def _reads_aloud(self, channel_id: int) -> bool:
         """Whether the league of the channel's running clock set ``/td settings clock_tts on``."""

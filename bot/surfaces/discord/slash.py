@@ -12,10 +12,11 @@ Every error takes ``bot.errors.describe``. The app command tree is built by
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import io
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -31,6 +32,7 @@ from bot.reply import Effect, Reply, error_reply, escape
 from bot.surfaces.discord import forms, render
 from bot.surfaces.discord.buttons import buttons_view
 from bot.surfaces.discord.choices import choices_for
+from bot.surfaces.discord.deferrals import Deferrals
 
 if TYPE_CHECKING:
     from bot.surfaces.discord import LeagueBot
@@ -78,6 +80,8 @@ class SlashRunner:
         self.bot = bot
         # Handlers take the handler threads in turns between users (bot.fair_queue).
         self.handlers = FairQueue(HANDLER_THREADS, per_user=HANDLERS_PER_USER)
+        # Each interaction deferred once; a queued heavy command's a few at a time.
+        self.deferrals = Deferrals()
 
     # context ---------------------------------------------------------------------------------
 
@@ -312,10 +316,13 @@ class SlashRunner:
 
     async def _defer(self, interaction: discord.Interaction, *, private: bool) -> None:
         if not interaction.response.is_done():
-            await interaction.response.defer(thinking=True, ephemeral=private)
+            await self.deferrals.defer(interaction.id, _thinking(interaction, private))
 
     async def handle(
-        self, interaction: discord.Interaction, fn: Callable[[], Reply | Heavy]
+        self,
+        interaction: discord.Interaction,
+        fn: Callable[[], Reply | Heavy],
+        defer: Callable[[], Awaitable[Any]] | None = None,
     ) -> Reply:
         """Run a handler ``fn`` on the handler threads, then the heavy work it left, if any.
 
@@ -324,13 +331,17 @@ class SlashRunner:
         and one user runs at most ``HANDLERS_PER_USER`` handlers at a time.
         A ``Heavy`` answer (``Context.compute``) is counted against the user's cooldown ("try
         again in N s") and waits for the user's turn at a worker process here, on the event
-        loop: the handler's thread is free again before the job queues.
+        loop: the handler's thread is free again before the job queues. A job that has to wait
+        for a worker is deferred with ``defer`` at once, in the paced lane of ``deferrals``
+        (the caller ``settle``s it before answering).
         """
         bot = self.bot
         user_id = interaction.user.id
         result = await self.handlers.run(user_id, lambda: bot.in_handler_thread(fn))
         if isinstance(result, Heavy):
             bot.heavy_cooldown.check(user_id)  # a user mistake: nothing queued
+            if defer is not None and bot.compute_busy():
+                self.deferrals.start(interaction.id, defer)
             reply: Reply = await bot.compute(result.fn, *result.args, user_id=user_id)
             return reply
         return result
@@ -339,11 +350,22 @@ class SlashRunner:
         self, interaction: discord.Interaction, fn: Callable[[], Reply | Heavy], private: bool
     ) -> Reply:
         """Answer with ``handle(fn)``; defer if it is not done after ``DEFER_AFTER_S``."""
-        task = asyncio.ensure_future(self.handle(interaction, fn))
+        task = asyncio.ensure_future(self.handle(interaction, fn, _thinking(interaction, private)))
         done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER_S)
         if not done:
             await self._defer(interaction, private=private)
-        return await task
+        return await self._answered(interaction, task)
+
+    async def _answered(self, interaction: discord.Interaction, task: asyncio.Task[Reply]) -> Reply:
+        """``task``'s reply once the interaction's deferral, if one was started, is settled."""
+        try:
+            reply = await task
+        except Exception:
+            with contextlib.suppress(Exception):  # the handler's error is the one to tell
+                await self.deferrals.settle(interaction.id)
+            raise
+        await self.deferrals.settle(interaction.id)
+        return reply
 
     async def send(self, interaction: discord.Interaction, reply: Reply) -> None:
         """Send ``reply``: the response, or the follow-up once the interaction was deferred."""
@@ -479,14 +501,16 @@ class SlashRunner:
     async def _press_call(
         self, interaction: discord.Interaction, action: Action, fn: Callable[[], Reply | Heavy]
     ) -> Reply:
-        task = asyncio.ensure_future(self.handle(interaction, fn))
+        def defer() -> Awaitable[Any]:
+            if action.edit:
+                return interaction.response.defer()
+            return interaction.response.defer(thinking=True, ephemeral=True)
+
+        task = asyncio.ensure_future(self.handle(interaction, fn, defer))
         done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER_S)
         if not done and not interaction.response.is_done():
-            if action.edit:
-                await interaction.response.defer()
-            else:
-                await interaction.response.defer(thinking=True, ephemeral=True)
-        return await task
+            await self.deferrals.defer(interaction.id, defer)
+        return await self._answered(interaction, task)
 
     async def edit(self, interaction: discord.Interaction, reply: Reply) -> None:
         """Show ``reply`` in place of the message the button is on."""
@@ -498,6 +522,11 @@ class SlashRunner:
             await interaction.response.edit_message(
                 embed=embed, view=view, allowed_mentions=render.NO_MENTIONS
             )
+
+
+def _thinking(interaction: discord.Interaction, private: bool) -> Callable[[], Awaitable[Any]]:
+    """Sends the interaction's deferral ("is thinking...", private or not) when called."""
+    return lambda: interaction.response.defer(thinking=True, ephemeral=private)
 
 
 def _action(name: str) -> Action:

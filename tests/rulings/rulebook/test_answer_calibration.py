@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rulings.rulebook.answers import FEATURES
+from rulings.rulebook.answers import FEATURES, AnswerModel
 
 HERE = Path(__file__).parent
 TOOLS = Path(__file__).resolve().parents[3] / "tools"
@@ -79,6 +79,8 @@ def test_the_calibration_never_reads_a_sealed_file(tools, files_read, monkeypatc
         "calib_none.toml",
         "scope_none.toml",
         "scope_answerable.toml",
+        "scope_none_2.toml",
+        "scope_answerable_2.toml",
         "answer_weights.toml",
     }
     assert "fresh answerable check" in capsys.readouterr().out
@@ -125,3 +127,26 @@ def test_the_threshold_budget_counts_the_ranking_own_refusals(tools):
     result = tools.fit.fit(answerable, outside, 0.02)
     refused = result.says_none(answerable).mean()
     assert 0.015 <= refused <= 0.02
+
+
+def test_a_weight_fitted_against_its_signal_is_held_at_zero(tools):
+    # Two columns that move together: fitted freely, each takes a weight against the sign it
+    # is given (the second corrects the first); held to the signs, the one most against
+    # weighs nothing and the other is refitted the way it means.
+    rng = np.random.default_rng(2)
+    n = 2000
+    y = (rng.random(n) < 0.5).astype(float)
+    first = y + rng.normal(0, 0.7, n)
+    second = first + 0.3 * y + rng.normal(0, 0.1, n)
+    x = np.column_stack([first, second])
+    free = tools.fit.fit_logistic(x, y)
+    assert free[1] < 0 < free[2]
+    signed = tools.fit.fit_logistic(x, y, signs=[1, -1])
+    assert signed[1] > 0
+    assert signed[2] == 0
+
+
+def test_every_bundled_seen_weight_pushes_the_way_its_signal_means(tools):
+    model = AnswerModel.bundled()
+    for name, weight in zip(FEATURES, model.weights, strict=True):
+        assert tools.fit.SIGNS[name] * weight >= 0, name

@@ -137,9 +137,19 @@ def test_answer_model_is_a_logistic_decision_over_ranking_and_scope():
 
 def test_calibration_questions_are_not_sealed_ones():
     sealed = _texts("sealed_none.toml")
-    for name in ("calib_none.toml", "scope_none.toml"):
+    for name in ("calib_none.toml", "scope_none.toml", "scope_none_2.toml"):
         assert near_duplicates(_texts(name), sealed) == []
 
 
-def test_the_fresh_answerable_check_is_not_training_data():
-    assert near_duplicates(_texts("scope_answerable.toml"), _texts("rule_queries.toml")) == []
+def test_the_second_out_of_scope_check_is_not_calibration_data():
+    calibration = _texts("calib_none.toml") + _texts("scope_none.toml")
+    assert near_duplicates(_texts("scope_none_2.toml"), calibration) == []
+
+
+def test_the_fresh_answerable_checks_are_not_training_or_sealed_data():
+    training = _texts("rule_queries.toml")
+    sealed = _texts("sealed_queries.toml")
+    assert near_duplicates(_texts("scope_answerable.toml"), training) == []
+    fresh = _texts("scope_answerable_2.toml")
+    assert near_duplicates(fresh, training + _texts("scope_answerable.toml")) == []
+    assert near_duplicates(fresh, sealed) == []

@@ -36,8 +36,10 @@ TRAIN_BAR = {"top1": 0.85, "top3": 0.98}
 # benchmarks/rules.py's docstring, measured once).
 # Batch C, written for issue 24 and first measured with this model, holds what it reached then
 # (85.0 / 96.2, paraphrases 83.7 / 96.9): below the issue's target (90 / 97), a bar to keep, not
-# a goal met. With the "does it answer" decision on (measured once: it turns away 1 of C's 160,
-# 0.6%), one question fewer may count: 135 / 153 of 160, paraphrases 81 / 94 of 98 at worst.
+# a goal met. These bars, and the labelled slices' above, measure the ranking (the `ranking`
+# fixture): the "does it answer" decision's wrong refusals of answerable questions are its own
+# figure (docs/rule-search.md, "No rule answers this"; `benchmarks/rules.py --quality`), not a
+# ranking miss. (C's bar still allows the one question the earlier decision turned away.)
 SEALED_BAR = {
     "A": {"overall": {"top1": 0.88, "top3": 0.95}, "paraphrase": {"top1": 0.84, "top3": 0.90}},
     "B": {"overall": {"top1": 0.88, "top3": 0.95}, "paraphrase": {"top1": 0.84, "top3": 0.90}},
@@ -105,34 +107,34 @@ def test_labelled_set_is_big_varied_and_points_at_real_passages(index):
     assert min(kinds[k] for k in KINDS if k != "number") >= 15
 
 
-def test_search_quality_top1_and_top3_per_kind(index):
+def test_search_quality_top1_and_top3_per_kind(ranking):
     """Targets on the older tuned slices: top-1 >= 90% and top-3 >= 97%, overall and every kind."""
     queries = [q for q in load_queries() if q.get("slice", "dev") not in ("fresh", "train")]
     misses = [
-        (q["q"], [m.key for m in index.search(str(q["q"]), limit=3).matches])
+        (q["q"], [m.key for m in ranking.search(str(q["q"]), limit=3).matches])
         for q in queries
-        if not answers(index.search(str(q["q"]), limit=1).matches[0], q["expect"])
+        if not answers(ranking.search(str(q["q"]), limit=1).matches[0], q["expect"])
     ]
-    for kind, (_, rate1, rate3) in rates(index, queries).items():
+    for kind, (_, rate1, rate3) in rates(ranking, queries).items():
         assert rate1 >= 0.90, (kind, rate1, misses)
         assert rate3 >= 0.97, (kind, rate3, misses)
 
 
-def test_search_quality_on_the_fresh_batch(index):
+def test_search_quality_on_the_fresh_batch(ranking):
     """The fresh batch (half paraphrases) holds what the semantic tier reached on it."""
     fresh = [q for q in load_queries() if q.get("slice") == "fresh"]
     assert len(fresh) >= 40
-    _, rate1, rate3 = rates(index, fresh)["overall"]
+    _, rate1, rate3 = rates(ranking, fresh)["overall"]
     assert rate1 >= FRESH_BAR["top1"], rate1
     assert rate3 >= FRESH_BAR["top3"], rate3
 
 
-def test_search_quality_on_the_train_batch(index):
+def test_search_quality_on_the_train_batch(ranking):
     """The training batch of the second model, overall and on its paraphrases (trained on)."""
     train = [q for q in load_queries() if q.get("slice") == "train"]
     assert len(train) >= 9000
     assert sum(q["kind"] == "paraphrase" for q in train) >= len(train) / 2
-    found = rates(index, train)
+    found = rates(ranking, train)
     for kind in ("overall", "paraphrase"):
         _, rate1, rate3 = found[kind]
         assert rate1 >= TRAIN_BAR["top1"], (kind, rate1)
@@ -156,13 +158,13 @@ def test_near_duplicates_are_found_by_words_not_by_typing():
     assert near_duplicates(training, ["what is a chop?"]) == [1]
 
 
-def test_sealed_batches_hold_their_bars_unprinted(index):
+def test_sealed_batches_hold_their_bars_unprinted(ranking):
     """The sealed batches: valid, pointing at real passages, at least a third paraphrases each,
     and above their bars. The suite prints no sealed figure: ``benchmarks/rules.py`` reports
     them once per change set."""
     sealed = load_queries(SEALED)
-    keys = {citation_slug(p.key) for p in index.passages}
-    keys |= {citation_slug(p.citation) for p in index.passages}
+    keys = {citation_slug(p.key) for p in ranking.passages}
+    keys |= {citation_slug(p.citation) for p in ranking.passages}
     batches = {q["batch"] for q in sealed}
     assert batches == {"A", "B", "C"}
     assert all(citation_slug(e) in keys for q in sealed for e in q["expect"])
@@ -170,7 +172,7 @@ def test_sealed_batches_hold_their_bars_unprinted(index):
         queries = [q for q in sealed if q["batch"] == batch]
         assert len(queries) >= 80
         assert sum(q["kind"] == "paraphrase" for q in queries) >= len(queries) / 3
-        found = rates(index, queries)
+        found = rates(ranking, queries)
         for kind, bar in SEALED_BAR[batch].items():
             _, rate1, rate3 = found[kind]
             above = rate1 >= bar["top1"] and rate3 >= bar["top3"]  # a bool: no figure shown
@@ -640,11 +642,13 @@ def test_query_is_cleaned_and_cut():
     assert len(clean_query("chip " * 100)) <= MAX_QUERY_CHARS
 
 
-def test_long_query_still_answers(index):
+def test_long_query_is_cut_and_still_finds_its_rule(index):
+    # Thirty "please tell me"s drown the two words' meaning: the decision (5% budget) offers the
+    # rule as the closest section rather than an answer; the cut query still finds it first.
     result = index.search("oversized chip " + "please tell me " * 30)
     assert result.query == clean_query(result.query)
     assert len(result.query) <= MAX_QUERY_CHARS
-    assert result.matches[0].section == "2.G.d.6"
+    assert (result.matches or result.closest)[0].section == "2.G.d.6"
 
 
 # --- get and autocomplete --------------------------------------------------------------------
