@@ -139,7 +139,7 @@ class Result(SQLModel, table=True):
         UniqueConstraint("event_id", "player_id", name="uq_result_player"),
         # One key for the event, season and location: the row's season and location are its
         # event's (so they exist: the event's own keys say so), checked by one lookup a row
-        # where three keys made three (migration 0020).
+        # where three keys made three (migration 0021).
         ForeignKeyConstraint(
             ["event_id", "season_id", "location_id"],
             ["event.id", "event.season_id", "event.location_id"],

@@ -78,8 +78,8 @@ def test_a_result_with_a_season_or_location_not_its_events_is_refused(engine):
         s.execute(insert(core_table(Result)), [carol])
 
 
-def test_0020_downgrades_to_the_keys_and_index_of_0019(bare_engine):
-    upgrade_schema(bare_engine, "0019")
+def test_0021_downgrades_to_the_keys_and_indexes_of_0020(bare_engine):
+    upgrade_schema(bare_engine, "0020")
     before = _schema(bare_engine)
     upgrade_schema(bare_engine)
     assert _schema(bare_engine) != before
@@ -87,5 +87,5 @@ def test_0020_downgrades_to_the_keys_and_index_of_0019(bare_engine):
     config.set_main_option("script_location", str(MIGRATIONS))
     with bare_engine.begin() as conn:
         config.attributes["connection"] = conn
-        command.downgrade(config, "0019")
+        command.downgrade(config, "0020")
     assert _schema(bare_engine) == before

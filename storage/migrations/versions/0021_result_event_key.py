@@ -9,8 +9,8 @@ exist), so a result can no longer name one league's event with another's season.
 same reads, and ``ix_player_league_id`` the first of ``uq_player_name``; each stored result
 (each new player) updated both.
 
-Revision ID: 0020
-Revises: 0019
+Revision ID: 0021
+Revises: 0020
 Create Date: 2026-12-02 05:00:00
 """
 
@@ -21,8 +21,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0020"
-down_revision: str | None = "0019"
+revision: str = "0021"
+down_revision: str | None = "0020"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
