@@ -28,8 +28,12 @@ entry with its snapshot and the audit rows of the entry and the event, the no-sh
 commit), and gives the fastest run beside the median (on a shared machine, the closest to what
 the finish costs when it does not wait for a core).
 
+``--finish-only --against DIR`` runs that benchmark alternately in DIR (another checkout, such
+as main's, with its own code and schema) and in this one, ``--rounds`` pairs, each a process of
+its own, so the two codes' figures sit beside each other under the same load.
+
 Run: ``.venv/bin/python -m benchmarks.tournament [--players 200] [--seed 1] [--no-postgres]
-[--store-only] [--finish-only]``.
+[--store-only] [--finish-only [--against DIR] [--rounds 3]]``.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ import os
 import random
 import statistics
 import string
+import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -432,6 +438,21 @@ def _finish_report(label: str, database: Callable[[str], Any]) -> None:
                 )
 
 
+def _alternate(other: Path, rounds: int, no_postgres: bool) -> None:
+    """``--finish-only`` in ``other`` and in this checkout, alternated, one process each."""
+    here = Path(__file__).resolve().parents[1]
+    command = [sys.executable, "-m", "benchmarks.tournament", "--finish-only"]
+    if no_postgres:
+        command.append("--no-postgres")
+    for done in range(rounds):
+        for tree in (other.resolve(), here):
+            print(
+                f"\n=== {tree}, pair {done + 1}, load average {os.getloadavg()[0]:.1f}", flush=True
+            )
+            env = {**os.environ, "PYTHONPATH": str(tree)}
+            subprocess.run(command, cwd=tree, env=env, check=True)
+
+
 def main() -> None:
     """Run both nights and print the figures side by side (SQLite, then PostgreSQL)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -440,7 +461,12 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--store-only", action="store_true")
     parser.add_argument("--finish-only", action="store_true")
+    parser.add_argument("--against", type=Path, help="another checkout, alternated with this one")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    if args.against is not None:
+        _alternate(args.against, args.rounds, args.no_postgres)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         if args.finish_only:
             _finish_report("SQLite file", lambda name: _sqlite(Path(tmp), name))

@@ -20,7 +20,7 @@ from sqlmodel import Session, col
 
 from rulings import EventRecord, name_key
 from storage.audit import add_audit_entries
-from storage.db import insert_rows
+from storage.db import core_table, insert_rows
 from storage.event_points import result_rows
 from storage.events import (
     EventSummary,
@@ -202,6 +202,12 @@ def _store(
     return outcomes
 
 
+# Core, built once: the ORM's bulk INSERT costs more than the statement for one event
+_INSERT_EVENTS = insert(core_table(Event)).returning(
+    core_table(Event).c.id, sort_by_parameter_order=True
+)
+
+
 def _points_json(points: Sequence[PlayerPoints]) -> dict[str, tuple[int, int]]:
     return {p.player: (p.rp, p.bp) for p in points}  # stored as JSON lists
 
@@ -240,10 +246,7 @@ def _write(session: Session, league_id: int, actor: str, plan: ImportPlan) -> li
             new_rows.append((i, values))
     session.flush()
     if new_rows:
-        returned = session.scalars(
-            insert(Event).returning(col(Event.id), sort_by_parameter_order=True),
-            [values for _, values in new_rows],
-        ).all()
+        returned = session.scalars(_INSERT_EVENTS, [values for _, values in new_rows]).all()
         ids = [int(new_id or 0) for new_id in returned]
         for (i, _), new_id in zip(new_rows, ids, strict=True):
             event_ids[i] = new_id

@@ -23,21 +23,31 @@ POINT_COLUMNS = (*(f"{c}_{u}" for c in COMPONENTS for u in ("rp", "bp")), "rp", 
 
 
 def component_values(breakdown: PointsBreakdown) -> dict[str, int]:
-    """Return the points columns of one player's breakdown."""
-    total = breakdown.total
+    """Return the points columns of one player's breakdown.
+
+    The totals are ``breakdown.total``'s, added here as integers (``total`` builds a
+    ``Points`` a source: four objects a player, for every row of a night).
+    """
+    f, b, p, s, r = (
+        breakdown.finish,
+        breakdown.bounties,
+        breakdown.premium,
+        breakdown.second_chance,
+        breakdown.receipts,
+    )
     return {
-        "finish_rp": breakdown.finish.rp,
-        "finish_bp": breakdown.finish.bp,
-        "bounty_rp": breakdown.bounties.rp,
-        "bounty_bp": breakdown.bounties.bp,
-        "premium_rp": breakdown.premium.rp,
-        "premium_bp": breakdown.premium.bp,
-        "second_chance_rp": breakdown.second_chance.rp,
-        "second_chance_bp": breakdown.second_chance.bp,
-        "receipt_rp": breakdown.receipts.rp,
-        "receipt_bp": breakdown.receipts.bp,
-        "rp": total.rp,
-        "bp": total.bp,
+        "finish_rp": f.rp,
+        "finish_bp": f.bp,
+        "bounty_rp": b.rp,
+        "bounty_bp": b.bp,
+        "premium_rp": p.rp,
+        "premium_bp": p.bp,
+        "second_chance_rp": s.rp,
+        "second_chance_bp": s.bp,
+        "receipt_rp": r.rp,
+        "receipt_bp": r.bp,
+        "rp": f.rp + b.rp + p.rp + s.rp + r.rp,
+        "bp": f.bp + b.bp + p.bp + s.bp + r.bp,
     }
 
 

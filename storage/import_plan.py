@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -166,11 +166,6 @@ def _follow_new_season(
         make_current_season(session=session, league_id=league_id, season_id=season_id)
     else:
         mark_current_if_none(session=session, league_id=league_id, season_id=season_id)
-
-
-def _on_dates(days: set[dt.date]) -> tuple[Any, ...]:
-    """A filter on the nights of a batch (none for a large one: one scan beats a huge IN)."""
-    return (col(Event.date).in_(days),) if len(days) <= 500 else ()
 
 
 def describe_night(record: EventRecord) -> str:
@@ -369,25 +364,34 @@ def _stored_nights(
     """Return the active events (night -> id, content hash) and the void ones (night -> ids)."""
     active: dict[_Night, tuple[int, str]] = {}
     voided: dict[_Night, list[int]] = {}
+    days = sorted({r.date for r in records})
+    few = len(days) <= 500  # a filter on the nights of a batch; one scan beats a huge IN
+    given: dict[str, Any] = {"league": league_id, "days": days} if few else {"league": league_id}
     for eid, sid, lid, day, kind, digest, status in session.execute(
-        sa_select(
-            col(Event.id),
-            col(Event.season_id),
-            col(Event.location_id),
-            col(Event.date),
-            col(Event.kind),
-            col(Event.content_hash),
-            col(Event.status),
-        )
-        .where(col(Event.league_id) == league_id)
-        .where(*_on_dates({r.date for r in records}))
-        .order_by(col(Event.id))
+        _NIGHTS_ON_DAYS if few else _NIGHTS, given
     ):
         if status == "active":
             active[(sid, lid, day, kind)] = (eid or 0, digest)
         else:
             voided.setdefault((sid, lid, day, kind), []).append(eid or 0)
     return active, voided
+
+
+# Built once, the league and the days bound as parameters (a finish reads its one night).
+_NIGHTS = (
+    sa_select(
+        col(Event.id),
+        col(Event.season_id),
+        col(Event.location_id),
+        col(Event.date),
+        col(Event.kind),
+        col(Event.content_hash),
+        col(Event.status),
+    )
+    .where(col(Event.league_id) == bindparam("league"))
+    .order_by(col(Event.id))
+)
+_NIGHTS_ON_DAYS = _NIGHTS.where(col(Event.date).in_(bindparam("days", expanding=True)))
 
 
 def place_records(
@@ -484,14 +488,19 @@ def plan_import(
         See ``storage.event_import.import_events``.
     """
     at = utc_now(now)
-    # one read of the rules, the names of the players, the seasons and the locations
-    rules, directory, stored_seasons, has_current, stored_locations = read_league_state(
-        session, league_id
-    )
-    records = _checked_records(records, directory, at)
     confirmed: bool | set[str] = (
         allow_new if isinstance(allow_new, bool) else {name_key(n) for n in allow_new}
     )
+    # one read of the rules, the names of the players, the seasons and the locations; of the
+    # players, only those the records name when no new one is compared with the league's
+    # others (every name confirmed, as a finish confirms its night's): a read of the night's
+    # size, not the league's
+    named = {name_key(n) for r in records for n in r.participants()}
+    compared = not (confirmed is True or (isinstance(confirmed, set) and named <= confirmed))
+    rules, directory, stored_seasons, has_current, stored_locations = read_league_state(
+        session, league_id, None if compared else named
+    )
+    records = _checked_records(records, directory, at)
     seasons, locations = place_records(
         session,
         league_id,

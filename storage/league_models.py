@@ -12,7 +12,16 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, UniqueConstraint, text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    DateTime,
+    ForeignKeyConstraint,
+    Index,
+    UniqueConstraint,
+    text,
+)
 from sqlmodel import Field, SQLModel
 
 log = logging.getLogger(__name__)
@@ -64,10 +73,11 @@ class Player(SQLModel, table=True):
     """A person who plays in the league."""
 
     __tablename__ = "player"
+    # Also the index of a league's players (its first column).
     __table_args__ = (UniqueConstraint("league_id", "name_key", name="uq_player_name"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    league_id: int = Field(foreign_key="league.id", index=True)
+    league_id: int = Field(foreign_key="league.id")
     display_name: str = Field(max_length=100)
     name_key: str = Field(max_length=100)
     discord_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
@@ -103,6 +113,9 @@ class Event(SQLModel, table=True):
             sqlite_where=text("status = 'active'"),
             postgresql_where=text("status = 'active'"),
         ),
+        # What a result row's one key refers to (``fk_result_event_night``): the event, with
+        # the season and location its results copy.
+        Index("uq_event_night_key", "id", "season_id", "location_id", unique=True),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -122,7 +135,16 @@ class Result(SQLModel, table=True):
 
     __tablename__ = "result"
     __table_args__ = (
+        # Also the index of an event's rows (its first column).
         UniqueConstraint("event_id", "player_id", name="uq_result_player"),
+        # One key for the event, season and location: the row's season and location are its
+        # event's (so they exist: the event's own keys say so), checked by one lookup a row
+        # where three keys made three (migration 0021).
+        ForeignKeyConstraint(
+            ["event_id", "season_id", "location_id"],
+            ["event.id", "event.season_id", "event.location_id"],
+            name="fk_result_event_night",
+        ),
         # Covers the standings aggregate: a season's rows are read from the index alone.
         Index(
             "ix_result_standings",
@@ -138,10 +160,10 @@ class Result(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    event_id: int = Field(foreign_key="event.id", index=True)
+    event_id: int
     player_id: int = Field(foreign_key="player.id", index=True)
-    season_id: int = Field(foreign_key="season.id")
-    location_id: int = Field(foreign_key="location.id")
+    season_id: int
+    location_id: int
     position: int | None = None  # None: played but finished out of the listed positions
     tie_size: int = 1  # how many players share ``position``
     # Copied from the event so standings never join it: counts in standings (active, not a

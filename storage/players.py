@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, literal, null, text, union_all, update
+from sqlalchemy import bindparam, delete, func, text, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -44,6 +44,7 @@ from storage.league_models import (
     SecondChanceWin,
     Strike,
 )
+from storage.league_names import league_names
 from storage.leagues import get_league_rules
 from storage.link_models import LinkRequest, PlayerLink
 
@@ -71,29 +72,6 @@ class StrikeInfo:
     reason: str
     at: dt.datetime
     date: dt.date | None = None  # the day it was given; suspensions count the events after it
-
-
-def league_names(league_id: int, *others: Any) -> Any:
-    """The league's players and aliases in one statement (one round trip, not two).
-
-    Rows of ``(id, name key, display name, what)``: ``what`` is ``player`` (its display name)
-    or ``alias`` (its player's id, no display name). ``others``: more selects of the same
-    four columns to read in the same statement (``storage.import_plan`` adds the seasons and
-    locations).
-    """
-    players = sa_select(
-        col(Player.id),
-        col(Player.name_key),
-        col(Player.display_name),
-        literal("player").label("what"),
-    ).where(col(Player.league_id) == league_id)
-    aliases = sa_select(
-        col(PlayerAlias.player_id),
-        col(PlayerAlias.alias_key),
-        null(),
-        literal("alias"),
-    ).where(col(PlayerAlias.league_id) == league_id)
-    return union_all(players, aliases, *others)
 
 
 class PlayerDirectory:
@@ -193,7 +171,7 @@ class PlayerDirectory:
     def _add_players(self, fresh: dict[str, str], actor: str, at: dt.datetime) -> Iterable[Any]:
         """Add the players ``fresh`` (name key -> display name) and audit each; their ids.
 
-        On PostgreSQL one statement: an ``INSERT ... RETURNING`` from two arrays, and the audit
+        On PostgreSQL one statement: an ``INSERT ... RETURNING`` from JSON arrays, and the audit
         rows inserted from what it returns (``_ADD_PLAYERS``). On SQLite one INSERT, a read of
         the new ids (no RETURNING: SQLite would then insert row by row to keep the ids in
         order) and one audit INSERT. Either way three statements at most, whatever their number.
@@ -204,13 +182,15 @@ class PlayerDirectory:
         dialect = self.session.get_bind().dialect
         if dialect.name == "postgresql":
             dumps = getattr(dialect, "_json_serializer", None) or json.dumps
+            # each list as one JSON text: psycopg dumps a text[] in Python, escaping each
+            # element (a quote in every ``after``); json.dumps is one call in C
             return self.session.execute(
                 _ADD_PLAYERS,
                 {
                     "league_id": self.league_id,
-                    "names": list(fresh.values()),
-                    "keys": list(fresh),
-                    "afters": [dumps({"name": display}) for display in fresh.values()],
+                    "names": json.dumps(list(fresh.values())),
+                    "keys": json.dumps(list(fresh)),
+                    "afters": json.dumps([dumps({"name": d}) for d in fresh.values()]),
                     "actor": actor,
                     "at": at,
                 },
@@ -251,8 +231,11 @@ _ADD_PLAYERS = text(
     """
     WITH given AS (
         SELECT name, key, after, i
-        FROM unnest(CAST(:names AS text[]), CAST(:keys AS text[]), CAST(:afters AS text[]))
-            WITH ORDINALITY AS n(name, key, after, i)
+        FROM ROWS FROM (
+            json_array_elements_text(CAST(:names AS json)),
+            json_array_elements_text(CAST(:keys AS json)),
+            json_array_elements_text(CAST(:afters AS json))
+        ) WITH ORDINALITY AS n(name, key, after, i)
     ), made AS (
         INSERT INTO player (league_id, display_name, name_key)
         SELECT :league_id, name, key FROM given ORDER BY i
