@@ -125,7 +125,7 @@ def main() -> None:
     tiny = DATA / "tiny_bert"
     tiny_bert(tiny)
     np.save(tiny / "reference.npy", reference(tiny))
-    from minilm import wheel_folder
+    from benchmarks.minilm import wheel_folder
 
     np.save(DATA / "minilm_reference.npy", reference(Path(str(wheel_folder()))))
     print(f"written under {DATA}")
