@@ -61,6 +61,34 @@ def test_insert_rows_stores_many_rows_as_one_insert_would(engine):
     ]
 
 
+def test_insert_rows_stores_exactly_what_a_core_insert_stores(engine):
+    """The raw stored values (dates as the dialect writes them, JSON text, JSON's null) are
+    those of SQLAlchemy's own INSERT of the same rows, so queries read both alike."""
+    from sqlalchemy import insert, text
+
+    from storage.db import core_table, insert_rows, session_scope
+    from storage.league_models import AuditEntry
+    from storage.leagues import ensure_league
+
+    with session_scope(engine) as s:
+        league = ensure_league(session=s, actor="t")
+        insert_rows(s, AuditEntry, _audit_rows(league.id, 6, actor="fast"))
+        s.execute(insert(core_table(AuditEntry)), _audit_rows(league.id, 6, actor="core"))
+    with session_scope(engine) as s:
+        raw = {
+            actor: s.execute(
+                text(
+                    "SELECT at, action, target, CAST(before AS TEXT), CAST(after AS TEXT)"
+                    " FROM audit_log WHERE actor = :actor ORDER BY id"
+                ),
+                {"actor": actor},
+            ).all()
+            for actor in ("fast", "core")
+        }
+    assert raw["fast"] == raw["core"]
+    assert len(raw["fast"]) == 6
+
+
 def test_insert_rows_refuses_what_cannot_be_stored_and_writes_nothing(engine):
 
     from storage.audit import list_audit
