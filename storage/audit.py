@@ -86,14 +86,14 @@ def add_audit_entries(
         }
         for action, target, before, after in entries
     ]
-    held = session.info.get(_HELD)
+    held = session.info.get(HELD_AUDIT)
     if held is not None:  # inside ``holding_audit``: its caller writes them
         held.extend(rows)
         return
     insert_rows(session, AuditEntry, rows)
 
 
-_HELD = HELD_AUDIT = "pokerfloor.audit_held"
+HELD_AUDIT = "pokerfloor.audit_held"
 """The session's ``info`` key of the audit rows ``holding_audit`` holds."""
 
 
@@ -107,15 +107,15 @@ def holding_audit(session: Session) -> Iterator[list[dict[str, Any]]]:
     error leaves them unwritten, as the transaction it rolls back would have.
     """
     held: list[dict[str, Any]] = []
-    outer = session.info.get(_HELD)
-    session.info[_HELD] = held
+    outer = session.info.get(HELD_AUDIT)
+    session.info[HELD_AUDIT] = held
     try:
         yield held
     finally:
         if outer is None:
-            del session.info[_HELD]
+            del session.info[HELD_AUDIT]
         else:
-            session.info[_HELD] = outer
+            session.info[HELD_AUDIT] = outer
     insert_rows(session, AuditEntry, held)
 
 
